@@ -1,0 +1,123 @@
+/**
+ * The demo proxy network for `npm start`: one gateway node on the product's database, a few dozen
+ * real agents with synthetic public identities (documentation address ranges), and a loopback HTTP
+ * target the gateway probes and speed-tests through them.
+ */
+import type { DbHandle } from '@pm/db';
+import { type GatewayHandle, startGateway } from '@pm/gateway/gateway';
+import { createPresenceMonitor, type PresenceMonitor } from '@pm/gateway/presence/presence';
+import { type ControlPlane, startControlPlane } from '@pm/gateway/store/control-plane';
+import { type DemoAgents, demoGeo, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
+
+/** SOCKS ports of a node are its base port plus these (SPEC 9). */
+const SOCKS_OFFSETS = [2080, 3080, 4080, 5080];
+
+export interface DemoNetworkConfig {
+  db: DbHandle;
+  host: string;
+  publicHost: string;
+  nodeId: string;
+  /** Base port; SOCKS listens on base+2080, +3080, +4080, +5080. */
+  socksBasePort: number;
+  tunnelPort: number;
+  /** No-auth ports are allocated from this range. */
+  authPortMin: number;
+  authPortMax: number;
+  agentCount: number;
+  metricsPort?: number | undefined;
+  probeIntervalMs?: number;
+}
+
+export interface DemoNetwork {
+  socksHost: string;
+  socksPorts: number[];
+  tunnelPort: number;
+  agentsOnline(): string[];
+  gateway: GatewayHandle;
+  presence: PresenceMonitor;
+  close(): Promise<void>;
+}
+
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/** Runs one part's shutdown, but never waits on it for more than `ms`: stopping must not hang. */
+async function closeWithin(name: string, close: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  const result = await Promise.race([close().catch(() => 'failed' as const), timedOut]);
+  clearTimeout(timer);
+  if (result === 'timeout') console.error(`demo network: ${name} did not close within ${ms} ms`);
+}
+
+export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetwork> {
+  const closers: Array<{ name: string; close: () => Promise<void> }> = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await closeWithin(c.name, c.close, CLOSE_TIMEOUT_MS);
+  };
+  try {
+    const identities = demoIdentities(cfg.agentCount);
+    const plane: ControlPlane = await startControlPlane({
+      db: cfg.db,
+      nodeId: cfg.nodeId,
+      node: {
+        publicHost: cfg.publicHost,
+        publicIp: '127.0.0.1',
+        socksBasePort: cfg.socksBasePort,
+        authPortMin: cfg.authPortMin,
+        authPortMax: cfg.authPortMax,
+      },
+      geo: demoGeo(identities),
+      // Synthetic documentation addresses have no reverse DNS; the identities carry a host name.
+      reverseDns: false,
+    });
+    closers.push({ name: 'control plane', close: () => plane.close() });
+    const gateway = await startGateway({
+      nodeId: cfg.nodeId,
+      host: cfg.host,
+      tunnelPort: cfg.tunnelPort,
+      socksPorts: SOCKS_OFFSETS.map((o) => cfg.socksBasePort + o),
+      directory: plane.directory,
+      meter: plane.meter,
+      registry: plane.registry,
+      handshakeTimeoutMs: 10_000,
+      metricsPort: cfg.metricsPort,
+      // Demo agents announce their synthetic public address; production never trusts it.
+      trustAgentIp: true,
+    });
+    // Closed before the control plane, so the meter's last flush sees every byte.
+    closers.push({ name: 'gateway', close: () => gateway.close() });
+    const target = await startProbeTarget({ host: '127.0.0.1' });
+    closers.push({ name: 'probe target', close: () => target.close() });
+    const agents: DemoAgents = await startDemoAgents({
+      db: cfg.db,
+      gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
+      identities,
+    });
+    closers.push({ name: 'demo agents', close: () => agents.close() });
+    await agents.waitConnected(15_000);
+    const presence = createPresenceMonitor({
+      db: cfg.db,
+      nodeId: cfg.nodeId,
+      dialer: gateway,
+      agentsOnline: () => gateway.agentsOnline(),
+      probeUrl: target.probeUrl,
+      speedUrl: target.speedUrl,
+      probeIntervalMs: cfg.probeIntervalMs ?? 60_000,
+    });
+    closers.push({ name: 'presence monitor', close: () => presence.close() });
+    return {
+      socksHost: cfg.publicHost,
+      socksPorts: gateway.socksPorts,
+      tunnelPort: gateway.tunnelPort,
+      agentsOnline: () => gateway.agentsOnline(),
+      gateway,
+      presence,
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Composes the whole product in one process: mail catcher (unless real SMTP is configured),
+ * identity, market API and the web listener. Used by the launcher (`npm start`) and by
+ * end-to-end tests; production runs each app on its own with its own main.ts.
+ */
+import type { TEnvironment } from '@pm/contracts';
+import type { DbHandle } from '@pm/db';
+import { start as startIdentity } from '@pm/identity';
+import { start as startServer } from '@pm/server';
+import { type MailCatcher, startMailCatcher } from './mail.ts';
+import { type DemoNetwork, type DemoNetworkConfig, startDemoNetwork } from './network.ts';
+import { getFreePort } from './ports.ts';
+
+export interface ProductPorts {
+  web: number;
+  api: number;
+  identity: number;
+  mailWeb: number;
+  smtp: number;
+}
+
+export interface ProductConfig {
+  db: DbHandle;
+  /** Address every listener binds to. */
+  host: string;
+  /** Host name in the URLs people open (and in the OIDC redirect URIs). */
+  publicHost: string;
+  /** 0 picks a free port. */
+  ports: ProductPorts;
+  /** Further page origins the web app accepts (e.g. the 127.0.0.1 twin of localhost). */
+  extraWebOrigins: string[];
+  /** Real SMTP server; when unset the devnet mail catcher receives all mail. */
+  smtpUrl?: string | undefined;
+  mailFrom: string;
+  apiAudience: string;
+  webClientId: string;
+  apiClient: { clientId: string; clientSecret: string };
+  jwks?: { keys: object[] } | undefined;
+  cookieKeys: string[];
+  webRoot: string;
+  termsVersion: number;
+  support: TEnvironment['support'];
+  logLevel?: string;
+  /** The demo proxy network (gateway node and agents); omitted in tests that do not need it. */
+  network?: Omit<DemoNetworkConfig, 'db' | 'host' | 'publicHost'> | undefined;
+}
+
+export interface Product {
+  webUrl: string;
+  apiUrl: string;
+  issuer: string;
+  mailUrl: string | undefined;
+  mail: MailCatcher | undefined;
+  network: DemoNetwork | undefined;
+  /** The signing keys identity used (persist them so tokens survive a restart). */
+  jwks: { keys: object[] };
+  /** Stops the market API (and its web listener); identity and mail keep running. */
+  stopApi(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const pick = async (port: number, host: string) => (port === 0 ? getFreePort(host) : port);
+
+export async function startProduct(cfg: ProductConfig): Promise<Product> {
+  const { host, publicHost } = cfg;
+  const [webPort, apiPort, identityPort] = [
+    await pick(cfg.ports.web, host),
+    await pick(cfg.ports.api, host),
+    await pick(cfg.ports.identity, host),
+  ];
+  const webUrl = `http://${publicHost}:${webPort}`;
+  const apiUrl = `http://${publicHost}:${apiPort}`;
+  const issuer = `http://${publicHost}:${identityPort}`;
+  const webOrigins = [webUrl, ...cfg.extraWebOrigins];
+
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    let mail: MailCatcher | undefined;
+    if (!cfg.smtpUrl) {
+      mail = await startMailCatcher({ host, smtpPort: cfg.ports.smtp, httpPort: cfg.ports.mailWeb });
+      closers.push(() => mail!.close());
+    }
+    const identity = await startIdentity({
+      host,
+      port: identityPort,
+      issuer,
+      db: cfg.db,
+      apiAudience: cfg.apiAudience,
+      webClient: {
+        clientId: cfg.webClientId,
+        redirectUris: webOrigins.map((o) => `${o}/callback`),
+        postLogoutRedirectUris: webOrigins.map((o) => `${o}/`),
+      },
+      apiClient: cfg.apiClient,
+      corsOrigins: webOrigins,
+      appUrl: `${webUrl}/`,
+      smtpUrl: cfg.smtpUrl ?? mail!.smtpUrl,
+      mailFrom: cfg.mailFrom,
+      jwks: cfg.jwks,
+      cookieKeys: cfg.cookieKeys,
+    });
+    closers.push(() => identity.close());
+
+    const environment: TEnvironment = {
+      name: 'local',
+      origins: webOrigins,
+      apiUrl,
+      portsApiUrl: apiUrl,
+      issuer,
+      clientId: cfg.webClientId,
+      audience: cfg.apiAudience,
+      siteUrl: `${webUrl}/`,
+      support: cfg.support,
+      termsVersion: cfg.termsVersion,
+    };
+    const server = await startServer({
+      host,
+      port: apiPort,
+      db: cfg.db,
+      oidc: { issuer, audience: cfg.apiAudience, algorithms: ['ES256'], permissionsClaim: 'permissions' },
+      corsOrigins: webOrigins,
+      web: { host, port: webPort, root: cfg.webRoot, environments: [environment] },
+      logLevel: cfg.logLevel ?? 'warn',
+    });
+    let serverOpen = true;
+    const stopApi = async () => {
+      if (!serverOpen) return;
+      serverOpen = false;
+      await server.close();
+    };
+    closers.push(stopApi);
+
+    let network: DemoNetwork | undefined;
+    if (cfg.network) {
+      network = await startDemoNetwork({ ...cfg.network, db: cfg.db, host, publicHost });
+      closers.push(() => network!.close());
+    }
+
+    return {
+      webUrl,
+      apiUrl,
+      issuer,
+      mailUrl: mail?.webUrl.replace(`//${host}:`, `//${publicHost}:`),
+      mail,
+      network,
+      jwks: identity.jwks,
+      stopApi,
+      async close() {
+        for (const c of closers.reverse()) await c().catch(() => {});
+      },
+    };
+  } catch (e) {
+    for (const c of closers.reverse()) await c().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,259 @@
+import http from 'node:http';
+import net from 'node:net';
+import { type Duplex, duplexPair } from 'node:stream';
+import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
+import { encodeAddress, replyText } from './protocol/socks5.ts';
+import { FailureLimiter } from './session/auth-limiter.ts';
+import { createGatewayMetrics, type GatewayMetrics } from './session/metrics.ts';
+import {
+  flushSessionBytes,
+  handleSocksConnection,
+  type Session,
+  type SessionContext,
+} from './session/socks-session.ts';
+import type { Mux } from './tunnel/mux.ts';
+import { startTunnelServer } from './tunnel/server.ts';
+
+export interface GatewayConfig {
+  /** This node's name (metrics label; the control plane uses it for `socks.host` / `authPort.node`). */
+  nodeId: string;
+  /** Address every listener binds to. */
+  host: string;
+  /** Agents' tunnel port (0 = any free port). */
+  tunnelPort: number;
+  /** The four SOCKS (RFC 1929) ports: base + 2080, 3080, 4080, 5080 (0 = any free port). */
+  socksPorts: number[];
+  /** PEM certificate and key for the tunnel: TLS when given. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  directory: LeaseDirectory;
+  meter: LeaseMeter;
+  registry: AgentRegistry;
+  /** Time allowed for a SOCKS handshake (greeting to CONNECT) and for an agent's HELLO. */
+  handshakeTimeoutMs: number;
+  /** Time allowed for the agent to answer an OPEN (default 15 s; the agent's connect timeout is 10 s). */
+  openTimeoutMs?: number;
+  /** Concurrent streams per agent tunnel (default 16384). */
+  maxStreamsPerAgent?: number;
+  /** Optional Prometheus `/metrics` and `/healthz` port (0 = any free port). */
+  metricsPort?: number;
+  /** Honour agents' `ip` override (devnet synthetic identities). */
+  trustAgentIp?: boolean;
+  /** Failed-authentication slow-down per source address. */
+  authFailure?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Interval of byte-counter flushes into the meter for long-lived connections (default 1000 ms). */
+  meterFlushMs?: number;
+  /** Tunnel keepalive. */
+  pingIntervalMs?: number;
+  idleTimeoutMs?: number;
+  /** Per-stream flow-control window (bytes). */
+  window?: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface GatewayHandle extends AgentDialer {
+  tunnelPort: number;
+  socksPorts: number[];
+  /** No-auth ports currently listened on. */
+  authPorts(): number[];
+  metricsPort: number | undefined;
+  metrics: GatewayMetrics;
+  /** Agent ids with a live tunnel to this node. */
+  agentsOnline(): string[];
+  /** The live tunnel of an agent on this node. */
+  tunnel(agentId: string): Mux | undefined;
+  /** Customer connections currently open (handshaking or relaying). */
+  openConnections(): number;
+  /** Sockets the SOCKS and no-auth listeners hold (net.Server#getConnections). */
+  socketCount(): Promise<number>;
+  /** Bytes queued in customer sockets' write buffers (bounded by the flow-control window per connection). */
+  bufferedBytes(): number;
+  close(): Promise<void>;
+}
+
+function listen(server: net.Server | http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as net.AddressInfo).port);
+    });
+  });
+}
+
+/** Starts a gateway node: the agents' tunnel endpoint, the SOCKS ports, the no-auth ports and metrics. */
+export async function startGateway(config: GatewayConfig): Promise<GatewayHandle> {
+  const log = config.log ?? (() => {});
+  let openConnections = () => 0;
+  const metrics = createGatewayMetrics(config.nodeId, () => openConnections());
+  const tunnels = await startTunnelServer({
+    host: config.host,
+    port: config.tunnelPort,
+    tls: config.tls,
+    registry: config.registry,
+    handshakeTimeoutMs: config.handshakeTimeoutMs,
+    trustAgentIp: config.trustAgentIp,
+    window: config.window,
+    pingIntervalMs: config.pingIntervalMs,
+    idleTimeoutMs: config.idleTimeoutMs,
+    onAgentsChanged: (n) => metrics.agentsOnline.set(n),
+    log,
+  });
+  const ctx: SessionContext = {
+    directory: config.directory,
+    meter: config.meter,
+    tunnels,
+    limiter: new FailureLimiter(config.authFailure),
+    metrics,
+    handshakeTimeoutMs: config.handshakeTimeoutMs,
+    openTimeoutMs: config.openTimeoutMs ?? 15_000,
+    maxStreamsPerAgent: config.maxStreamsPerAgent ?? 16_384,
+    sessions: new Set<Session>(),
+    byLease: new Map(),
+    handshaking: new Set(),
+  };
+
+  openConnections = () => ctx.handshaking.size + ctx.sessions.size;
+  const servers: net.Server[] = [];
+  const socksPorts: number[] = [];
+  for (const port of config.socksPorts) {
+    const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) =>
+      handleSocksConnection(s, ctx),
+    );
+    servers.push(server);
+    try {
+      socksPorts.push(await listen(server, port, config.host));
+    } catch (err) {
+      // A port in use must not leave the tunnel endpoint and the other listeners open.
+      for (const s of servers) s.close();
+      await tunnels.close();
+      throw err;
+    }
+  }
+
+  // No-auth ports follow the directory.
+  const authServers = new Map<number, net.Server>();
+  const syncAuthPorts = () => {
+    const wanted = new Set(config.directory.authPorts());
+    for (const [port, server] of authServers) {
+      if (!wanted.has(port)) {
+        authServers.delete(port);
+        server.close();
+      }
+    }
+    for (const port of wanted) {
+      if (authServers.has(port)) continue;
+      const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) =>
+        handleSocksConnection(s, ctx, port),
+      );
+      authServers.set(port, server);
+      server.on('error', (err) => {
+        log('no-auth port listen failed', { port, error: err.message });
+        if (authServers.get(port) === server) authServers.delete(port);
+      });
+      server.listen(port, config.host);
+    }
+  };
+  syncAuthPorts();
+  const offPorts = config.directory.onAuthPortsChanged(syncAuthPorts);
+
+  const offRevoked = config.directory.onRevoked((leaseId) => {
+    const set = ctx.byLease.get(leaseId);
+    if (!set) return;
+    for (const s of [...set]) s.socket.destroy();
+  });
+
+  const flushTimer = setInterval(() => {
+    for (const s of ctx.sessions) flushSessionBytes(s, ctx);
+  }, config.meterFlushMs ?? 1000);
+  flushTimer.unref();
+
+  let metricsServer: http.Server | undefined;
+  let metricsPort: number | undefined;
+  if (config.metricsPort !== undefined) {
+    metricsServer = http.createServer((req, res) => {
+      if (req.url === '/healthz') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ status: 'ok', node: config.nodeId, agentsOnline: tunnels.agentIds().length }),
+        );
+        return;
+      }
+      if (req.url === '/metrics') {
+        metrics.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': metrics.registry.contentType });
+            res.end(text);
+          },
+          () => {
+            res.writeHead(500);
+            res.end();
+          },
+        );
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    metricsPort = await listen(metricsServer, config.metricsPort, config.host);
+  }
+
+  let closed = false;
+  return {
+    tunnelPort: tunnels.port,
+    socksPorts,
+    authPorts: () => [...authServers.keys()].sort((a, b) => a - b),
+    metricsPort,
+    metrics,
+    agentsOnline: () => tunnels.agentIds(),
+    tunnel: (agentId) => tunnels.get(agentId),
+    dial: (agentId, host, port) =>
+      new Promise<Duplex>((resolve, reject) => {
+        const mux = tunnels.get(agentId);
+        if (!mux || mux.closed) return reject(Object.assign(new Error('agent offline'), { reply: 0x01 }));
+        const [near, far] = duplexPair();
+        const timer = setTimeout(() => {
+          st.onOpenResult = null;
+          mux.reset(st);
+          reject(Object.assign(new Error('agent did not answer in time'), { reply: 0x06 }));
+        }, ctx.openTimeoutMs);
+        const st = mux.open(encodeAddress(host, port), (code) => {
+          clearTimeout(timer);
+          if (code !== 0) return reject(Object.assign(new Error(replyText(code)), { reply: code }));
+          mux.attach(st, far);
+          resolve(near);
+        });
+      }),
+    openConnections: () => openConnections(),
+    socketCount: async () => {
+      const counts = await Promise.all(
+        [...servers, ...authServers.values()].map(
+          (s) => new Promise<number>((resolve) => s.getConnections((err, n) => resolve(err ? 0 : n))),
+        ),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    },
+    bufferedBytes: () => {
+      let n = 0;
+      for (const s of ctx.sessions) n += s.socket.writableLength;
+      return n;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      offPorts();
+      offRevoked();
+      clearInterval(flushTimer);
+      const all = [...servers, ...authServers.values()];
+      authServers.clear();
+      const done = all.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      for (const s of [...ctx.sessions]) s.socket.destroy();
+      for (const s of [...ctx.handshaking]) s.destroy();
+      await tunnels.close();
+      await Promise.all(done);
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+      }
+    },
+  };
+}

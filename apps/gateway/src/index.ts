@@ -1,0 +1,3 @@
+export { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
+export type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseEntry, LeaseMeter } from './policy/types.ts';
+export { type ControlPlane, type ControlPlaneOptions, startControlPlane } from './store/control-plane.ts';

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type GatewayHandle, startGateway } from './gateway.ts';
+import { createMemoryDirectory, createMemoryMeter, createMemoryRegistry } from './policy/memory.ts';
+import { makeSelfSignedCert } from './tunnel/self-signed.ts';
+
+const { values } = parseArgs({
+  options: {
+    standalone: { type: 'boolean', default: false },
+    tls: { type: 'boolean', default: false },
+    host: { type: 'string', default: '127.0.0.1' },
+    'socks-port': { type: 'string', default: '0' },
+    'tunnel-port': { type: 'string', default: '0' },
+    'metrics-port': { type: 'string' },
+  },
+});
+
+const log = (msg: string, fields?: Record<string, unknown>) =>
+  console.error(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
+
+let cleanup: () => Promise<void> = async () => {};
+let gateway: GatewayHandle;
+
+if (values.standalone) {
+  let tls: { cert: string; key: string } | undefined;
+  let caFile: string | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-standalone-'));
+  if (values.tls) {
+    // A throwaway self-signed certificate for this run; the agent trusts it with --ca.
+    tls = makeSelfSignedCert();
+    writeFileSync(join(dir, 'cert.pem'), tls.cert);
+    caFile = join(dir, 'cert.pem');
+  }
+  const user = 'bench';
+  const pwd = randomBytes(9).toString('base64url');
+  const agentKey = randomBytes(24).toString('base64url');
+  const socksPort = Number(values['socks-port']);
+  gateway = await startGateway({
+    nodeId: 'standalone',
+    host: values.host,
+    tunnelPort: Number(values['tunnel-port']),
+    socksPorts: [socksPort],
+    tls,
+    directory: createMemoryDirectory([
+      {
+        leaseId: 'bench-lease',
+        agentId: 'bench-agent',
+        user,
+        pwd,
+        whitelist: [],
+        authPort: null,
+        untilMs: Date.now() + 365 * 86_400_000,
+      },
+    ]),
+    meter: createMemoryMeter(),
+    registry: createMemoryRegistry({ [agentKey]: 'bench-agent' }),
+    handshakeTimeoutMs: 10_000,
+    maxStreamsPerAgent: 40_000,
+    metricsPort: values['metrics-port'] ? Number(values['metrics-port']) : undefined,
+    log,
+  });
+  console.log(
+    JSON.stringify({
+      socksPorts: gateway.socksPorts,
+      tunnelPort: gateway.tunnelPort,
+      user,
+      pwd,
+      agentKey,
+      caFile,
+    }),
+  );
+  cleanup = async () => rmSync(dir, { recursive: true, force: true });
+} else {
+  const env = process.env;
+  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (or use --standalone)');
+  const { createDb } = await import('@pm/db');
+  const { startControlPlane } = await import('./store/control-plane.ts');
+  const db = await createDb({ databaseUrl: env.DATABASE_URL });
+  const nodeId = env.GATEWAY_NODE_ID ?? 'gw-1';
+  const base = Number(env.GATEWAY_SOCKS_BASE_PORT ?? 0);
+  const plane = await startControlPlane({
+    db,
+    nodeId,
+    node: {
+      publicHost: env.GATEWAY_PUBLIC_HOST ?? '127.0.0.1',
+      publicIp: env.GATEWAY_PUBLIC_IP ?? '127.0.0.1',
+      socksBasePort: base,
+    },
+    onError: (err) => log('control plane error', { error: String(err) }),
+  });
+  gateway = await startGateway({
+    nodeId,
+    host: env.GATEWAY_HOST ?? '0.0.0.0',
+    tunnelPort: Number(env.GATEWAY_TUNNEL_PORT ?? 7000),
+    socksPorts: base ? [base + 2080, base + 3080, base + 4080, base + 5080] : [0, 0, 0, 0],
+    tls:
+      env.GATEWAY_TLS_CERT && env.GATEWAY_TLS_KEY
+        ? { cert: readFileSync(env.GATEWAY_TLS_CERT), key: readFileSync(env.GATEWAY_TLS_KEY) }
+        : undefined,
+    directory: plane.directory,
+    meter: plane.meter,
+    registry: plane.registry,
+    handshakeTimeoutMs: 10_000,
+    metricsPort: env.GATEWAY_METRICS_PORT ? Number(env.GATEWAY_METRICS_PORT) : undefined,
+    trustAgentIp: env.GATEWAY_TRUST_AGENT_IP === '1',
+    log,
+  });
+  log('gateway started', { nodeId, socksPorts: gateway.socksPorts, tunnelPort: gateway.tunnelPort });
+  cleanup = async () => {
+    await plane.close();
+    await db.close();
+  };
+}
+
+const shutdown = () => {
+  void gateway
+    .close()
+    .then(cleanup)
+    .finally(() => process.exit(0));
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

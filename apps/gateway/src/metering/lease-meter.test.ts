@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createDb, type DbHandle } from '@pm/db';
+import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { startCutProxy } from '../store/cut-proxy.testkit.ts';
+import { insertAgent, insertLease, insertNode, waitFor } from '../store/network.testkit.ts';
+import { createPgLeaseMeter } from './lease-meter.ts';
+
+let db: TestDatabase;
+let agentId: string;
+
+before(async () => {
+  db = await createTestDatabase('lease_meter');
+  await insertNode(db, 'n1');
+  agentId = (await insertAgent(db, 'n1')).id;
+});
+after(async () => {
+  await db.drop();
+});
+
+interface Stats {
+  reqs: string;
+  fails: string;
+  in_bytes: string;
+  out_bytes: string;
+}
+const statsOf = async (id: string) => {
+  const [row] = await db.query<Stats>('SELECT reqs, fails, in_bytes, out_bytes FROM leases WHERE id = $1', [
+    id,
+  ]);
+  assert.ok(row);
+  return {
+    reqs: Number(row.reqs),
+    fails: Number(row.fails),
+    up: Number(row.in_bytes),
+    down: Number(row.out_bytes),
+  };
+};
+
+test('counts exactly and writes many leases in one statement', async () => {
+  const calls: string[] = [];
+  const counting: DbHandle = {
+    ...db,
+    query: (text, params) => {
+      calls.push(text);
+      return db.query(text, params);
+    },
+  };
+  const meter = createPgLeaseMeter({ db: counting, flushMs: 60_000 });
+  const leases = [];
+  for (let i = 0; i < 20; i++) leases.push(await insertLease(db, agentId, 'n1'));
+  leases.forEach((l, i) => {
+    for (let r = 0; r <= i; r++) meter.countRequest(l.id, r % 3 !== 0);
+    meter.addBytes(l.id, 1000 + i, 7);
+    meter.addBytes(l.id, 1, 2_000_000_000 + i);
+  });
+  meter.countFailureAfterSuccess(leases[5]!.id);
+  await meter.flush();
+  assert.equal(calls.length, 1);
+  assert.equal(meter.pendingLeases(), 0);
+  for (const [i, l] of leases.entries()) {
+    const expectedFails = Math.ceil((i + 1) / 3) + (i === 5 ? 1 : 0);
+    assert.deepEqual(await statsOf(l.id), {
+      reqs: i + 1,
+      fails: expectedFails,
+      up: 1001 + i,
+      down: 2_000_000_007 + i,
+    });
+  }
+  // Counters add up across flushes; an empty flush writes nothing.
+  meter.addBytes(leases[0]!.id, 5, 5);
+  await meter.flush();
+  await meter.flush();
+  assert.equal(calls.length, 2);
+  assert.equal((await statsOf(leases[0]!.id)).up, 1006);
+  const [row] = await db.query<{ at: Date | null }>(
+    'SELECT stats_flushed_at AS at FROM leases WHERE id = $1',
+    [leases[0]!.id],
+  );
+  assert.ok(row?.at);
+  await meter.close();
+});
+
+test('flushes by itself within the period', async () => {
+  const lease = await insertLease(db, agentId, 'n1');
+  const meter = createPgLeaseMeter({ db, flushMs: 300 });
+  meter.countRequest(lease.id, true);
+  meter.addBytes(lease.id, 10, 20);
+  let stats = await statsOf(lease.id);
+  const started = Date.now();
+  while (stats.reqs === 0 && Date.now() - started < 3000) {
+    await new Promise((r) => setTimeout(r, 50));
+    stats = await statsOf(lease.id);
+  }
+  assert.deepEqual(stats, { reqs: 1, fails: 0, up: 10, down: 20 });
+  await meter.close();
+});
+
+test('keeps the deltas while PostgreSQL is unreachable and writes them after', async () => {
+  const proxy = await startCutProxy(db.url);
+  const viaProxy = await createDb({ databaseUrl: proxy.url, maxConnections: 2 });
+  const errors: unknown[] = [];
+  const meter = createPgLeaseMeter({ db: viaProxy, flushMs: 200, onError: (e) => errors.push(e) });
+  try {
+    const lease = await insertLease(db, agentId, 'n1');
+    meter.countRequest(lease.id, true);
+    meter.addBytes(lease.id, 100, 200);
+    await meter.flush();
+    proxy.cut();
+    for (let i = 0; i < 10; i++) {
+      meter.countRequest(lease.id, i % 2 === 0);
+      meter.addBytes(lease.id, 1, 2);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitFor(() => errors.length >= 2, 5000);
+    assert.deepEqual(await statsOf(lease.id), { reqs: 1, fails: 0, up: 100, down: 200 });
+    proxy.restore();
+    await waitFor(() => meter.pendingLeases() === 0, 8000);
+    assert.deepEqual(await statsOf(lease.id), { reqs: 11, fails: 5, up: 110, down: 220 });
+  } finally {
+    await meter.close();
+    await viaProxy.close().catch(() => {});
+    await proxy.close();
+  }
+});

@@ -1,0 +1,147 @@
+import type { DbHandle } from '@pm/db';
+import type { LeaseMeter } from '../policy/types.ts';
+
+export interface PgLeaseMeterOptions {
+  db: DbHandle;
+  /** Flush period; at most 5000 (the issue's bound). Default 2000. */
+  flushMs?: number;
+  /** A flush that takes longer is treated as failed and retried. Default 10 s. */
+  queryTimeoutMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export interface PgLeaseMeter extends LeaseMeter {
+  /** Writes the buffered counters now; on failure they stay buffered (and the promise rejects). */
+  flush(): Promise<void>;
+  /** Leases with counters not yet in the database (buffered or being written). */
+  pendingLeases(): number;
+  /** Stops the timer and makes a last flush attempt. */
+  close(): Promise<void>;
+}
+
+interface Counters {
+  reqs: number;
+  fails: number;
+  up: number;
+  down: number;
+}
+
+// One statement per flush, whatever the number of leases: arrays unnested into a join.
+const FLUSH_SQL = `
+  UPDATE leases AS l SET
+    reqs = l.reqs + v.reqs,
+    fails = l.fails + v.fails,
+    in_bytes = l.in_bytes + v.up,
+    out_bytes = l.out_bytes + v.down,
+    stats_flushed_at = now()
+  FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(id, reqs, fails, up, down)
+  WHERE l.id = v.id`;
+
+/**
+ * Traffic counters per lease, kept in memory by the data path (never waiting on the database) and
+ * written in one batched UPDATE every `flushMs`. When the database is unreachable the deltas stay in
+ * memory and are added to the next flush, so nothing is lost unless the gateway process dies.
+ */
+export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
+  const flushMs = Math.min(options.flushMs ?? 2000, 5000);
+  const queryTimeoutMs = options.queryTimeoutMs ?? 10_000;
+  const onError = options.onError ?? (() => {});
+  let buffer = new Map<string, Counters>();
+  let inFlight: Promise<void> = Promise.resolve();
+  /** The batch being written, counted as pending until it is in the database. */
+  let writing = new Map<string, Counters>();
+
+  const countersOf = (leaseId: string): Counters => {
+    let c = buffer.get(leaseId);
+    if (!c) {
+      c = { reqs: 0, fails: 0, up: 0, down: 0 };
+      buffer.set(leaseId, c);
+    }
+    return c;
+  };
+
+  function restore(batch: Map<string, Counters>): void {
+    for (const [id, c] of batch) {
+      const into = countersOf(id);
+      into.reqs += c.reqs;
+      into.fails += c.fails;
+      into.up += c.up;
+      into.down += c.down;
+    }
+  }
+
+  async function write(batch: Map<string, Counters>): Promise<void> {
+    const ids: string[] = [];
+    const reqs: number[] = [];
+    const fails: number[] = [];
+    const up: number[] = [];
+    const down: number[] = [];
+    for (const [id, c] of batch) {
+      ids.push(id);
+      reqs.push(c.reqs);
+      fails.push(c.fails);
+      up.push(c.up);
+      down.push(c.down);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`meter flush timed out after ${queryTimeoutMs} ms`)),
+        queryTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([options.db.query(FLUSH_SQL, [ids, reqs, fails, up, down]), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function flush(): Promise<void> {
+    // One flush at a time: the next one takes whatever accumulated meanwhile (and any restored batch).
+    const run = inFlight.then(async () => {
+      if (buffer.size === 0) return;
+      const batch = buffer;
+      buffer = new Map();
+      writing = batch;
+      try {
+        await write(batch);
+      } catch (e) {
+        // A timed-out UPDATE might still commit later and then count twice; an outage is the likelier cause.
+        restore(batch);
+        throw e;
+      } finally {
+        writing = new Map();
+      }
+    });
+    inFlight = run.catch(() => {});
+    return run;
+  }
+
+  const timer = setInterval(() => {
+    flush().catch(onError);
+  }, flushMs);
+  timer.unref();
+
+  return {
+    countRequest(leaseId, ok) {
+      const c = countersOf(leaseId);
+      c.reqs += 1;
+      if (!ok) c.fails += 1;
+    },
+    addBytes(leaseId, up, down) {
+      const c = countersOf(leaseId);
+      c.up += up;
+      c.down += down;
+    },
+    countFailureAfterSuccess(leaseId) {
+      countersOf(leaseId).fails += 1;
+    },
+    flush,
+    pendingLeases: () => new Set([...buffer.keys(), ...writing.keys()]).size,
+    async close() {
+      clearInterval(timer);
+      await flush().catch(onError);
+    },
+  };
+}

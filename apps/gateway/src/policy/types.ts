@@ -1,0 +1,71 @@
+/**
+ * The seam between the gateway's data path (SOCKS sessions, agent tunnels) and its control
+ * plane (what it learns from PostgreSQL, what it writes back). The data path only ever calls
+ * these synchronous lookups and buffered recorders: it never waits on the database.
+ */
+
+import type { Duplex } from 'node:stream';
+
+/** What the data path needs to know about a lease to relay for it. */
+export interface LeaseEntry {
+  leaseId: string;
+  agentId: string;
+  /** RFC 1929 credentials of this lease (each shared lease on an agent has its own). */
+  user: string;
+  pwd: string;
+  /** Whitelisted source addresses for the no-auth port: IPv4 addresses or CIDR ranges. */
+  whitelist: string[];
+  /** No-auth port on this node, when one is allocated. */
+  authPort: number | null;
+  /** Lease end (ms since epoch); the data path refuses after this even before a reload. */
+  untilMs: number;
+}
+
+/** The gateway's in-memory view of active leases on this node, kept fresh by the control plane. */
+export interface LeaseDirectory {
+  /** Lease for RFC 1929 credentials, or undefined (wrong user/password, ended, other node). */
+  findByCredentials(user: string, pwd: string): LeaseEntry | undefined;
+  /** Lease owning a no-auth port if `sourceIp` is whitelisted for it, else undefined. */
+  findByAuthPort(port: number, sourceIp: string): LeaseEntry | undefined;
+  /** Every no-auth port currently allocated on this node (the data path listens on these). */
+  authPorts(): number[];
+  /** Called with a lease id whenever a lease ends, is refunded or its credentials/whitelist change. */
+  onRevoked(listener: (leaseId: string) => void): () => void;
+  /** Called when the set of no-auth ports changes. */
+  onAuthPortsChanged(listener: () => void): () => void;
+}
+
+/** Traffic counters per lease, buffered in memory and flushed in batches by the control plane. */
+export interface LeaseMeter {
+  /** One SOCKS request (CONNECT) for the lease; `ok` false when it failed (refused, unreachable, agent died). */
+  countRequest(leaseId: string, ok: boolean): void;
+  /** Bytes relayed: `up` customer-to-proxy, `down` proxy-to-customer. */
+  addBytes(leaseId: string, up: number, down: number): void;
+  /** Marks an earlier successful request as failed (e.g. the agent died mid-transfer). */
+  countFailureAfterSuccess(leaseId: string): void;
+}
+
+/** What the control plane learns about an agent that dialed in. */
+export interface AgentHello {
+  /** Observed public address of the agent's tunnel connection (or the devnet override). */
+  ip: string;
+  conn: 'wifi' | 'cell';
+  dev: 'android' | 'other';
+}
+
+/** Agent registry: authenticates agent keys and keeps the agents table up to date. */
+export interface AgentRegistry {
+  /** Agent id for a key (keys are stored hashed), or undefined when unknown. Async: at tunnel setup only. */
+  authenticate(key: string): Promise<string | undefined>;
+  connected(agentId: string, hello: AgentHello): void;
+  disconnected(agentId: string): void;
+}
+
+/**
+ * Opens a TCP connection through an agent connected to this node, for the control plane's probes
+ * and speed tests (added by the control plane; the gateway handle is expected to provide it).
+ */
+export interface AgentDialer {
+  /** Resolves with the relayed stream once the agent reached `host:port`; rejects when it could not. */
+  dial(agentId: string, host: string, port: number): Promise<Duplex>;
+}

@@ -1,0 +1,167 @@
+import type { Duplex } from 'node:stream';
+import type { AgentDialer } from '../policy/types.ts';
+
+export interface ProbeResult {
+  ok: boolean;
+  latencyMs: number;
+  error?: string;
+}
+
+export interface SpeedResult {
+  ok: boolean;
+  /** Bits per second of the body download; 0 when it failed. */
+  bps: number;
+  bytes: number;
+  error?: string;
+}
+
+/** A plain-HTTP target (`http://host:port/path`) split for a raw request through an agent. */
+export interface HttpTarget {
+  host: string;
+  port: number;
+  path: string;
+}
+
+export function parseHttpTarget(url: string): HttpTarget {
+  const u = new URL(url);
+  if (u.protocol !== 'http:') throw new Error(`probe and speed targets are plain http: ${url}`);
+  const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+  return { host, port: Number(u.port || 80), path: `${u.pathname}${u.search}` };
+}
+
+function request(target: HttpTarget): string {
+  const hostHeader = target.host.includes(':') ? `[${target.host}]` : target.host;
+  return `GET ${target.path} HTTP/1.1\r\nHost: ${hostHeader}:${target.port}\r\nUser-Agent: pm-probe\r\nConnection: close\r\n\r\n`;
+}
+
+async function dialWithTimeout(
+  dialer: AgentDialer,
+  agentId: string,
+  target: HttpTarget,
+  deadline: number,
+): Promise<Duplex> {
+  let timer: NodeJS.Timeout | undefined;
+  const dialing = dialer.dial(agentId, target.host, target.port);
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([dialing, timeout]);
+  } catch (e) {
+    // A stream that arrives after we gave up must not leak.
+    dialing.then((s) => s.destroy()).catch(() => {});
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One probe: an HTTP GET through the agent; ok when a 2xx/3xx status line arrives in time. */
+export async function probeThroughAgent(
+  dialer: AgentDialer,
+  agentId: string,
+  target: HttpTarget,
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let stream: Duplex | undefined;
+  try {
+    stream = await dialWithTimeout(dialer, agentId, target, deadline);
+    const s = stream;
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      let head = '';
+      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
+      s.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        const end = head.indexOf('\r\n');
+        if (end >= 0 || head.length > 1024) {
+          clearTimeout(timer);
+          resolve(end >= 0 ? head.slice(0, end) : head);
+        }
+      });
+      s.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      s.on('close', () => {
+        clearTimeout(timer);
+        reject(new Error('closed before a status line'));
+      });
+      s.write(request(target));
+    });
+    const ok = /^HTTP\/1\.[01] [23]\d\d\b/.test(statusLine);
+    return ok
+      ? { ok, latencyMs: Date.now() - started }
+      : { ok, latencyMs: Date.now() - started, error: statusLine.slice(0, 100) };
+  } catch (e) {
+    return { ok: false, latencyMs: Date.now() - started, error: (e as Error).message.slice(0, 200) };
+  } finally {
+    stream?.destroy();
+  }
+}
+
+/**
+ * Speed test: downloads `target` through the agent (at most `maxBytes` of body) and returns the body's
+ * bits per second, timed from the request to the last byte.
+ */
+export async function downloadThroughAgent(
+  dialer: AgentDialer,
+  agentId: string,
+  target: HttpTarget,
+  options: { timeoutMs: number; maxBytes: number },
+): Promise<SpeedResult> {
+  const started = Date.now();
+  const deadline = started + options.timeoutMs;
+  let stream: Duplex | undefined;
+  try {
+    stream = await dialWithTimeout(dialer, agentId, target, deadline);
+    const s = stream;
+    const requestAt = Date.now();
+    const bytes = await new Promise<number>((resolve, reject) => {
+      let head = Buffer.alloc(0);
+      let body = -1;
+      let expected = Number.POSITIVE_INFINITY;
+      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
+      const finish = () => {
+        clearTimeout(timer);
+        if (body < 0) reject(new Error('no response'));
+        else resolve(body);
+      };
+      s.on('data', (chunk: Buffer) => {
+        if (body < 0) {
+          head = Buffer.concat([head, chunk]);
+          const end = head.indexOf('\r\n\r\n');
+          if (end < 0) {
+            if (head.length > 16_384) reject(new Error('response head too large'));
+            return;
+          }
+          const headText = head.subarray(0, end).toString('latin1');
+          if (!/^HTTP\/1\.[01] 2\d\d\b/.test(headText)) {
+            clearTimeout(timer);
+            reject(new Error(headText.split('\r\n')[0]?.slice(0, 100) ?? 'bad response'));
+            return;
+          }
+          const length = /\r\ncontent-length:\s*(\d+)/i.exec(headText)?.[1];
+          if (length) expected = Number(length);
+          body = head.length - end - 4;
+        } else {
+          body += chunk.length;
+        }
+        if (body >= Math.min(expected, options.maxBytes)) finish();
+      });
+      s.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      s.on('close', finish);
+      s.write(request(target));
+    });
+    const seconds = Math.max(Date.now() - requestAt, 1) / 1000;
+    return { ok: bytes > 0, bps: Math.round((bytes * 8) / seconds), bytes };
+  } catch (e) {
+    return { ok: false, bps: 0, bytes: 0, error: (e as Error).message.slice(0, 200) };
+  } finally {
+    stream?.destroy();
+  }
+}

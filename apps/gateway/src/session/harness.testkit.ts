@@ -1,0 +1,209 @@
+/**
+ * Test kit for data-path tests: loopback HTTP targets, a gateway with in-memory seam
+ * implementations, agents, a self-signed certificate made at run time, and a curl wrapper.
+ */
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type net from 'node:net';
+import { type AgentConfig, type AgentHandle, startAgent } from '@pm/agent';
+import { type GatewayConfig, type GatewayHandle, startGateway } from '../gateway.ts';
+import {
+  createMemoryDirectory,
+  createMemoryMeter,
+  createMemoryRegistry,
+  type MemoryDirectory,
+  type MemoryMeter,
+  type MemoryRegistry,
+} from '../policy/memory.ts';
+import type { LeaseEntry } from '../policy/types.ts';
+import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
+
+/** Deterministic body of `n` bytes (so transfers can be checked byte for byte). */
+export function patternBytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + 7) & 255;
+  return b;
+}
+
+export interface HttpTarget {
+  port: number;
+  /** Port of the same server on ::1 (undefined when IPv6 loopback is unavailable). */
+  port6: number | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Loopback HTTP target: GET /bytes/N answers N pattern bytes; GET /slow/N sends N bytes slowly
+ * (64 KiB every 20 ms); POST /echo echoes the body; anything else answers "hello".
+ */
+export async function startHttpTarget(): Promise<HttpTarget> {
+  const handler: http.RequestListener = (req, res) => {
+    const m = /^\/(bytes|slow)\/(\d+)$/.exec(req.url ?? '');
+    if (m) {
+      const body = patternBytes(Number(m[2]));
+      res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' });
+      if (m[1] === 'bytes') return res.end(body);
+      let off = 0;
+      const tick = () => {
+        if (res.destroyed) return;
+        const part = body.subarray(off, off + 65536);
+        off += part.length;
+        if (off >= body.length) res.end(part);
+        else {
+          res.write(part);
+          setTimeout(tick, 20);
+        }
+      };
+      return tick();
+    }
+    if (req.url === '/echo') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      req.pipe(res);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('hello');
+  };
+  const v4 = http.createServer(handler);
+  const v6 = http.createServer(handler);
+  await new Promise<void>((r) => v4.listen(0, '127.0.0.1', r));
+  const port6 = await new Promise<number | undefined>((resolve) => {
+    v6.once('error', () => resolve(undefined));
+    // Same port on ::1 when possible, so a name resolving to either loopback reaches it.
+    v6.listen((v4.address() as net.AddressInfo).port, '::1', () =>
+      resolve((v6.address() as net.AddressInfo).port),
+    );
+  });
+  return {
+    port: (v4.address() as net.AddressInfo).port,
+    port6,
+    close: async () => {
+      for (const s of [v4, v6]) {
+        s.closeAllConnections();
+        if (s.listening) await new Promise<void>((r) => s.close(() => r()));
+      }
+    },
+  };
+}
+
+let leaseSeq = 0;
+/** A lease entry for tests (credentials unique per call). */
+export function buildLease(agentId: string, overrides: Partial<LeaseEntry> = {}): LeaseEntry {
+  leaseSeq++;
+  return {
+    leaseId: `lease-${leaseSeq}`,
+    agentId,
+    user: `user${leaseSeq}`,
+    pwd: `pw-${leaseSeq}-${Math.random().toString(36).slice(2)}`,
+    whitelist: [],
+    authPort: null,
+    untilMs: Date.now() + 3_600_000,
+    ...overrides,
+  };
+}
+
+export interface TestNetwork {
+  gateway: GatewayHandle;
+  directory: MemoryDirectory;
+  meter: MemoryMeter;
+  registry: MemoryRegistry;
+  tls: { cert: string; key: string } | undefined;
+  /** Starts an agent with key `key` against this gateway (loopback targets allowed unless told). */
+  addAgent(key: string, overrides?: Partial<AgentConfig>): Promise<AgentHandle>;
+  /** Restarts the gateway on the same ports with the same seam objects. */
+  restartGateway(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Gateway on 127.0.0.1 with in-memory directory/meter/registry; `keys` maps agent key -> agent id. */
+export async function startTestNetwork(opts: {
+  keys: Record<string, string>;
+  leases?: LeaseEntry[];
+  tls?: boolean;
+  gateway?: Partial<GatewayConfig>;
+}): Promise<TestNetwork> {
+  const directory = createMemoryDirectory(opts.leases ?? []);
+  const meter = createMemoryMeter();
+  const registry = createMemoryRegistry(opts.keys);
+  const tls = opts.tls ? makeSelfSignedCert() : undefined;
+  const baseConfig: GatewayConfig = {
+    nodeId: 'test-node',
+    host: '127.0.0.1',
+    tunnelPort: 0,
+    socksPorts: [0, 0, 0, 0],
+    tls,
+    directory,
+    meter,
+    registry,
+    handshakeTimeoutMs: 5000,
+    pingIntervalMs: 1000,
+    idleTimeoutMs: 5000,
+    ...opts.gateway,
+  };
+  const agents: AgentHandle[] = [];
+  const net: TestNetwork = {
+    gateway: await startGateway(baseConfig),
+    directory,
+    meter,
+    registry,
+    tls,
+    async addAgent(key, overrides = {}) {
+      const agent = startAgent({
+        gateway: { host: '127.0.0.1', port: net.gateway.tunnelPort },
+        key,
+        tls: tls ? { ca: tls.cert } : undefined,
+        allowLoopback: true,
+        restrictTo: ['127.0.0.0/8', '::1'],
+        backoffMinMs: 50,
+        backoffMaxMs: 500,
+        pingIntervalMs: 1000,
+        idleTimeoutMs: 5000,
+        ...overrides,
+      });
+      agents.push(agent);
+      await agent.waitConnected(5000);
+      return agent;
+    },
+    async restartGateway() {
+      const { tunnelPort, socksPorts } = net.gateway;
+      await net.gateway.close();
+      net.gateway = await startGateway({ ...baseConfig, tunnelPort, socksPorts });
+    },
+    async close() {
+      await Promise.all(agents.map((a) => a.close()));
+      await net.gateway.close();
+    },
+  };
+  return net;
+}
+
+export interface CurlResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Runs curl (bounded by `--max-time`); never rejects. */
+export function curl(args: string[], timeoutSec = 10): Promise<CurlResult> {
+  return new Promise((resolve) => {
+    execFile(
+      'curl',
+      ['-sS', '--max-time', String(timeoutSec), ...args],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, timeout: (timeoutSec + 5) * 1000 },
+      (err, stdout, stderr) => {
+        const code = err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0;
+        resolve({ code, stdout, stderr: stderr.toString('utf8') });
+      },
+    );
+  });
+}
+
+/** Polls `check` every 20 ms until it returns true or `timeoutMs` passes; returns the last result. */
+export async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}

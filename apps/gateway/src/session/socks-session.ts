@@ -1,0 +1,280 @@
+import type net from 'node:net';
+import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
+import {
+  CMD_CONNECT,
+  encodeMethodSelection,
+  encodeReply,
+  encodeUserPassStatus,
+  METHOD_NO_ACCEPTABLE,
+  METHOD_NO_AUTH,
+  METHOD_USER_PASS,
+  parseGreeting,
+  parseRequest,
+  parseUserPass,
+  REP_COMMAND_NOT_SUPPORTED,
+  REP_GENERAL_FAILURE,
+  REP_NOT_ALLOWED,
+  REP_TTL_EXPIRED,
+  SocksParseError,
+} from '../protocol/socks5.ts';
+import type { Mux, MuxStream } from '../tunnel/mux.ts';
+import { normalizeIp } from '../tunnel/server.ts';
+import type { FailureLimiter } from './auth-limiter.ts';
+import type { GatewayMetrics } from './metrics.ts';
+
+/** Largest handshake the gateway buffers (greeting 257 + auth 513 + request 262, rounded up). */
+const MAX_HANDSHAKE_BYTES = 2048;
+const EMPTY = Buffer.alloc(0);
+
+/** A relayed customer connection, tracked for revocation and metering. */
+export interface Session {
+  leaseId: string;
+  socket: net.Socket;
+  mux: Mux;
+  stream: MuxStream | null;
+  reportedUp: number;
+  reportedDown: number;
+}
+
+export interface SessionContext {
+  directory: LeaseDirectory;
+  meter: LeaseMeter;
+  tunnels: { get(agentId: string): Mux | undefined };
+  limiter: FailureLimiter;
+  metrics: GatewayMetrics;
+  handshakeTimeoutMs: number;
+  /** Time allowed for the agent to answer an OPEN (its own connect timeout should be shorter). */
+  openTimeoutMs: number;
+  maxStreamsPerAgent: number;
+  /** Live sessions by lease (revocation) and all of them (periodic byte flush). */
+  sessions: Set<Session>;
+  byLease: Map<string, Set<Session>>;
+  /** Handshakes in progress (sockets not yet relaying), for shutdown. */
+  handshaking: Set<net.Socket>;
+}
+
+/** Reports the bytes relayed since the last call to the meter and the metrics. */
+export function flushSessionBytes(s: Session, ctx: SessionContext): void {
+  const st = s.stream;
+  if (!st) return;
+  const up = st.sentBytes - s.reportedUp;
+  const down = st.recvBytes - s.reportedDown;
+  if (up === 0 && down === 0) return;
+  s.reportedUp = st.sentBytes;
+  s.reportedDown = st.recvBytes;
+  ctx.meter.addBytes(s.leaseId, up, down);
+  if (up) ctx.metrics.bytes.inc({ direction: 'up' }, up);
+  if (down) ctx.metrics.bytes.inc({ direction: 'down' }, down);
+}
+
+/**
+ * Runs the SOCKS5 server side of one customer connection: greeting, RFC 1929 (or the no-auth
+ * whitelist check when `noAuthPort` is set), CONNECT, then the relay through the lease's agent.
+ * Every path ends with the socket destroyed (or ended and then closed by the peer or the timer).
+ */
+export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, noAuthPort?: number): void {
+  // getpeername is a syscall: only asked for when the source address matters.
+  const peerIp = () => normalizeIp(socket.remoteAddress);
+  (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
+  ctx.handshaking.add(socket);
+  let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
+  let buf: Buffer = EMPTY;
+  let entry: LeaseEntry | undefined;
+  let session: Session | null = null;
+  let timer: NodeJS.Timeout | null = setTimeout(() => {
+    timer = null;
+    // Already refused (our FIN sent) but the client keeps its side open: drop it now.
+    if (state === 'done') socket.destroy();
+    else if (state !== 'relay') fail('timeout');
+  }, ctx.handshakeTimeoutMs);
+
+  const clearTimer = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+  /** Ends the handshake: optional last words, then close. */
+  const fail = (reason: string, reply?: Buffer) => {
+    if (state === 'done') return;
+    state = 'done';
+    ctx.metrics.handshakeFailures.inc({ reason });
+    socket.removeListener('data', onData);
+    if (reply && !socket.destroyed) {
+      socket.end(reply);
+      // The client should close after our FIN; if it does not, the timer (still set) destroys it.
+      if (!timer) timer = setTimeout(() => socket.destroy(), 2000);
+    } else {
+      socket.destroy();
+    }
+  };
+
+  const onData = (chunk: Buffer) => {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    if (buf.length > MAX_HANDSHAKE_BYTES) return fail('oversized');
+    try {
+      step();
+    } catch (err) {
+      if (err instanceof SocksParseError) return fail('malformed');
+      throw err;
+    }
+  };
+
+  const step = () => {
+    for (;;) {
+      if (state === 'greeting') {
+        const g = parseGreeting(buf);
+        if (!g) return;
+        buf = buf.subarray(g.length);
+        if (noAuthPort !== undefined) {
+          entry = ctx.directory.findByAuthPort(noAuthPort, peerIp());
+          if (!entry || !g.value.includes(METHOD_NO_AUTH)) {
+            return fail(entry ? 'no-method' : 'not-whitelisted', encodeMethodSelection(METHOD_NO_ACCEPTABLE));
+          }
+          socket.write(encodeMethodSelection(METHOD_NO_AUTH));
+          state = 'request';
+        } else {
+          if (!g.value.includes(METHOD_USER_PASS)) {
+            return fail('no-method', encodeMethodSelection(METHOD_NO_ACCEPTABLE));
+          }
+          socket.write(encodeMethodSelection(METHOD_USER_PASS));
+          state = 'auth';
+        }
+      } else if (state === 'auth') {
+        const a = parseUserPass(buf);
+        if (!a) return;
+        buf = buf.subarray(a.length);
+        entry = ctx.directory.findByCredentials(a.value.user, a.value.pwd);
+        if (!entry || entry.untilMs <= Date.now()) {
+          const delayMs = ctx.limiter.fail(peerIp());
+          state = 'done';
+          ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
+          socket.removeListener('data', onData);
+          const answer = () => {
+            if (socket.destroyed) return;
+            socket.end(encodeUserPassStatus(false));
+            if (!timer) timer = setTimeout(() => socket.destroy(), 2000);
+          };
+          if (delayMs > 0) {
+            // Keep the socket paused and the handshake timer running while we make them wait.
+            socket.pause();
+            clearTimer();
+            timer = setTimeout(() => {
+              timer = null;
+              answer();
+            }, delayMs);
+          } else {
+            answer();
+          }
+          return;
+        }
+        if (ctx.limiter.size > 0) ctx.limiter.succeed(peerIp());
+        socket.write(encodeUserPassStatus(true));
+        state = 'request';
+      } else if (state === 'request') {
+        const r = parseRequest(buf);
+        if (!r) return;
+        const address = buf.subarray(3, r.length);
+        buf = buf.subarray(r.length);
+        return connect(r.value.command, address);
+      } else {
+        return;
+      }
+    }
+  };
+
+  const connect = (command: number, address: Buffer) => {
+    const lease = entry!;
+    if (command !== CMD_CONNECT) return fail('command', encodeReply(REP_COMMAND_NOT_SUPPORTED));
+    if (lease.untilMs <= Date.now()) {
+      ctx.meter.countRequest(lease.leaseId, false);
+      return fail('lease-ended', encodeReply(REP_NOT_ALLOWED));
+    }
+    const mux = ctx.tunnels.get(lease.agentId);
+    if (!mux || mux.closed || mux.streams.size >= ctx.maxStreamsPerAgent) {
+      ctx.meter.countRequest(lease.leaseId, false);
+      ctx.metrics.requests.inc({ result: mux ? 'agent-busy' : 'agent-offline' });
+      return fail(mux ? 'agent-busy' : 'agent-offline', encodeReply(REP_GENERAL_FAILURE));
+    }
+    state = 'opening';
+    socket.removeListener('data', onData);
+    socket.pause();
+    const early = buf;
+    buf = EMPTY;
+    clearTimer();
+    session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
+    ctx.sessions.add(session);
+    ctx.handshaking.delete(socket);
+    let set = ctx.byLease.get(lease.leaseId);
+    if (!set) {
+      set = new Set();
+      ctx.byLease.set(lease.leaseId, set);
+    }
+    set.add(session);
+    const st = mux.open(Buffer.from(address), (code) => {
+      clearTimer();
+      const ok = code === 0;
+      ctx.meter.countRequest(lease.leaseId, ok);
+      if (ok) ctx.metrics.requestsOk.inc();
+      else ctx.metrics.requests.inc({ result: `rep-${code}` });
+      if (socket.destroyed) {
+        if (ok) mux.reset(st);
+        return;
+      }
+      if (!ok) {
+        state = 'done';
+        socket.end(encodeReply(code));
+        timer = setTimeout(() => socket.destroy(), 2000);
+        return;
+      }
+      state = 'relay';
+      socket.write(encodeReply(0));
+      mux.attach(st, socket);
+      if (early.length) socket.unshift(early);
+      socket.resume();
+    });
+    session.stream = st;
+    timer = setTimeout(() => {
+      timer = null;
+      if (state !== 'opening') return;
+      // The agent did not answer in time: give up on the stream and tell the customer.
+      st.onOpenResult = null;
+      mux.reset(st);
+      ctx.meter.countRequest(lease.leaseId, false);
+      ctx.metrics.requests.inc({ result: `rep-${REP_TTL_EXPIRED}` });
+      state = 'done';
+      socket.end(encodeReply(REP_TTL_EXPIRED));
+      timer = setTimeout(() => socket.destroy(), 2000);
+    }, ctx.openTimeoutMs);
+  };
+
+  socket.on('data', onData);
+  socket.on('end', () => {
+    // The customer half-closed before its CONNECT was answered: nothing more can come.
+    if (state === 'greeting' || state === 'auth' || state === 'request') fail('eof');
+    else if (state === 'done') socket.destroy();
+  });
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    clearTimer();
+    ctx.handshaking.delete(socket);
+    const s = session;
+    if (!s) return;
+    if (state === 'opening' && s.stream) {
+      // The customer left before the agent answered: abort the stream. Not the proxy's failure.
+      const st = s.stream;
+      if (st.onOpenResult) {
+        st.onOpenResult = null;
+        ctx.meter.countRequest(s.leaseId, true);
+        s.mux.reset(st);
+      }
+    }
+    ctx.sessions.delete(s);
+    const set = ctx.byLease.get(s.leaseId);
+    if (set) {
+      set.delete(s);
+      if (set.size === 0) ctx.byLease.delete(s.leaseId);
+    }
+    flushSessionBytes(s, ctx);
+    // The agent or its tunnel died under a relayed connection: that request failed after all.
+    if (state === 'relay' && s.stream?.end === 'tunnel') ctx.meter.countFailureAfterSuccess(s.leaseId);
+  });
+}

@@ -1,0 +1,58 @@
+import type { DbHandle } from '@pm/db';
+import type { GeoLookup } from '../geo/geo.ts';
+import { createPgLeaseMeter, type PgLeaseMeter } from '../metering/lease-meter.ts';
+import { createPgAgentRegistry, type GatewayNodeInfo, type PgAgentRegistry } from './agent-registry.ts';
+import { createPgLeaseDirectory, type PgLeaseDirectory } from './lease-directory.ts';
+
+export interface ControlPlaneOptions {
+  db: DbHandle;
+  nodeId: string;
+  /** This node as customers see it (written to gateway_nodes at start). */
+  node: GatewayNodeInfo;
+  geo?: GeoLookup;
+  /** Full lease reload period (default 30 s). */
+  reloadMs?: number;
+  /** Meter flush period (default 2 s, at most 5 s). */
+  flushMs?: number;
+  /** Reverse DNS of agent addresses (default on). */
+  reverseDns?: boolean;
+  onError?: (err: unknown) => void;
+}
+
+export interface ControlPlane {
+  directory: PgLeaseDirectory;
+  meter: PgLeaseMeter;
+  registry: PgAgentRegistry;
+  /** Flushes the meter and marks this node's agents offline; call after the gateway closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway's PostgreSQL-backed seam objects for one node, ready to hand to `startGateway`.
+ * Resolves once the node row exists and the first lease load is done.
+ */
+export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const { db, nodeId, onError } = options;
+  const registry = createPgAgentRegistry({
+    db,
+    nodeId,
+    node: options.node,
+    geo: options.geo,
+    reverseDns: options.reverseDns === false ? false : undefined,
+    onError,
+  });
+  await registry.ready;
+  const directory = createPgLeaseDirectory({ db, nodeId, reloadMs: options.reloadMs, onError });
+  await directory.ready;
+  const meter = createPgLeaseMeter({ db, flushMs: options.flushMs, onError });
+  return {
+    directory,
+    meter,
+    registry,
+    async close() {
+      await meter.close();
+      await directory.close();
+      await registry.close();
+    },
+  };
+}

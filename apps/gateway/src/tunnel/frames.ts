@@ -1,0 +1,67 @@
+/*
+ * Agent <-> gateway tunnel framing (one TCP or TLS connection, many streams):
+ *
+ *   +------+-----------+-----------+-----------------+
+ *   | TYPE | STREAM ID |  LENGTH   |     PAYLOAD     |
+ *   +------+-----------+-----------+-----------------+
+ *   |  1   |  4 (BE)   |  4 (BE)   |  LENGTH bytes   |
+ *   +------+-----------+-----------+-----------------+
+ *
+ * Stream 0 carries the connection-level frames (HELLO, WELCOME, REJECT, PING, PONG).
+ * Only the gateway opens streams (OPEN); the agent answers OPEN_OK or OPEN_FAIL (one byte,
+ * the SOCKS reply code). DATA is flow controlled per stream: a sender may have at most the
+ * receiver's window of unacknowledged DATA bytes outstanding; the receiver returns credit
+ * with WINDOW (u32 increment) once it has handed the bytes to its socket without backpressure.
+ * FIN is a half-close (no more DATA from the sender), RST aborts the stream.
+ */
+
+export const FRAME_HEADER_BYTES = 9;
+
+export const T_HELLO = 0x01;
+export const T_WELCOME = 0x02;
+export const T_REJECT = 0x03;
+export const T_OPEN = 0x10;
+export const T_OPEN_OK = 0x11;
+export const T_OPEN_FAIL = 0x12;
+export const T_DATA = 0x20;
+export const T_WINDOW = 0x21;
+export const T_FIN = 0x22;
+export const T_RST = 0x23;
+export const T_PING = 0x30;
+export const T_PONG = 0x31;
+
+/** Largest DATA payload accepted in one frame. */
+export const MAX_DATA_FRAME = 1 << 20;
+/** Largest payload of any other frame. */
+export const MAX_CONTROL_FRAME = 4096;
+
+/** Protocol version sent in HELLO. */
+export const TUNNEL_VERSION = 1;
+
+/** HELLO payload (JSON), agent -> gateway. */
+export interface HelloMessage {
+  v: number;
+  key: string;
+  conn: 'wifi' | 'cell';
+  dev: 'android' | 'other';
+  /** Public address override (devnet synthetic identities); honoured only when the gateway trusts it. */
+  ip?: string;
+  /** Per-stream receive window the agent grants (the gateway's send window). */
+  window: number;
+}
+
+/** WELCOME payload (JSON), gateway -> agent. */
+export interface WelcomeMessage {
+  agentId: string;
+  /** Per-stream receive window the gateway grants (the agent's send window). */
+  window: number;
+}
+
+/** Encodes a frame header. */
+export function encodeHeader(type: number, streamId: number, length: number): Buffer {
+  const h = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  h[0] = type;
+  h.writeUInt32BE(streamId, 1);
+  h.writeUInt32BE(length, 5);
+  return h;
+}

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { encodeAddress } from '../protocol/socks5.ts';
+import { MAX_CONTROL_FRAME, T_DATA, T_OPEN } from './frames.ts';
+import { Mux } from './mux.ts';
+
+/** Two connected sockets over loopback. */
+async function socketPair(): Promise<[net.Socket, net.Socket]> {
+  // Half-open allowed on both ends, as the gateway's and the agent's sockets are.
+  const server = net.createServer({ allowHalfOpen: true });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const accepted = new Promise<net.Socket>((r) => server.once('connection', r));
+  const a = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  const b = await accepted;
+  await new Promise<void>((r) => (a.connecting ? a.once('connect', r) : r()));
+  server.close();
+  return [a, b];
+}
+
+function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const tick = () => {
+      if (check()) return resolve(true);
+      if (Date.now() > deadline) return resolve(false);
+      setTimeout(tick, 10);
+    };
+    tick();
+  });
+}
+
+/** Resolves when the socket's peer is gone (FIN or close), draining whatever arrives. */
+function endOrClose(s: net.Socket): Promise<void> {
+  s.on('error', () => {});
+  s.on('data', () => {});
+  return new Promise((r) => {
+    s.once('end', () => r());
+    s.once('close', () => r());
+  });
+}
+
+/** Target: echoes everything and half-closes after the client's FIN (to test half-close). */
+let echo: net.Server;
+let echoPort: number;
+const echoSockets = new Set<net.Socket>();
+before(async () => {
+  echo = net.createServer({ allowHalfOpen: true }, (s) => {
+    echoSockets.add(s);
+    s.on('close', () => echoSockets.delete(s));
+    const parts: Buffer[] = [];
+    s.on('data', (d: Buffer) => parts.push(d));
+    s.on('end', () => s.end(Buffer.concat(parts)));
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  echoPort = (echo.address() as net.AddressInfo).port;
+});
+after(() => {
+  for (const s of echoSockets) s.destroy();
+  return new Promise<void>((r) => echo.close(() => r()));
+});
+
+/** A gateway-side and an agent-side Mux; the agent side connects OPENs to the requested loopback port. */
+async function muxPair(opts: { window?: number } = {}) {
+  const [a, b] = await socketPair();
+  const gateway = new Mux(a, { window: opts.window, peerWindow: opts.window, onControl: () => {} });
+  const agent: Mux = new Mux(b, {
+    window: opts.window,
+    peerWindow: opts.window,
+    onControl: (type, id, payload) => {
+      if (type !== T_OPEN) return;
+      const st = agent.accept(id);
+      const port = payload.readUInt16BE(payload.length - 2);
+      const t = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+      t.on('connect', () => {
+        agent.answerOpen(st, 0);
+        agent.attach(st, t);
+      });
+      t.on('error', () => agent.answerOpen(st, 5));
+    },
+  });
+  return { gateway, agent };
+}
+
+/** Opens a stream through the pair and binds it to one end of a fresh socket pair; returns the other end. */
+async function openThrough(gateway: Mux, port: number): Promise<{ customer: net.Socket; code: number }> {
+  const [customer, inner] = await socketPair();
+  inner.setNoDelay(true);
+  const code = await new Promise<number>((resolve) => {
+    const st = gateway.open(encodeAddress('127.0.0.1', port), (c) => {
+      if (c === 0) gateway.attach(st, inner);
+      else inner.destroy();
+      resolve(c);
+    });
+  });
+  return { customer, code };
+}
+
+/** A megabyte in which every 4-byte word holds its own offset, so a loss or a reorder shows. */
+function pattern(bytes: number): Buffer {
+  const b = Buffer.alloc(bytes);
+  for (let i = 0; i + 4 <= bytes; i += 4) b.writeUInt32BE(i, i);
+  return b;
+}
+
+/** Sends `payload` from the customer, half-closes, and checks the echo arrives whole before the FIN. */
+async function echoRoundTrip(window: number): Promise<void> {
+  const { gateway, agent } = await muxPair({ window });
+  const { customer, code } = await openThrough(gateway, echoPort);
+  assert.equal(code, 0);
+  const payload = pattern(1_000_000);
+  const got = new Promise<Buffer>((resolve) => {
+    const parts: Buffer[] = [];
+    customer.on('data', (d: Buffer) => parts.push(d));
+    customer.on('end', () => resolve(Buffer.concat(parts)));
+  });
+  customer.end(payload);
+  const back = await got;
+  assert.equal(back.length, payload.length, 'bytes echoed before the FIN');
+  assert.ok(back.equals(payload), 'echoed bytes equal the payload');
+  assert.ok(
+    await waitUntil(() => gateway.streams.size === 0 && agent.streams.size === 0, 2000),
+    'streams released',
+  );
+  gateway.destroy();
+}
+
+test('half-close: the customer finishes sending and still receives the answer', async () => {
+  await echoRoundTrip(64 * 1024);
+});
+
+test('a target that closes while its last bytes wait for window still delivers them, then FIN', async () => {
+  // With a small window the agent still holds the tail when the target's socket closes both ways.
+  for (let i = 0; i < 5; i++) await echoRoundTrip(8 * 1024);
+});
+
+test('open failure carries the code; a refused port answers 5', async () => {
+  const { gateway } = await muxPair();
+  const tmp = net.createServer();
+  await new Promise<void>((r) => tmp.listen(0, '127.0.0.1', r));
+  const dead = (tmp.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => tmp.close(() => r()));
+  const { code } = await openThrough(gateway, dead);
+  assert.equal(code, 5);
+  assert.equal(gateway.streams.size, 0);
+  gateway.destroy();
+});
+
+test('a peer that ignores the window gets the stream reset, not unbounded buffering', async () => {
+  const { gateway, agent } = await muxPair({ window: 64 * 1024 });
+  const { customer, code } = await openThrough(gateway, echoPort);
+  assert.equal(code, 0);
+  const failure = new Promise<string | undefined>((resolve) => {
+    customer.on('data', () => {});
+    customer.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+    customer.once('end', () => resolve('clean end'));
+  });
+  const id = [...agent.streams.keys()][0]!;
+  // Misbehave: send 3 windows' worth of DATA at once from the agent side.
+  agent.writeFrame(T_DATA, id, Buffer.alloc(3 * 64 * 1024));
+  // A cut stream must not look complete to the customer: it is reset, not ended.
+  assert.equal(await failure, 'ECONNRESET');
+  assert.ok(await waitUntil(() => gateway.streams.size === 0, 2000));
+  gateway.destroy();
+});
+
+test('an oversized control frame closes the tunnel and every stream', async () => {
+  const { gateway, agent } = await muxPair();
+  const { customer } = await openThrough(gateway, echoPort);
+  const closed = endOrClose(customer);
+  const gone = new Promise<void>((r) => {
+    const check = setInterval(() => {
+      if (gateway.closed) {
+        clearInterval(check);
+        r();
+      }
+    }, 10);
+  });
+  agent.writeFrame(0x7f, 0, Buffer.alloc(MAX_CONTROL_FRAME + 1));
+  await gone;
+  await closed;
+  agent.destroy();
+});
+
+test('keepalive: a silent peer is dropped after the idle timeout', async () => {
+  const [a, b] = await socketPair();
+  b.on('data', () => {}); // a peer that reads but never answers
+  const started = Date.now();
+  const closed = new Promise<void>((resolve) => {
+    new Mux(a, { pingIntervalMs: 50, idleTimeoutMs: 200, onControl: () => {}, onClose: () => resolve() });
+  });
+  await closed;
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 150 && elapsed < 2000, `closed after ${elapsed} ms`);
+  b.destroy();
+});

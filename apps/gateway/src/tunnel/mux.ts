@@ -1,0 +1,420 @@
+import type net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { FrameReader } from './frame-reader.ts';
+import { FrameWriter } from './frame-writer.ts';
+import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
+
+/** Default per-stream receive window. */
+export const DEFAULT_WINDOW = 512 * 1024;
+/** Tunnel write buffer above which stream sources are paused. */
+const TUNNEL_HIGH_WATER = 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+/** Frame headers and payloads up to COPY_MAX bytes are copied into a staging buffer of STAGE_BYTES. */
+
+export interface MuxOptions {
+  /** Receive window granted per stream (bytes). */
+  window?: number;
+  /** Send window per stream until the peer announces its own. */
+  peerWindow?: number;
+  /** Keepalive: PING interval; the tunnel is closed after `idleTimeoutMs` without any byte received. */
+  pingIntervalMs?: number;
+  idleTimeoutMs?: number;
+  /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
+  onControl: (type: number, streamId: number, payload: Buffer) => void;
+  /** Called once when the tunnel is gone. */
+  onClose?: (err?: Error) => void;
+}
+
+/** Aborts a local socket so that its peer sees a reset, never a clean end passing for the whole answer. */
+function abort(socket: Duplex | null): void {
+  if (!socket || socket.destroyed) return;
+  const tcp = socket as Partial<net.Socket>;
+  if (tcp.resetAndDestroy) tcp.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** Why a stream ended, as the owner of its local socket sees it. */
+export type StreamEnd = 'closed' | 'reset' | 'tunnel';
+
+/**
+ * One multiplexed stream bound to a local socket (customer socket on the gateway, target
+ * socket on the agent). Counts payload bytes in each direction.
+ */
+export class MuxStream {
+  readonly id: number;
+  /** The local end: a TCP socket, or any Duplex (probes through `GatewayHandle.dial`). */
+  socket: Duplex | null = null;
+  sendWindow: number;
+  /** Bytes read from the local socket and sent into the tunnel. */
+  sentBytes = 0;
+  /** Bytes received from the tunnel and written to the local socket. */
+  recvBytes = 0;
+  closed = false;
+  end: StreamEnd | null = null;
+  /** Gateway side: answer to OPEN (0 ok, else SOCKS reply code). */
+  onOpenResult: ((code: number) => void) | null = null;
+  pending: Buffer | null = null;
+  finPending = false;
+  /** The local socket closed while read bytes still waited for window: they and the FIN go out first. */
+  localClosed = false;
+  finSent = false;
+  finRecv = false;
+  credit = 0;
+  unflushed = 0;
+  outstanding = 0;
+  blocked = false;
+  corked = false;
+  constructor(id: number, sendWindow: number) {
+    this.id = id;
+    this.sendWindow = sendWindow;
+  }
+}
+
+/**
+ * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
+ * half-close, reset and keepalive. Both the gateway and the agent use it.
+ */
+export class Mux {
+  readonly socket: net.Socket;
+  readonly streams = new Map<number, MuxStream>();
+  readonly window: number;
+  peerWindow: number;
+  closed = false;
+  private blocked = false;
+  private readonly blockedStreams = new Set<MuxStream>();
+  /** Frames of this loop iteration, written in one call at the flush. */
+  private readonly writer = new FrameWriter();
+  private readonly reader: FrameReader;
+  private flushScheduled = false;
+  private corkedLocals: MuxStream[] = [];
+  private nextId = 1;
+  private readonly opts: MuxOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private heard = true;
+  private silentMs = 0;
+
+  constructor(socket: net.Socket, opts: MuxOptions) {
+    this.socket = socket;
+    this.opts = opts;
+    this.window = opts.window ?? DEFAULT_WINDOW;
+    this.peerWindow = opts.peerWindow ?? DEFAULT_WINDOW;
+    socket.setNoDelay(true);
+    this.reader = new FrameReader({
+      onData: (id, piece) => this.onData(id, piece),
+      onFrame: (type, id, payload) => this.onFrame(type, id, payload),
+      onProtocolError: (err) => this.destroy(err),
+      isClosed: () => this.closed,
+    });
+    socket.on('data', (chunk: Buffer) => {
+      this.heard = true;
+      this.reader.push(chunk);
+    });
+    socket.on('drain', () => this.onDrain());
+    socket.on('error', (err) => this.destroy(err));
+    socket.on('close', () => this.destroy());
+    socket.on('end', () => this.destroy());
+    const interval = opts.pingIntervalMs ?? 15_000;
+    const idle = opts.idleTimeoutMs ?? interval * 3;
+    this.timer = setInterval(() => {
+      if (this.heard) this.silentMs = 0;
+      else this.silentMs += interval;
+      this.heard = false;
+      if (this.silentMs >= idle) this.destroy(new Error('tunnel keepalive timeout'));
+      else this.writeFrame(T_PING, 0, EMPTY);
+    }, interval);
+    this.timer.unref();
+  }
+
+  /** Queues a frame; everything queued in one loop iteration goes out in one write. */
+  writeFrame(type: number, streamId: number, payload: Buffer): void {
+    if (this.closed) return;
+    this.writer.append(type, streamId, payload);
+    if (!this.blocked && this.socket.writableLength + this.writer.bytes > TUNNEL_HIGH_WATER)
+      this.blocked = true;
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // After this loop iteration's I/O callbacks: everything read in one poll goes out in one write per socket.
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    if (!this.closed) {
+      const out = this.writer.take();
+      if (out.length) {
+        const s = this.socket;
+        if (out.length === 1) {
+          s.write(out[0]);
+        } else {
+          s.cork();
+          for (const piece of out) s.write(piece);
+          s.uncork();
+        }
+        // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
+        if (this.blocked && s.writableLength <= TUNNEL_HIGH_WATER) this.onDrain();
+      }
+    }
+    const locals = this.corkedLocals;
+    if (locals.length) {
+      this.corkedLocals = [];
+      for (const st of locals) {
+        st.corked = false;
+        st.socket?.uncork();
+      }
+    }
+  };
+
+  /** Gateway: opens a stream to `address` (SOCKS ATYP+ADDR+PORT); `onResult` gets 0 or a reply code. */
+  open(address: Buffer, onResult: (code: number) => void): MuxStream {
+    let id = this.nextId;
+    while (this.streams.has(id) || id === 0) id = (id + 1) >>> 0;
+    this.nextId = (id + 1) >>> 0;
+    const st = new MuxStream(id, this.peerWindow);
+    st.onOpenResult = onResult;
+    this.streams.set(id, st);
+    this.writeFrame(T_OPEN, id, address);
+    return st;
+  }
+
+  /** Agent: registers a stream the gateway asked for. */
+  accept(id: number): MuxStream {
+    const st = new MuxStream(id, this.peerWindow);
+    this.streams.set(id, st);
+    return st;
+  }
+
+  /** Agent: answers an OPEN; on failure the stream is forgotten. */
+  answerOpen(st: MuxStream, code: number): void {
+    if (st.closed) return;
+    if (code === 0) {
+      this.writeFrame(T_OPEN_OK, st.id, EMPTY);
+    } else {
+      this.writeFrame(T_OPEN_FAIL, st.id, Buffer.from([code]));
+      st.closed = true;
+      st.end = 'reset';
+      this.streams.delete(st.id);
+    }
+  }
+
+  /** Aborts a stream from this side (sends RST, destroys the local socket). */
+  reset(st: MuxStream): void {
+    if (st.closed) return;
+    st.closed = true;
+    st.end = 'reset';
+    this.streams.delete(st.id);
+    this.blockedStreams.delete(st);
+    this.writeFrame(T_RST, st.id, EMPTY);
+    abort(st.socket);
+  }
+
+  /** Binds an open stream to its local socket and relays both ways with flow control. */
+  attach(st: MuxStream, socket: Duplex): void {
+    st.socket = socket;
+    (socket as Partial<net.Socket>).setNoDelay?.(true);
+    socket.on('data', (chunk: Buffer) => {
+      if (st.closed) return;
+      st.sentBytes += chunk.length;
+      if (st.pending) {
+        st.pending = Buffer.concat([st.pending, chunk]);
+        socket.pause();
+        return;
+      }
+      const n = Math.min(chunk.length, st.sendWindow);
+      if (n > 0) {
+        st.sendWindow -= n;
+        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n));
+      }
+      if (n < chunk.length) {
+        st.pending = chunk.subarray(n);
+        socket.pause();
+      } else if (this.blocked) {
+        st.blocked = true;
+        this.blockedStreams.add(st);
+        socket.pause();
+      }
+    });
+    socket.on('end', () => {
+      if (st.closed) return;
+      if (st.pending) st.finPending = true;
+      else this.sendFin(st);
+    });
+    socket.on('drain', () => {
+      if (st.unflushed > 0) {
+        const n = st.unflushed;
+        st.unflushed = 0;
+        this.grant(st, n);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      if (st.closed) return;
+      // A clean local EOF whose last bytes wait for window: finish when they and the FIN are sent.
+      if (st.finPending) st.localClosed = true;
+      else this.finish(st);
+    });
+  }
+
+  /** Forgets a stream whose local socket is gone: a clean close if both FINs passed, else a reset. */
+  private finish(st: MuxStream): void {
+    st.closed = true;
+    this.streams.delete(st.id);
+    this.blockedStreams.delete(st);
+    if (st.finSent && st.finRecv) {
+      st.end = 'closed';
+    } else {
+      st.end = 'reset';
+      this.writeFrame(T_RST, st.id, EMPTY);
+    }
+  }
+
+  /** Tears the tunnel down; every stream's socket is destroyed. */
+  destroy(err?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.writer.clear();
+    this.socket.destroy();
+    for (const st of this.streams.values()) {
+      st.closed = true;
+      st.end = 'tunnel';
+      if (st.onOpenResult) {
+        const cb = st.onOpenResult;
+        st.onOpenResult = null;
+        cb(0x01);
+      }
+      abort(st.socket);
+    }
+    this.streams.clear();
+    this.blockedStreams.clear();
+    this.opts.onClose?.(err);
+  }
+
+  private sendFin(st: MuxStream): void {
+    st.finSent = true;
+    this.writeFrame(T_FIN, st.id, EMPTY);
+    // Both directions finished without the socket closing yet: nothing left to do but wait.
+  }
+
+  private grant(st: MuxStream, n: number): void {
+    st.credit += n;
+    if (st.credit >= this.window >>> 2 && !st.closed) {
+      const b = Buffer.allocUnsafe(4);
+      b.writeUInt32BE(st.credit, 0);
+      st.outstanding -= st.credit;
+      st.credit = 0;
+      this.writeFrame(T_WINDOW, st.id, b);
+    }
+  }
+
+  private tryResume(st: MuxStream): void {
+    if (st.closed || !st.socket || st.pending || st.sendWindow <= 0) return;
+    if (this.blocked) {
+      // The tunnel is full: resume this stream with the others on the tunnel's drain.
+      st.blocked = true;
+      this.blockedStreams.add(st);
+      return;
+    }
+    st.blocked = false;
+    st.socket.resume();
+  }
+
+  private onDrain(): void {
+    if (!this.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return;
+    this.blocked = false;
+    const list = [...this.blockedStreams];
+    this.blockedStreams.clear();
+    for (const st of list) this.tryResume(st);
+  }
+
+  private onData(id: number, piece: Buffer): void {
+    const st = this.streams.get(id);
+    if (!st?.socket || st.closed) return;
+    st.recvBytes += piece.length;
+    st.outstanding += piece.length;
+    if (st.outstanding > this.window) {
+      // The peer ignored our window: abort the stream rather than buffer without bound.
+      this.reset(st);
+      return;
+    }
+    if (!st.corked) {
+      st.corked = true;
+      st.socket.cork();
+      this.corkedLocals.push(st);
+      this.scheduleFlush();
+    }
+    if (st.socket.write(piece)) this.grant(st, piece.length);
+    else st.unflushed += piece.length;
+  }
+
+  private onFrame(type: number, id: number, payload: Buffer): void {
+    switch (type) {
+      case T_WINDOW: {
+        const st = this.streams.get(id);
+        if (!st || st.closed || payload.length !== 4) return;
+        st.sendWindow += payload.readUInt32BE(0);
+        if (st.pending) {
+          const p = st.pending;
+          const n = Math.min(p.length, st.sendWindow);
+          st.sendWindow -= n;
+          this.writeFrame(T_DATA, id, n === p.length ? p : p.subarray(0, n));
+          st.pending = n === p.length ? null : p.subarray(n);
+          if (!st.pending && st.finPending) {
+            st.finPending = false;
+            this.sendFin(st);
+            if (st.localClosed) return this.finish(st);
+          }
+        }
+        this.tryResume(st);
+        return;
+      }
+      case T_FIN: {
+        const st = this.streams.get(id);
+        if (!st || st.closed) return;
+        st.finRecv = true;
+        st.socket?.end();
+        return;
+      }
+      case T_RST: {
+        const st = this.streams.get(id);
+        if (!st || st.closed) return;
+        st.closed = true;
+        st.end = 'reset';
+        this.streams.delete(id);
+        this.blockedStreams.delete(st);
+        if (st.onOpenResult) {
+          const cb = st.onOpenResult;
+          st.onOpenResult = null;
+          cb(0x01);
+        }
+        abort(st.socket);
+        return;
+      }
+      case T_OPEN_OK:
+      case T_OPEN_FAIL: {
+        const st = this.streams.get(id);
+        if (!st?.onOpenResult) return;
+        const cb = st.onOpenResult;
+        st.onOpenResult = null;
+        const code = type === T_OPEN_OK ? 0 : (payload[0] ?? 0x01) || 0x01;
+        if (code !== 0) {
+          st.closed = true;
+          st.end = 'reset';
+          this.streams.delete(id);
+        }
+        cb(code);
+        return;
+      }
+      case T_PING:
+        this.writeFrame(T_PONG, 0, payload);
+        return;
+      case T_PONG:
+        return;
+      default:
+        this.opts.onControl(type, id, payload);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import { AppError, isAppError, isStaff } from '@pm/contracts';
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
+import type { Context, Next } from 'koa';
+import { readBody } from './http.ts';
+import { type Limits, TOO_MANY } from './limits.ts';
+import { logMailFailure } from './pages/routes.ts';
+import { normalizeEmail } from './passwords.ts';
+import { MSG, type UsersService } from './users.service.ts';
+
+export interface AdminDeps {
+  users: UsersService;
+  limits: Limits;
+  issuer: string;
+  apiAudience: string;
+  /** Public signing keys of this issuer. */
+  publicJwks: JSONWebKeySet;
+}
+
+function sendError(ctx: Context, e: AppError): void {
+  ctx.status = e.status;
+  ctx.body = { error: e.userMessage };
+}
+
+/** JSON error mapping for the admin and dbconnections endpoints: `{ error }` with the code's status. */
+async function jsonErrors(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (e) {
+    if (isAppError(e)) return sendError(ctx, e);
+    throw e;
+  }
+}
+
+/** The reset-mail endpoint and the admin auth API (bearer access tokens with both staff permissions). */
+export function createAdminRouter(d: AdminDeps): Router {
+  const router = new Router();
+  const keys = createLocalJWKSet(d.publicJwks);
+
+  /** 401 without a valid token from this issuer for the API, 403 without both staff permissions. */
+  async function requireStaff(ctx: Context): Promise<void> {
+    const header = ctx.get('Authorization');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw new AppError('UNAUTHENTICATED');
+    let payload: { sub?: string; iat?: number; permissions?: unknown };
+    try {
+      ({ payload } = await jwtVerify(match[1], keys, {
+        issuer: d.issuer,
+        audience: d.apiAudience,
+        algorithms: ['ES256'],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'iat', 'exp'],
+      }));
+    } catch {
+      throw new AppError('UNAUTHENTICATED');
+    }
+    const caller = payload.sub ? await d.users.findById(payload.sub) : undefined;
+    const issuedAtMs = (payload.iat ?? 0) * 1000;
+    if (
+      !caller ||
+      caller.blocked ||
+      issuedAtMs < Math.floor(caller.tokensValidAfter.getTime() / 1000) * 1000
+    ) {
+      throw new AppError('UNAUTHENTICATED');
+    }
+    const permissions = Array.isArray(payload.permissions) ? payload.permissions.map(String) : [];
+    if (!isStaff(permissions)) throw new AppError('FORBIDDEN');
+  }
+
+  router.use(jsonErrors);
+
+  router.post('/dbconnections/change_code', async (ctx) => {
+    const body = await readBody(ctx);
+    const email = normalizeEmail(body.email);
+    if (!email) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.invalidEmail });
+    if (!(await d.limits.takeReset(email, ctx.ip)))
+      throw new AppError('RATE_LIMITED', { userMessage: TOO_MANY });
+    // Same answer and timing for unknown emails: the mail goes out in the background.
+    d.users.requestPasswordReset(email).catch(logMailFailure);
+    ctx.type = 'text/plain';
+    ctx.body = MSG.resetSent;
+  });
+
+  router.post(['/administator/user/block/', '/administator/user/block'], async (ctx) => {
+    await requireStaff(ctx);
+    const body = await readBody(ctx);
+    ctx.body = await d.users.toggleBlock(body.email);
+  });
+
+  router.post(['/administator/user/info/', '/administator/user/info'], async (ctx) => {
+    await requireStaff(ctx);
+    const body = await readBody(ctx);
+    ctx.body = await d.users.getInfo(body.email);
+  });
+
+  router.post('/administator/user/password/change', async (ctx) => {
+    await requireStaff(ctx);
+    const body = await readBody(ctx);
+    const { email } = await d.users.adminSetPassword(body.email, body.password);
+    ctx.body = { ok: true, email };
+  });
+
+  return router;
+}

@@ -1,0 +1,200 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DbHandle } from '@pm/db';
+import { exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
+import type { Context, Next } from 'koa';
+import { errors } from 'oidc-provider';
+import { purgeExpiredPayloads } from './adapter.ts';
+import { createAdminRouter } from './admin.routes.ts';
+import { corsFor, securityHeaders, sendHtml } from './http.ts';
+import { createLimits, type LimitName, type LimitSpec } from './limits.ts';
+import { createMailer, type Mailer } from './mail.ts';
+import { createPageRouter } from './pages/routes.ts';
+import { errorPage } from './pages/views.ts';
+import { registerPasswordGrant } from './password-grant.ts';
+import { createProvider } from './provider.ts';
+import { createUsersRepository } from './users.repository.ts';
+import { createUsersService } from './users.service.ts';
+
+export interface IdentityConfig {
+  /** Listen address (tests: 127.0.0.1, 0). */
+  host: string;
+  port: number;
+  /** Public base URL without a trailing slash; when omitted it is http://host:boundPort. */
+  issuer?: string;
+  /** Already migrated. */
+  db: DbHandle;
+  /** `aud` of access tokens: the market API's resource indicator. */
+  apiAudience: string;
+  /** Public SPA client, code + PKCE, rotating refresh tokens. */
+  webClient: { clientId: string; redirectUris: string[]; postLogoutRedirectUris: string[] };
+  /** Confidential client for the password grant (client_secret_post), no refresh token. */
+  apiClient: { clientId: string; clientSecret: string };
+  /** Web app origins allowed to call token, change_code and admin endpoints. */
+  corsOrigins: string[];
+  /** The product's own site (links back to the app, post-logout). */
+  appUrl: string;
+  smtpUrl: string;
+  mailFrom: string;
+  /** Private ES256 signing JWKs; generated when absent (the launcher persists the returned set). */
+  jwks?: { keys: object[] };
+  cookieKeys: string[];
+  /** Default 300. */
+  accessTokenTtlSeconds?: number;
+  /** Overrides of the default rate limits (see limits.ts), e.g. looser ones for local e2e runs. */
+  rateLimits?: Partial<Record<LimitName, LimitSpec>>;
+  /** Trust X-Forwarded-For/-Proto from a TLS-terminating proxy in front (default false). */
+  trustProxy?: boolean;
+}
+
+export interface IdentityHandle {
+  url: string;
+  port: number;
+  jwks: { keys: object[] };
+  close(): Promise<void>;
+}
+
+async function generateJwks(): Promise<{ keys: object[] }> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { keys: [{ ...jwk, kid: `es256-${Date.now().toString(36)}`, alg: 'ES256', use: 'sig' }] };
+}
+
+/** The public half of each signing key (drops the private parameters). */
+function toPublicJwks(jwks: { keys: object[] }): JSONWebKeySet {
+  return {
+    keys: jwks.keys.map((k) => {
+      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = k as JWK;
+      return pub;
+    }),
+  };
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Renders expired interaction cookies and similar provider errors on our own pages. */
+function pageErrors(appUrl: string) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+    } catch (e) {
+      if (e instanceof errors.SessionNotFound) {
+        return sendHtml(
+          ctx,
+          errorPage({ message: 'Your sign-in session expired. Go back to the app and try again.', appUrl }),
+          400,
+        );
+      }
+      throw e;
+    }
+  };
+}
+
+function noopMailer(): Mailer {
+  return { send: async () => {}, close: () => {} };
+}
+
+/** Starts the sign-in host: OpenID provider, pages, password grant, reset mail and admin API. */
+export async function start(config: IdentityConfig): Promise<IdentityHandle> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const issuer = (config.issuer ?? `http://${urlHost(config.host)}:${port}`).replace(/\/+$/, '');
+  const jwks = config.jwks ?? (await generateJwks());
+  const accessTokenTtlSeconds = config.accessTokenTtlSeconds ?? 300;
+
+  const mailer = createMailer(config.smtpUrl, config.mailFrom);
+  const repo = createUsersRepository(config.db.db);
+  const users = createUsersService({ repo, mailer, issuer: () => issuer, appUrl: config.appUrl });
+  const limits = createLimits(config.rateLimits);
+
+  const provider = createProvider({
+    issuer,
+    db: config.db,
+    users,
+    apiAudience: config.apiAudience,
+    webClient: config.webClient,
+    apiClient: config.apiClient,
+    corsOrigins: config.corsOrigins,
+    appUrl: config.appUrl,
+    jwks,
+    cookieKeys: config.cookieKeys,
+    accessTokenTtlSeconds,
+  });
+  provider.proxy = config.trustProxy ?? false;
+  registerPasswordGrant(provider, { users, limits, apiAudience: config.apiAudience, accessTokenTtlSeconds });
+
+  const pages = createPageRouter({
+    provider,
+    users,
+    limits,
+    appUrl: config.appUrl,
+    webClientId: config.webClient.clientId,
+    apiAudience: config.apiAudience,
+  });
+  const admin = createAdminRouter({
+    users,
+    limits,
+    issuer,
+    apiAudience: config.apiAudience,
+    publicJwks: toPublicJwks(jwks),
+  });
+
+  provider.use(securityHeaders);
+  provider.use(corsFor(config.corsOrigins, ['/dbconnections/', '/administator/']));
+  provider.use(async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      ctx.body = { ok: true };
+      return;
+    }
+    await next();
+  });
+  provider.use(pageErrors(config.appUrl));
+  provider.use(admin.routes());
+  provider.use(pages.routes());
+  provider.on('server_error', (_ctx, err) => {
+    console.error('identity: server error', err);
+  });
+
+  server.on('request', provider.callback());
+
+  const purge = setInterval(() => void purgeExpiredPayloads(config.db).catch(() => {}), 10 * 60 * 1000);
+  purge.unref();
+
+  return {
+    url: issuer,
+    port,
+    jwks,
+    async close() {
+      clearInterval(purge);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      mailer.close();
+    },
+  };
+}
+
+/** Creates or updates a user (used by the launcher for demo users and by tests). */
+export async function ensureUser(
+  db: DbHandle,
+  u: { email: string; password: string; permissions?: string[]; emailVerified?: boolean },
+): Promise<{ id: string; referralCode: string }> {
+  const users = createUsersService({
+    repo: createUsersRepository(db.db),
+    mailer: noopMailer(),
+    issuer: () => '',
+    appUrl: '',
+  });
+  return users.ensureUser(u);
+}

@@ -1,0 +1,30 @@
+import { html } from './html.ts';
+import { PRODUCT_NAME } from './views.ts';
+
+interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export function resetMail(to: string, link: string, appUrl: string): Mail {
+  return {
+    to,
+    subject: `Reset your ${PRODUCT_NAME} password`,
+    text: `Someone asked to reset the password of your ${PRODUCT_NAME} account.\n\nChoose a new password here (the link works once, for 30 minutes):\n${link}\n\nIf it wasn't you, ignore this email; your password stays the same.\n\n${appUrl}\n`,
+    html: html`<p>Someone asked to reset the password of your ${PRODUCT_NAME} account.</p>
+<p><a href="${link}">Choose a new password</a> (the link works once, for 30 minutes).</p>
+<p>If it wasn't you, ignore this email; your password stays the same.</p>`.value,
+  };
+}
+
+export function verifyMail(to: string, link: string, appUrl: string): Mail {
+  return {
+    to,
+    subject: `Confirm your email for ${PRODUCT_NAME}`,
+    text: `Welcome to ${PRODUCT_NAME}!\n\nConfirm your email address:\n${link}\n\n${appUrl}\n`,
+    html: html`<p>Welcome to ${PRODUCT_NAME}!</p><p><a href="${link}">Confirm your email address</a></p>`
+      .value,
+  };
+}

@@ -1,0 +1,67 @@
+import type Provider from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { type Limits, TOO_MANY } from './limits.ts';
+import { normalizeEmail } from './passwords.ts';
+import { apiResourceServer } from './provider.ts';
+import type { UsersService } from './users.service.ts';
+
+export interface PasswordGrantDeps {
+  users: UsersService;
+  limits: Limits;
+  apiAudience: string;
+  accessTokenTtlSeconds: number;
+}
+
+function tooManyRequests(): Error {
+  const e = new errors.CustomOIDCProviderError('too_many_requests', TOO_MANY);
+  Object.assign(e, { status: 429, statusCode: 429 });
+  return e;
+}
+
+/**
+ * The resource-owner password grant the public API documents (a recorded ASVS 10.4.4 deviation).
+ * Only clients registered with `grant_types: ['password']` reach this handler (the provider checks);
+ * it issues the same JWT access token as the code flow and never a refresh token.
+ */
+export function registerPasswordGrant(provider: Provider, deps: PasswordGrantDeps): void {
+  const resourceServer = apiResourceServer(deps.apiAudience, deps.accessTokenTtlSeconds);
+
+  async function handler(ctx: KoaContextWithOIDC): Promise<void> {
+    const params = ctx.oidc.params as { username?: string; password?: string };
+    if (!params.username || !params.password) {
+      throw new errors.InvalidRequest('username and password are required');
+    }
+    const client = ctx.oidc.client;
+    if (!client) throw new errors.InvalidClient();
+    const ip = ctx.ip;
+    const email = normalizeEmail(params.username) ?? params.username.slice(0, 254).toLowerCase();
+
+    if (!(await deps.limits.canTryLogin(email, ip))) throw tooManyRequests();
+    const result = await deps.users.authenticate(email, params.password);
+    if (!result.ok) {
+      await deps.limits.loginFailed(email, ip);
+      // invalid_grant with our own description ('Wrong email or password.', the blocked text).
+      throw new errors.CustomOIDCProviderError('invalid_grant', result.message);
+    }
+    await deps.limits.loginSucceeded(email, ip);
+    await deps.users.recordLogin(result.user.id, ip);
+
+    // A grant per token request keeps the model uniform (revocation by account finds it); its TTL is
+    // the access token's, so these rows expire quickly (see ttl.Grant).
+    const grant = new provider.Grant({ accountId: result.user.id, clientId: client.clientId });
+    grant.addResourceScope(deps.apiAudience, 'api');
+    const grantId = await grant.save();
+    const at = new provider.AccessToken({ accountId: result.user.id, client, grantId, gty: 'password' });
+    at.resourceServer = new provider.ResourceServer(deps.apiAudience, resourceServer);
+    at.scope = '';
+    const accessToken = await at.save();
+
+    ctx.body = {
+      access_token: accessToken,
+      expires_in: at.expiration,
+      token_type: at.tokenType,
+    };
+  }
+
+  provider.registerGrantType('password', handler, ['username', 'password', 'scope']);
+}

@@ -1,0 +1,114 @@
+import type { Db, DbOrTx } from '@pm/db';
+import { accounts, emailTokens, users } from '@pm/db';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = typeof users.$inferInsert;
+
+/** Data access for the identity tables; the only module here (with the adapter) that talks SQL. */
+export function createUsersRepository(db: Db) {
+  return {
+    async findByEmail(email: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
+      const rows = await tx.select().from(users).where(eq(users.email, email)).limit(1);
+      return rows[0];
+    },
+
+    async findById(id: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
+      const rows = await tx.select().from(users).where(eq(users.id, id)).limit(1);
+      return rows[0];
+    },
+
+    async findByReferralCode(code: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
+      const rows = await tx.select().from(users).where(eq(users.referralCode, code)).limit(1);
+      return rows[0];
+    },
+
+    /** Inserts a user; returns undefined when the email (or referral code) is already taken. */
+    async insert(row: NewUserRow, tx: DbOrTx = db): Promise<UserRow | undefined> {
+      const rows = await tx.insert(users).values(row).onConflictDoNothing().returning();
+      return rows[0];
+    },
+
+    async update(id: string, patch: Partial<NewUserRow>, tx: DbOrTx = db): Promise<UserRow | undefined> {
+      const rows = await tx.update(users).set(patch).where(eq(users.id, id)).returning();
+      return rows[0];
+    },
+
+    /** Mirrors the block flag onto the market account, if the API has created one yet. */
+    async setAccountBlocked(userId: string, blocked: boolean, tx: DbOrTx = db): Promise<void> {
+      await tx.update(accounts).set({ blocked }).where(eq(accounts.userId, userId));
+    },
+
+    async insertEmailToken(
+      row: { tokenHash: string; userId: string; purpose: 'reset' | 'verify'; expiresAt: Date },
+      tx: DbOrTx = db,
+    ): Promise<void> {
+      await tx.insert(emailTokens).values(row);
+    },
+
+    /** Marks an unused, unexpired token used and returns its user id; undefined otherwise (single use). */
+    async consumeEmailToken(
+      tokenHash: string,
+      purpose: 'reset' | 'verify',
+      tx: DbOrTx = db,
+    ): Promise<string | undefined> {
+      const rows = await tx
+        .update(emailTokens)
+        .set({ usedAt: sql`now()` })
+        .where(
+          and(
+            eq(emailTokens.tokenHash, tokenHash),
+            eq(emailTokens.purpose, purpose),
+            isNull(emailTokens.usedAt),
+            gt(emailTokens.expiresAt, sql`now()`),
+          ),
+        )
+        .returning({ userId: emailTokens.userId });
+      return rows[0]?.userId;
+    },
+
+    /** True when the token exists, is unused and unexpired (for showing the reset form). */
+    async isEmailTokenUsable(
+      tokenHash: string,
+      purpose: 'reset' | 'verify',
+      tx: DbOrTx = db,
+    ): Promise<boolean> {
+      const rows = await tx
+        .select({ userId: emailTokens.userId })
+        .from(emailTokens)
+        .where(
+          and(
+            eq(emailTokens.tokenHash, tokenHash),
+            eq(emailTokens.purpose, purpose),
+            isNull(emailTokens.usedAt),
+            gt(emailTokens.expiresAt, sql`now()`),
+          ),
+        )
+        .limit(1);
+      return rows.length > 0;
+    },
+
+    /** Invalidates every outstanding token of a purpose for a user (after a successful reset). */
+    async expireEmailTokens(userId: string, purpose: 'reset' | 'verify', tx: DbOrTx = db): Promise<void> {
+      await tx
+        .update(emailTokens)
+        .set({ usedAt: sql`now()` })
+        .where(
+          and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt)),
+        );
+    },
+
+    /** Deletes every stored OIDC artefact (sessions, grants, codes, refresh tokens) of a user. */
+    async revokeOidcArtefacts(userId: string, tx: DbOrTx = db): Promise<void> {
+      await tx.execute(sql`DELETE FROM oidc_payloads WHERE grant_id IN (
+        SELECT id FROM oidc_payloads WHERE type = 'Grant' AND payload->>'accountId' = ${userId})`);
+      await tx.execute(sql`DELETE FROM oidc_payloads WHERE payload->>'accountId' = ${userId}`);
+    },
+
+    transaction<T>(fn: (tx: DbOrTx) => Promise<T>): Promise<T> {
+      return db.transaction((tx) => fn(tx));
+    },
+  };
+}
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

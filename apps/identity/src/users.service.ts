@@ -1,0 +1,255 @@
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { AppError } from '@pm/contracts';
+import type { Mailer } from './mail.ts';
+import { resetMail, verifyMail } from './pages/mails.ts';
+import {
+  burnPasswordCheck,
+  checkNewPassword,
+  hashPassword,
+  normalizeEmail,
+  verifyPassword,
+} from './passwords.ts';
+import type { UserRow, UsersRepository } from './users.repository.ts';
+
+export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
+export const VERIFY_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const MSG = {
+  wrongCredentials: 'Wrong email or password.',
+  blocked: 'Your account is blocked. Contact support.',
+  emailTaken: 'An account with this email already exists.',
+  invalidEmail: 'Enter a valid email address.',
+  userNotFound: 'User not found',
+  resetSent: "We've just sent you an email to reset your password.",
+  linkInvalid: 'This link is invalid or has expired. Request a new one.',
+} as const;
+
+const REFCODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+function newReferralCode(): string {
+  let code = '';
+  for (let i = 0; i < 8; i++) code += REFCODE_ALPHABET[randomInt(REFCODE_ALPHABET.length)];
+  return code;
+}
+
+/** The mailed token: 128 random bits; only its SHA-256 is stored. */
+function newMailToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(16).toString('base64url');
+  return { token, tokenHash: hashMailToken(token) };
+}
+
+export function hashMailToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface UsersServiceDeps {
+  repo: UsersRepository;
+  mailer: Mailer;
+  /** Public base URL of this host (links in mails). */
+  issuer: () => string;
+  appUrl: string;
+}
+
+export type AuthResult = { ok: true; user: UserRow } | { ok: false; message: string };
+
+/** Account rules: sign-up, sign-in checks, mailed links, and the admin operations. */
+export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServiceDeps) {
+  /** Inserts with a fresh referral code, retrying on the rare code collision. */
+  async function insertUser(row: {
+    email: string;
+    passwordHash: string;
+    emailVerified?: boolean;
+    permissions?: string[];
+    invitedBy?: string | null;
+  }): Promise<UserRow | undefined> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const inserted = await repo.insert({ id: randomUUID(), referralCode: newReferralCode(), ...row });
+      if (inserted) return inserted;
+      if (await repo.findByEmail(row.email)) return undefined;
+    }
+    throw new AppError('INTERNAL', { message: 'could not allocate a referral code' });
+  }
+
+  async function sendVerifyMail(user: UserRow): Promise<void> {
+    const { token, tokenHash } = newMailToken();
+    await repo.insertEmailToken({
+      tokenHash,
+      userId: user.id,
+      purpose: 'verify',
+      expiresAt: new Date(Date.now() + VERIFY_TOKEN_TTL_MS),
+    });
+    await mailer.send(verifyMail(user.email, `${issuer()}/verify-email?token=${token}`, appUrl));
+  }
+
+  async function revokeEverything(userId: string): Promise<void> {
+    await repo.transaction(async (tx) => {
+      await repo.update(userId, { tokensValidAfter: new Date() }, tx);
+      await repo.revokeOidcArtefacts(userId, tx);
+    });
+  }
+
+  async function getUserByEmail(rawEmail: unknown): Promise<UserRow> {
+    const email = normalizeEmail(rawEmail);
+    const user = email ? await repo.findByEmail(email) : undefined;
+    if (!user) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.userNotFound });
+    return user;
+  }
+
+  return {
+    findById: (id: string) => repo.findById(id),
+
+    /** Creates or updates a user (launcher demo users, tests). */
+    async ensureUser(u: {
+      email: string;
+      password: string;
+      permissions?: string[];
+      emailVerified?: boolean;
+    }): Promise<{ id: string; referralCode: string }> {
+      const email = normalizeEmail(u.email);
+      if (!email) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.invalidEmail });
+      const passwordHash = await hashPassword(u.password);
+      const existing = await repo.findByEmail(email);
+      if (existing) {
+        const updated = await repo.update(existing.id, {
+          passwordHash,
+          ...(u.permissions ? { permissions: u.permissions } : {}),
+          ...(u.emailVerified !== undefined ? { emailVerified: u.emailVerified } : {}),
+        });
+        return { id: existing.id, referralCode: (updated ?? existing).referralCode };
+      }
+      const created = await insertUser({
+        email,
+        passwordHash,
+        permissions: u.permissions ?? [],
+        emailVerified: u.emailVerified ?? false,
+      });
+      if (!created) return this.ensureUser(u);
+      return { id: created.id, referralCode: created.referralCode };
+    },
+
+    /** Registers a customer, keeps a valid inviter code, and mails the verification link. */
+    async signUp(input: { email: unknown; password: unknown; ref?: unknown }): Promise<UserRow> {
+      const email = normalizeEmail(input.email);
+      if (!email) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.invalidEmail });
+      const problem = checkNewPassword(input.password);
+      if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
+      if (await repo.findByEmail(email)) throw new AppError('CONFLICT', { userMessage: MSG.emailTaken });
+      const ref = typeof input.ref === 'string' ? input.ref.trim().toUpperCase().slice(0, 32) : '';
+      const inviter = ref ? await repo.findByReferralCode(ref) : undefined;
+      const user = await insertUser({
+        email,
+        passwordHash: await hashPassword(input.password as string),
+        invitedBy: inviter?.referralCode ?? null,
+      });
+      if (!user) throw new AppError('CONFLICT', { userMessage: MSG.emailTaken });
+      // The account exists even if the mail relay is down; the user can still sign in.
+      await sendVerifyMail(user).catch((e: Error) =>
+        console.error(`identity: verification mail failed: ${e.message}`),
+      );
+      return user;
+    },
+
+    /** Checks credentials; the blocked message is only revealed to someone who knows the password. */
+    async authenticate(rawEmail: unknown, password: unknown): Promise<AuthResult> {
+      const email = normalizeEmail(rawEmail);
+      const pwd = typeof password === 'string' ? password.slice(0, 1024) : '';
+      const user = email ? await repo.findByEmail(email) : undefined;
+      if (!user) {
+        await burnPasswordCheck(pwd);
+        return { ok: false, message: MSG.wrongCredentials };
+      }
+      if (!(await verifyPassword(user.passwordHash, pwd)))
+        return { ok: false, message: MSG.wrongCredentials };
+      if (user.blocked) return { ok: false, message: MSG.blocked };
+      return { ok: true, user };
+    },
+
+    async recordLogin(userId: string, ip: string): Promise<void> {
+      await repo.update(userId, { lastLoginAt: new Date(), lastLoginIp: ip });
+    },
+
+    /** Mails a reset link when the email is known; the caller answers the same either way. */
+    async requestPasswordReset(rawEmail: unknown): Promise<void> {
+      const email = normalizeEmail(rawEmail);
+      const user = email ? await repo.findByEmail(email) : undefined;
+      if (!user) return;
+      const { token, tokenHash } = newMailToken();
+      await repo.insertEmailToken({
+        tokenHash,
+        userId: user.id,
+        purpose: 'reset',
+        expiresAt: new Date(Date.now() + RESET_TOKEN_TTL_MS),
+      });
+      await mailer.send(resetMail(user.email, `${issuer()}/reset-password?token=${token}`, appUrl));
+    },
+
+    isResetTokenUsable: (token: string) => repo.isEmailTokenUsable(hashMailToken(token), 'reset'),
+
+    /** Sets a new password from a mailed link (single use) and ends every session and grant. */
+    async resetPassword(token: string, password: unknown): Promise<void> {
+      const problem = checkNewPassword(password);
+      if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
+      const passwordHash = await hashPassword(password as string);
+      await repo.transaction(async (tx) => {
+        const userId = await repo.consumeEmailToken(hashMailToken(token), 'reset', tx);
+        if (!userId) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.linkInvalid });
+        // Receiving the mail proves the address, so the reset also verifies it.
+        await repo.update(userId, { passwordHash, tokensValidAfter: new Date(), emailVerified: true }, tx);
+        await repo.expireEmailTokens(userId, 'reset', tx);
+        await repo.revokeOidcArtefacts(userId, tx);
+      });
+    },
+
+    /** Marks the address verified from the mailed link; false when the link is unusable. */
+    async verifyEmail(token: string): Promise<boolean> {
+      return repo.transaction(async (tx) => {
+        const userId = await repo.consumeEmailToken(hashMailToken(token), 'verify', tx);
+        if (!userId) return false;
+        await repo.update(userId, { emailVerified: true }, tx);
+        return true;
+      });
+    },
+
+    /** Admin: toggles the block; blocking revokes every grant and flags the market account. */
+    async toggleBlock(rawEmail: unknown): Promise<{ blocked: boolean; email: string }> {
+      const user = await getUserByEmail(rawEmail);
+      const blocked = !user.blocked;
+      await repo.transaction(async (tx) => {
+        await repo.update(user.id, blocked ? { blocked, tokensValidAfter: new Date() } : { blocked }, tx);
+        await repo.setAccountBlocked(user.id, blocked, tx);
+        if (blocked) await repo.revokeOidcArtefacts(user.id, tx);
+      });
+      return { blocked, email: user.email };
+    },
+
+    /** Admin: the user data the admin area shows. */
+    async getInfo(rawEmail: unknown) {
+      const user = await getUserByEmail(rawEmail);
+      return {
+        username: user.email.split('@')[0] || user.email,
+        emailVerified: user.emailVerified,
+        email: user.email,
+        inviteCode: user.referralCode,
+        created: user.createdAt.toISOString(),
+        lastLogin: user.lastLoginAt ? user.lastLoginAt.toISOString() : null,
+        lastIp: user.lastLoginIp,
+        blocked: user.blocked,
+        userId: user.id,
+        invitedBy: user.invitedBy,
+      };
+    },
+
+    /** Admin: sets a password chosen by staff and revokes the user's grants. */
+    async adminSetPassword(rawEmail: unknown, password: unknown): Promise<{ email: string }> {
+      const user = await getUserByEmail(rawEmail);
+      const problem = checkNewPassword(password);
+      if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
+      const passwordHash = await hashPassword(password as string);
+      await repo.update(user.id, { passwordHash });
+      await revokeEverything(user.id);
+      return { email: user.email };
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

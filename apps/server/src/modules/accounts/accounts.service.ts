@@ -1,0 +1,137 @@
+import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
+import type { Db, DbHandle } from '@pm/db';
+import { drizzleOf } from '../../platform/db.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
+import { type AccountRow, createAccountRepository } from './accounts.repository.ts';
+
+export interface EnsureAccountInput {
+  userId: string;
+  email: string;
+  permissions?: string[] | undefined;
+  refcode?: string | null | undefined;
+}
+
+export interface PatchAccountOptions {
+  /** Client's `Idempotency-Key` for the balance change: a retried adjustment is applied once. */
+  idemKey?: string | undefined;
+  /** Staff user making the change (recorded in the ledger memo when no memo is given). */
+  actorId: string;
+}
+
+export interface AccountService {
+  /** The account, or NOT_FOUND. */
+  getAccount(userId: string): Promise<TAccount>;
+  /** Creates the account if missing (email, refcode, permissions only used on creation); returns it. */
+  ensureAccount(input: EnsureAccountInput): Promise<TAccount>;
+  /** Staff edit: grant/revoke permissions and/or adjust the balance through the ledger, atomically. */
+  patchAccount(userId: string, patch: TPatchAccountRequest, options: PatchAccountOptions): Promise<TAccount>;
+  /** True when the account exists and is blocked. */
+  isBlocked(userId: string): Promise<boolean>;
+}
+
+/** Maps a stored account to its wire shape. */
+export function toAccount(row: AccountRow): TAccount {
+  return {
+    userID: row.userId,
+    email: row.email,
+    balanceC: row.balanceC,
+    balanceCents: row.balanceC,
+    permissions: row.permissions,
+    refcode: row.refcode,
+    blocked: row.blocked,
+  };
+}
+
+const notFound = (userId: string) =>
+  new AppError('NOT_FOUND', { message: `no account ${userId}`, userMessage: 'Account not found' });
+
+/** Applies add/remove to a permission list, keeping the existing order and no duplicates. */
+export function applyPermissionChange(
+  current: string[],
+  change: { add?: string[]; remove?: string[] },
+): string[] {
+  const remove = new Set(change.remove ?? []);
+  const next = current.filter((p) => !remove.has(p));
+  for (const p of change.add ?? []) if (!next.includes(p)) next.push(p);
+  return next;
+}
+
+/** Builds the accounts service; balance changes go through `ledger` only. */
+export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerService, 'move'>): AccountService {
+  const drizzleDb = drizzleOf(db);
+  const repo = createAccountRepository(drizzleDb);
+
+  return {
+    async getAccount(userId) {
+      const row = await repo.findById(userId);
+      if (!row) throw notFound(userId);
+      return toAccount(row);
+    },
+    async ensureAccount(input) {
+      await repo.insertIfMissing({
+        userId: input.userId,
+        email: input.email,
+        permissions: [...new Set(input.permissions ?? [])],
+        refcode: input.refcode ?? null,
+      });
+      const row = await repo.findById(input.userId);
+      if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
+      return toAccount(row);
+    },
+    async patchAccount(userId, patch, options) {
+      const both = (patch.permissions?.add ?? []).filter((p) => patch.permissions?.remove?.includes(p));
+      if (both.length > 0) {
+        throw new AppError('VALIDATION_FAILED', {
+          userMessage: `permissions: ${both[0]} is both added and removed`,
+          details: { field: 'permissions' },
+        });
+      }
+      return drizzleDb.transaction(async (tx) => {
+        const row = await repo.lockById(userId, tx);
+        if (!row) throw notFound(userId);
+        if (patch.permissions) {
+          await repo.setPermissions(userId, applyPermissionChange(row.permissions, patch.permissions), tx);
+        }
+        if (patch.balanceDeltaC !== undefined) {
+          try {
+            await ledger.move(
+              {
+                userId,
+                amountC: patch.balanceDeltaC,
+                type: 'adjustment',
+                memo: patch.memo ?? 'Balance adjustment',
+                // Scoped by target account so one client key cannot collide across users.
+                idemKey:
+                  options.idemKey === undefined ? undefined : `adjustment:${userId}:${options.idemKey}`,
+              },
+              tx,
+            );
+          } catch (e) {
+            if (isAppError(e) && e.code === 'PAYMENT_REQUIRED') {
+              throw new AppError('CONFLICT', {
+                message: `adjustment ${patch.balanceDeltaC} by ${options.actorId} would make ${userId} negative`,
+                userMessage: 'Balance cannot go below zero',
+                cause: e,
+              });
+            }
+            throw e;
+          }
+        }
+        const updated = await repo.findById(userId, tx);
+        if (!updated) throw notFound(userId);
+        return toAccount(updated);
+      });
+    },
+    async isBlocked(userId) {
+      return (await repo.findBlocked(userId)) === true;
+    },
+  };
+}
+
+/** Creates the account if missing (used by the launcher for demo users). */
+export function ensureAccount(db: DbHandle | Db, input: EnsureAccountInput): Promise<TAccount> {
+  const noLedger = {
+    move: () => Promise.reject(new AppError('INTERNAL', { message: 'ensureAccount moves no money' })),
+  };
+  return createAccountService(db, noLedger).ensureAccount(input);
+}

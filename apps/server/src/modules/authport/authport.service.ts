@@ -1,0 +1,36 @@
+import { AppError } from '@pm/contracts';
+import type { TAuthPortCreateResponse } from '@pm/contracts/leases';
+import type { LeaseService } from '../leases/lease.service.ts';
+
+export interface AuthPortServiceDeps {
+  leases: Pick<LeaseService, 'getLease' | 'allocateAuthPort'>;
+}
+
+export interface Caller {
+  userId: string;
+  isStaff: boolean;
+}
+
+export type AuthPortService = ReturnType<typeof createAuthPortService>;
+
+/** No-auth ports of leases (SPEC 7 `POST /authport/create/{id}`). */
+export function createAuthPortService(deps: AuthPortServiceDeps) {
+  return {
+    /**
+     * Allocates (or keeps) the lease's no-auth port on its node and stores the whitelist. Only the
+     * lease's owner (or staff) may; another user's lease is NOT_FOUND so ids cannot be probed.
+     */
+    async createAuthPort(
+      caller: Caller,
+      leaseId: string,
+      whitelist: string | readonly string[],
+    ): Promise<TAuthPortCreateResponse> {
+      const lease = await deps.leases.getLease(leaseId);
+      if (lease.userId !== caller.userId && !caller.isStaff) {
+        throw new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
+      }
+      const authPort = await deps.leases.allocateAuthPort(leaseId, whitelist);
+      return { status: 'AUTHPORT_CREATED', authPort };
+    },
+  };
+}

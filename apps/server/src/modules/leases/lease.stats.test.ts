@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseWhitelist } from '@pm/contracts/leases';
+import { computeFailPct, computeLeaseStats, isAutoRefundDue, isRefundable } from './lease.stats.ts';
+
+const HOUR = 3600_000;
+const base = {
+  start: new Date(0),
+  endedAt: null,
+  static: false,
+  reqs: 10,
+  fails: 4,
+  inBytes: 1000,
+  outBytes: 2000,
+};
+const offline = { online: false, speedBps: null };
+
+test('failPct is fails / reqs * 100 and 0 without requests', () => {
+  assert.equal(computeFailPct(0, 0), 0);
+  assert.equal(computeFailPct(3, 1), 33.33);
+  assert.deepEqual(computeLeaseStats(base, offline, HOUR), {
+    reqs: 10,
+    failPct: 40,
+    inBytes: 1000,
+    outBytes: 2000,
+    refundable: true,
+  });
+});
+
+test('refundable only in the first 4 hours, agent offline, traffic under 100 MB, speed under 500 kbps', () => {
+  assert.equal(isRefundable(base, offline, 4 * HOUR - 1), true);
+  assert.equal(isRefundable(base, offline, 4 * HOUR), false);
+  assert.equal(isRefundable(base, { online: true, speedBps: null }, HOUR), false);
+  assert.equal(isRefundable({ ...base, inBytes: 60e6, outBytes: 40e6 }, offline, HOUR), false);
+  assert.equal(isRefundable({ ...base, inBytes: 60e6, outBytes: 40e6 - 1 }, offline, HOUR), true);
+  assert.equal(isRefundable(base, { online: false, speedBps: 500_000 }, HOUR), false);
+  assert.equal(isRefundable(base, { online: false, speedBps: 499_999 }, HOUR), true);
+  assert.equal(isRefundable({ ...base, endedAt: new Date(1) }, offline, HOUR), false);
+});
+
+test('static leases: refundable within 1 hour only if unused', () => {
+  const stat = { ...base, static: true, reqs: 0 };
+  assert.equal(isRefundable(stat, { online: true, speedBps: 1e9 }, HOUR - 1), true);
+  assert.equal(isRefundable(stat, offline, HOUR), false);
+  assert.equal(isRefundable({ ...stat, reqs: 1 }, offline, 1), false);
+});
+
+test('auto-refund fires at 40% failed with enough requests', () => {
+  assert.equal(isAutoRefundDue({ reqs: 10, fails: 4, endedAt: null }), true);
+  assert.equal(isAutoRefundDue({ reqs: 10, fails: 3, endedAt: null }), false);
+  assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }), false);
+  assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }, 1), true);
+});
+
+test('whitelist parsing: IPv4 octets 0-255, CIDR /0-32, first bad entry named', () => {
+  assert.deepEqual(parseWhitelist('1.2.3.4, 0.0.0.0/0,255.255.255.255/32'), {
+    ok: true,
+    entries: ['1.2.3.4', '0.0.0.0/0', '255.255.255.255/32'],
+  });
+  assert.deepEqual(parseWhitelist(''), { ok: true, entries: [] });
+  for (const bad of ['1.2.3', '1.2.3.256', '1.2.3.4/33', 'a.b.c.d', '1.2.3.4/', '::1', '1.2.3.4.5']) {
+    assert.deepEqual(parseWhitelist(`9.9.9.9,${bad}`), { ok: false, bad }, bad);
+  }
+});

@@ -1,0 +1,76 @@
+import {
+  AUTO_REFUND_FAIL_PCT,
+  REFUND_MAX_SPEED_BPS,
+  REFUND_MAX_TRAFFIC_BYTES,
+  REFUND_WINDOW_MS,
+  type TLeaseStats,
+} from '@pm/contracts/leases';
+
+/** The lease columns the stats are computed from. */
+export interface LeaseStatsInput {
+  start: Date;
+  endedAt: Date | null;
+  static: boolean;
+  reqs: number;
+  fails: number;
+  inBytes: number;
+  outBytes: number;
+}
+
+/** The agent columns the refund rule reads. */
+export interface AgentStatsInput {
+  online: boolean;
+  speedBps: number | null;
+}
+
+/** Static proxies are refundable within 1 hour, only if unused (SPEC 9). */
+export const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
+/** Requests a lease needs before the 40%-failed auto-refund can fire, so one early failure is not 100%. */
+export const AUTO_REFUND_MIN_REQUESTS = 10;
+
+/** fails / reqs * 100, rounded to 2 decimals; 0 without requests. */
+export function computeFailPct(reqs: number, fails: number): number {
+  if (reqs <= 0) return 0;
+  return Math.round((Math.min(fails, reqs) / reqs) * 10000) / 100;
+}
+
+/**
+ * Whether the customer may refund (SPEC 9): a leased proxy within the first 4 hours, if the agent is
+ * offline, traffic under 100 MB and speed under 500 kbps (an agent never speed-tested counts as 0);
+ * a static proxy within 1 hour, only if unused. Never after the lease ended.
+ */
+export function isRefundable(lease: LeaseStatsInput, agent: AgentStatsInput, nowMs: number): boolean {
+  if (lease.endedAt) return false;
+  const ageMs = nowMs - lease.start.getTime();
+  if (lease.static) return ageMs < STATIC_REFUND_WINDOW_MS && lease.reqs === 0;
+  return (
+    ageMs < REFUND_WINDOW_MS &&
+    !agent.online &&
+    lease.inBytes + lease.outBytes < REFUND_MAX_TRAFFIC_BYTES &&
+    (agent.speedBps ?? 0) < REFUND_MAX_SPEED_BPS
+  );
+}
+
+/** Lease `stats` for the API (SPEC 3). */
+export function computeLeaseStats(
+  lease: LeaseStatsInput,
+  agent: AgentStatsInput,
+  nowMs: number,
+): TLeaseStats {
+  return {
+    reqs: lease.reqs,
+    failPct: computeFailPct(lease.reqs, lease.fails),
+    inBytes: lease.inBytes,
+    outBytes: lease.outBytes,
+    refundable: isRefundable(lease, agent, nowMs),
+  };
+}
+
+/** Input of the auto-refund job (SPEC 9: 40% or more of SOCKS requests failed). */
+export function isAutoRefundDue(
+  lease: Pick<LeaseStatsInput, 'reqs' | 'fails' | 'endedAt'>,
+  minRequests = AUTO_REFUND_MIN_REQUESTS,
+): boolean {
+  if (lease.endedAt || lease.reqs < minRequests) return false;
+  return computeFailPct(lease.reqs, lease.fails) >= AUTO_REFUND_FAIL_PCT;
+}

@@ -1,0 +1,163 @@
+import { AppError, type TTxRecord, type TTxRecordsResponse, type TxType } from '@pm/contracts';
+import type { Db, DbHandle, DbOrTx } from '@pm/db';
+import { drizzleOf } from '../../platform/db.ts';
+import { createLedgerRepository, type LedgerRepository, type TxRecordRow } from './ledger.repository.ts';
+
+export interface MoveInput {
+  userId: string;
+  /** Signed, non-zero integer cents: positive credits, negative debits. */
+  amountC: number;
+  type: TxType;
+  memo?: string | undefined;
+  /**
+   * Required for every credit from outside (chain payment, referral reward, admin adjustment):
+   * a replayed key changes nothing and returns the original record.
+   */
+  idemKey?: string | undefined;
+}
+
+export interface MoveResult {
+  record: TTxRecord;
+  /** The account balance after this call (for a replay: the current balance). */
+  balanceC: number;
+  /** True when `idemKey` had been used already and nothing changed. */
+  replayed: boolean;
+}
+
+export interface ListTxRecordsInput {
+  userId: string;
+  offset: number;
+  limit: number;
+  start?: Date | undefined;
+  end?: Date | undefined;
+}
+
+/** The one way money moves: every balance change is one locked update plus one ledger row. */
+export interface LedgerService {
+  /**
+   * Moves `amountC` into (or out of) the account in one transaction: locks the account row,
+   * refuses with PAYMENT_REQUIRED if the balance would go below zero, updates the balance and
+   * writes the txrecord with the new balance. Pass `tx` to run inside the caller's transaction
+   * (e.g. create a lease and debit atomically); the caller's transaction then owns commit/rollback.
+   * Throws NOT_FOUND when the account does not exist, CONFLICT when `idemKey` was used for a
+   * different move.
+   */
+  move(input: MoveInput, tx?: DbOrTx): Promise<MoveResult>;
+  /** One page of an account's records, newest first, plus the total matching the date filter. */
+  listTxRecords(input: ListTxRecordsInput, tx?: DbOrTx): Promise<TTxRecordsResponse>;
+}
+
+/** Maps a stored ledger row to its wire shape. */
+export function toTxRecord(row: TxRecordRow): TTxRecord {
+  return {
+    id: row.id,
+    time: row.time.toISOString(),
+    type: row.type,
+    memo: row.memo,
+    amtC: row.amtC,
+    balC: row.balC,
+  };
+}
+
+/** PostgreSQL error code, whether or not the driver error is wrapped (Drizzle wraps it in `cause`). */
+function pgCode(e: unknown): string | undefined {
+  for (let cur = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function assertSameMove(existing: TxRecordRow, input: MoveInput): void {
+  if (existing.userId !== input.userId || existing.amtC !== input.amountC || existing.type !== input.type) {
+    throw new AppError('CONFLICT', {
+      message: `idempotency key ${input.idemKey} reused for a different move (record ${existing.id})`,
+      userMessage: 'Idempotency key was already used for a different request',
+    });
+  }
+}
+
+/** Builds the ledger over a database (a `DbHandle` or a Drizzle `Db`). */
+export function createLedgerService(db: DbHandle | Db): LedgerService {
+  const drizzleDb = drizzleOf(db);
+  const repo: LedgerRepository = createLedgerRepository(drizzleDb);
+
+  async function moveIn(input: MoveInput, tx: DbOrTx): Promise<MoveResult> {
+    const balanceC = await repo.lockBalance(input.userId, tx);
+    if (balanceC === undefined) {
+      throw new AppError('NOT_FOUND', {
+        message: `no account ${input.userId}`,
+        userMessage: 'Account not found',
+      });
+    }
+    // Checked under the row lock: a concurrent replay of the same key for this account has committed by now.
+    if (input.idemKey !== undefined) {
+      const existing = await repo.findByIdemKey(input.idemKey, tx);
+      if (existing) {
+        assertSameMove(existing, input);
+        return { record: toTxRecord(existing), balanceC, replayed: true };
+      }
+    }
+    const newBalanceC = balanceC + input.amountC;
+    if (newBalanceC < 0) {
+      throw new AppError('PAYMENT_REQUIRED', {
+        message: `balance ${balanceC} cannot take ${input.amountC} (${input.type})`,
+        userMessage: 'Not enough funds',
+      });
+    }
+    const row = await repo.insert(
+      {
+        userId: input.userId,
+        type: input.type,
+        memo: input.memo ?? '',
+        amtC: input.amountC,
+        balC: newBalanceC,
+        idemKey: input.idemKey ?? null,
+      },
+      tx,
+    );
+    if (!row) {
+      // The unique index caught a concurrent insert of the same key (possible only across accounts).
+      const existing = await repo.findByIdemKey(input.idemKey ?? '', tx);
+      if (!existing)
+        throw new AppError('INTERNAL', { message: 'txrecord insert conflicted but no record found' });
+      assertSameMove(existing, input);
+      return { record: toTxRecord(existing), balanceC, replayed: true };
+    }
+    await repo.setBalance(input.userId, newBalanceC, tx);
+    return { record: toTxRecord(row), balanceC: newBalanceC, replayed: false };
+  }
+
+  return {
+    async move(input, tx) {
+      if (!Number.isSafeInteger(input.amountC) || input.amountC === 0) {
+        throw new AppError('VALIDATION_FAILED', {
+          message: `ledger amount must be a non-zero integer of cents, got ${input.amountC}`,
+          details: { field: 'amountC' },
+        });
+      }
+      if (input.idemKey !== undefined && (input.idemKey.length === 0 || input.idemKey.length > 300)) {
+        throw new AppError('VALIDATION_FAILED', { message: 'idempotency key must be 1-300 characters' });
+      }
+      try {
+        if (tx) return await moveIn(input, tx);
+        return await drizzleDb.transaction((t) => moveIn(input, t));
+      } catch (e) {
+        // The check constraints are the backstop; the lock above should make this unreachable.
+        if (pgCode(e) === '23514') {
+          throw new AppError('PAYMENT_REQUIRED', { message: 'balance check constraint', cause: e });
+        }
+        throw e;
+      }
+    },
+    async listTxRecords(input, tx) {
+      const filter = { userId: input.userId, start: input.start, end: input.end };
+      const [rows, total] = await Promise.all([
+        repo.findRecords({ ...filter, offset: input.offset, limit: input.limit }, tx),
+        repo.countRecords(filter, tx),
+      ]);
+      return { txRecords: rows.map(toTxRecord), total };
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import { AppError, isStaff } from '@pm/contracts';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import type { OidcConfig } from './config.ts';
+
+/** Who is calling, from a verified access token. */
+export interface Principal {
+  /** Token `sub`: the account's user id. */
+  userId: string;
+  /** `email` claim, '' when absent (used only when the account is created). */
+  email: string;
+  /** `referral_code` claim (or a namespaced `…/referral_code`), used only when the account is created. */
+  refcode: string | null;
+  /** From the configured permissions claim. */
+  permissions: string[];
+  /** Holds both read:users and update:accounts. */
+  isStaff: boolean;
+}
+
+/** Per-route access level, set as `config: { auth }`; routes without it need a signed-in, unblocked user. */
+export type AuthLevel = 'public' | 'user' | 'staff';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthLevel;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface TokenVerifier {
+  /** Verifies a bearer token; throws UNAUTHENTICATED (bad token) or UNAVAILABLE (issuer unreachable). */
+  verify(token: string): Promise<Principal>;
+}
+
+const DISCOVERY_TIMEOUT_MS = 5000;
+const JOSE_UNAVAILABLE = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
+
+/** Reads a claim by exact name first (namespaced claims contain dots), then as a dotted path. */
+function readClaim(payload: JWTPayload, name: string): unknown {
+  if (name in payload) return payload[name];
+  let cur: unknown = payload;
+  for (const part of name.split('.')) {
+    if (!cur || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function readPermissions(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter(Boolean);
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}
+
+function readRefcode(payload: JWTPayload): string | null {
+  const key =
+    'referral_code' in payload
+      ? 'referral_code'
+      : Object.keys(payload).find((k) => k.endsWith('/referral_code'));
+  const v = key ? payload[key] : undefined;
+  return typeof v === 'string' && v.length > 0 && v.length <= 64 ? v : null;
+}
+
+/** Maps a jose or fetch failure to 401 (the token is bad) or 503 (we could not get the keys). */
+function toAuthError(e: unknown): AppError {
+  const code = (e as { code?: unknown })?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  const isJose = typeof code === 'string' && code.startsWith('ERR_J');
+  if (!isJose || JOSE_UNAVAILABLE.has(code) || /JSON Web Key Set HTTP response/.test(message)) {
+    return new AppError('UNAVAILABLE', { message: `cannot get signing keys: ${message}`, cause: e });
+  }
+  return new AppError('UNAUTHENTICATED', { message: `token rejected: ${code} ${message}` });
+}
+
+/** Reads `jwks_uri` from the issuer's discovery document; its `issuer` must match exactly. */
+async function discoverJwksUri(issuer: string): Promise<string> {
+  const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+  const res = await fetch(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`discovery ${url} answered ${res.status}`);
+  const doc = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
+  if (doc.issuer !== issuer)
+    throw new Error(`discovery issuer ${String(doc.issuer)} does not match ${issuer}`);
+  if (typeof doc.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
+  return doc.jwks_uri;
+}
+
+/**
+ * Checks access tokens with jose against the issuer's JWKS, pinning issuer, audience and
+ * algorithms. Discovery (when no jwksUri is configured) happens on first use and is retried
+ * on the next request after a failure.
+ */
+export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
+  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  const getKeys = () => {
+    if (!keys) {
+      const pending = (async () =>
+        createRemoteJWKSet(new URL(oidc.jwksUri ?? (await discoverJwksUri(oidc.issuer))), {
+          timeoutDuration: DISCOVERY_TIMEOUT_MS,
+        }))();
+      keys = pending;
+      // A failed discovery is forgotten, so the next request tries again.
+      pending.catch(() => {
+        if (keys === pending) keys = undefined;
+      });
+    }
+    return keys;
+  };
+
+  return {
+    async verify(token) {
+      let jwks: ReturnType<typeof createRemoteJWKSet>;
+      try {
+        jwks = await getKeys();
+      } catch (e) {
+        throw new AppError('UNAVAILABLE', {
+          message: `OIDC discovery failed: ${(e as Error).message}`,
+          cause: e,
+        });
+      }
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer: oidc.issuer,
+          audience: oidc.audience,
+          algorithms: oidc.algorithms,
+        }));
+      } catch (e) {
+        throw toAuthError(e);
+      }
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
+        throw new AppError('UNAUTHENTICATED', { message: 'token has no usable sub' });
+      }
+      const permissions = readPermissions(readClaim(payload, oidc.permissionsClaim));
+      return {
+        userId: payload.sub,
+        email: typeof payload.email === 'string' ? payload.email : '',
+        refcode: readRefcode(payload),
+        permissions,
+        isStaff: isStaff(permissions),
+      };
+    },
+  };
+}
+
+export interface AuthHookDeps {
+  verifier: TokenVerifier;
+  /** True when the account exists and is blocked. */
+  isBlocked(userId: string): Promise<boolean>;
+  /** How long a "not blocked" answer may be reused; 0 checks the database on every request. */
+  blockCacheMs: number;
+}
+
+const MAX_CACHED_USERS = 10_000;
+
+/**
+ * The onRequest hook that authenticates every route unless its config says `auth: 'public'`:
+ * bearer token -> Principal, refuses blocked accounts, and staff routes for non-staff.
+ */
+export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
+  const notBlockedUntil = new Map<string, number>();
+
+  async function assertNotBlocked(userId: string): Promise<void> {
+    const now = Date.now();
+    if ((notBlockedUntil.get(userId) ?? 0) > now) return;
+    if (await deps.isBlocked(userId)) {
+      notBlockedUntil.delete(userId);
+      throw new AppError('FORBIDDEN', {
+        message: `blocked account ${userId}`,
+        userMessage: 'Account blocked',
+      });
+    }
+    if (deps.blockCacheMs <= 0) return;
+    if (notBlockedUntil.size >= MAX_CACHED_USERS) notBlockedUntil.clear();
+    notBlockedUntil.set(userId, now + deps.blockCacheMs);
+  }
+
+  return async function authenticate(req) {
+    req.principal = null;
+    const level = req.routeOptions.config?.auth ?? 'user';
+    // CORS preflights and unknown routes need no token (the 404 says nothing about accounts).
+    if (req.method === 'OPTIONS' || req.is404 || level === 'public') return;
+    const header = req.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer +([\w.~+/=-]{1,8192})\s*$/i.exec(header) : null;
+    if (!match?.[1]) throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });
+    const principal = await deps.verifier.verify(match[1]);
+    await assertNotBlocked(principal.userId);
+    if (level === 'staff' && !principal.isStaff) {
+      throw new AppError('FORBIDDEN', {
+        message: `${principal.userId} is not staff`,
+        userMessage: 'Staff permissions required',
+      });
+    }
+    req.principal = principal;
+  };
+}
+
+/** The caller of an authenticated route (throws UNAUTHENTICATED on a public one). */
+export function getPrincipal(req: FastifyRequest): Principal {
+  if (!req.principal) throw new AppError('UNAUTHENTICATED', { message: 'route has no principal' });
+  return req.principal;
+}

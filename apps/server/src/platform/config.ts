@@ -1,0 +1,44 @@
+import type { TEnvironment } from '@pm/contracts';
+import type { DbHandle } from '@pm/db';
+
+/** How access tokens are checked: only through the issuer's JWKS, with issuer, audience and algorithms pinned. */
+export interface OidcConfig {
+  /** Exact `iss` value (also the discovery base when `jwksUri` is not given). */
+  issuer: string;
+  /** Required `aud` value (the API identifier). */
+  audience: string;
+  /** Allowed JWS algorithms, e.g. ['ES256']. */
+  algorithms: string[];
+  /** Claim holding the permissions array; a dotted path (`realm_access.roles`) reaches into objects. */
+  permissionsClaim: string;
+  /** Else read from `${issuer}/.well-known/openid-configuration` on first use. */
+  jwksUri?: string | undefined;
+}
+
+export interface WebConfig {
+  host: string;
+  port: number;
+  /** Directory of the built SPA (index.html, assets/). */
+  root: string;
+  environments: TEnvironment[];
+}
+
+export interface ServerConfig {
+  /** API listener (tests: 127.0.0.1 and port 0). */
+  host: string;
+  port: number;
+  /** A migrated database. */
+  db: DbHandle;
+  oidc: OidcConfig;
+  corsOrigins: string[];
+  /** Optional second listener serving the built SPA and `/environments.json`. */
+  web?: WebConfig | undefined;
+  logLevel?: string | undefined;
+  /** How long a "not blocked" answer may be cached per user; default 1000. */
+  blockCacheMs?: number | undefined;
+}
+
+/** `http://host:port`, with brackets around an IPv6 host. */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

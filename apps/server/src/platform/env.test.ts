@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readEnvConfig } from './env.ts';
+
+test('defaults and lists', () => {
+  const c = readEnvConfig({
+    OIDC_ISSUER: 'http://127.0.0.1:9000',
+    OIDC_AUDIENCE: 'https://api.market.test',
+    CORS_ORIGINS: 'http://127.0.0.1:5173, https://app.example',
+    OIDC_ALGS: 'ES256,RS256',
+  });
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.port, 7301);
+  assert.deepEqual(c.oidc.algorithms, ['ES256', 'RS256']);
+  assert.equal(c.oidc.permissionsClaim, 'permissions');
+  assert.deepEqual(c.corsOrigins, ['http://127.0.0.1:5173', 'https://app.example']);
+  assert.equal(c.blockCacheMs, 1000);
+  assert.equal(c.web, undefined);
+});
+
+test('every bad value is named in one error', () => {
+  assert.throws(
+    () => readEnvConfig({ PORT: 'eighty', OIDC_ALGS: 'HS256,none', LOG_LEVEL: 'loud', WEB_PORT: '8081' }),
+    (e: Error) =>
+      [
+        'OIDC_ISSUER is required',
+        'OIDC_AUDIENCE is required',
+        'PORT must be an integer',
+        'OIDC_ALGS: "HS256"',
+        'OIDC_ALGS: "none"',
+        'LOG_LEVEL must be one of',
+        'WEB_ROOT is required',
+      ].every((s) => e.message.includes(s)),
+  );
+});
+
+test('the web listener reads its environments file', () => {
+  const file = JSON.stringify({ environments: [] });
+  const c = readEnvConfig(
+    {
+      OIDC_ISSUER: 'http://127.0.0.1:9000',
+      OIDC_AUDIENCE: 'a',
+      WEB_PORT: '0',
+      WEB_ROOT: 'dist',
+      WEB_ENVIRONMENTS_FILE: 'envs.json',
+    },
+    () => file,
+  );
+  assert.deepEqual(c.web, { host: '127.0.0.1', port: 0, root: 'dist', environments: [] });
+  assert.throws(
+    () =>
+      readEnvConfig(
+        {
+          OIDC_ISSUER: 'http://x',
+          OIDC_AUDIENCE: 'a',
+          WEB_PORT: '0',
+          WEB_ROOT: 'dist',
+          WEB_ENVIRONMENTS_FILE: 'f',
+        },
+        () => '{"environments":[{"name":1}]}',
+      ),
+    /WEB_ENVIRONMENTS_FILE f is not a valid environments file/,
+  );
+});

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
+import type { OidcConfig } from './config.ts';
+
+/** Everything `main.ts` reads from the environment, validated. */
+export interface EnvConfig {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  oidc: OidcConfig;
+  corsOrigins: string[];
+  logLevel: string;
+  blockCacheMs: number;
+  web: { host: string; port: number; root: string; environments: TEnvironment[] } | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Reads and validates the server's environment variables; throws one Error naming every bad
+ * value, so a misconfigured deployment fails at start with a clear message.
+ */
+export function readEnvConfig(
+  env: NodeJS.ProcessEnv,
+  readFile = (p: string) => readFileSync(p, 'utf8'),
+): EnvConfig {
+  const problems: string[] = [];
+  const str = (name: string, fallback?: string): string => {
+    const v = env[name]?.trim();
+    if (v) return v;
+    if (fallback === undefined) problems.push(`${name} is required`);
+    return fallback ?? '';
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max)
+      problems.push(`${name} must be an integer ${min}-${max}, got "${raw}"`);
+    return n;
+  };
+  const url = (name: string, value: string): void => {
+    if (!value) return;
+    try {
+      new URL(value);
+    } catch {
+      problems.push(`${name} must be a URL, got "${value}"`);
+    }
+  };
+  const list = (name: string, fallback: string): string[] =>
+    str(name, fallback)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+
+  const issuer = str('OIDC_ISSUER');
+  url('OIDC_ISSUER', issuer);
+  const jwksUri = env.OIDC_JWKS_URI?.trim() || undefined;
+  if (jwksUri) url('OIDC_JWKS_URI', jwksUri);
+  const algorithms = list('OIDC_ALGS', 'ES256');
+  for (const alg of algorithms) {
+    if (!/^(ES|RS|PS)(256|384|512)$|^EdDSA$|^Ed25519$/.test(alg))
+      problems.push(`OIDC_ALGS: "${alg}" is not an asymmetric JWS algorithm`);
+  }
+  const corsOrigins = list('CORS_ORIGINS', '');
+  for (const o of corsOrigins) url('CORS_ORIGINS', o);
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  let web: EnvConfig['web'];
+  const webPort = env.WEB_PORT?.trim();
+  if (webPort) {
+    const root = str('WEB_ROOT');
+    const file = str('WEB_ENVIRONMENTS_FILE');
+    let environments: TEnvironment[] = [];
+    if (file) {
+      try {
+        environments = ZEnvironmentsFile.parse(JSON.parse(readFile(file))).environments;
+      } catch (e) {
+        problems.push(
+          `WEB_ENVIRONMENTS_FILE ${file} is not a valid environments file: ${(e as Error).message}`,
+        );
+      }
+    }
+    web = {
+      host: str('WEB_HOST', str('HOST', '127.0.0.1')),
+      port: int('WEB_PORT', 0, 0, 65535),
+      root,
+      environments,
+    };
+  }
+
+  const config: EnvConfig = {
+    host: str('HOST', '127.0.0.1'),
+    port: int('PORT', 7301, 0, 65535),
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    dataDir: str('DATA_DIR', './data'),
+    oidc: {
+      issuer,
+      audience: str('OIDC_AUDIENCE'),
+      algorithms,
+      permissionsClaim: str('PERMISSIONS_CLAIM', 'permissions'),
+      jwksUri,
+    },
+    corsOrigins,
+    logLevel,
+    blockCacheMs: int('BLOCK_CACHE_MS', 1000, 0, 60_000),
+    web,
+  };
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return config;
+}

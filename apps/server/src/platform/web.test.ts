@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
+import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import type { FastifyInstance } from 'fastify';
+import { type ServerConfig, start } from '../index.ts';
+import { buildWebApp } from './web.ts';
+
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/assets/app-1a2b.js"></script></head><body></body></html>';
+const environment: TEnvironment = {
+  name: 'local',
+  origins: ['http://127.0.0.1:5173'],
+  apiUrl: 'http://127.0.0.1:8080',
+  portsApiUrl: 'http://127.0.0.1:8080',
+  issuer: 'http://127.0.0.1:9000',
+  clientId: 'web',
+  audience: 'https://api.market.test',
+  siteUrl: 'http://127.0.0.1:5173/',
+  support: { email: 'support@example.test', messenger: '@support', messengerUrl: 'https://t.me/support' },
+  termsVersion: 3,
+};
+
+let root: string;
+let web: FastifyInstance;
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'pm-web-'));
+  mkdirSync(join(root, 'assets'));
+  writeFileSync(join(root, 'index.html'), INDEX);
+  writeFileSync(join(root, 'assets', 'app-1a2b.js'), 'console.log("app");');
+  writeFileSync(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  web = await buildWebApp({ root, environments: [environment], logLevel: 'silent' });
+});
+after(async () => {
+  await web?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('web listener', () => {
+  test('client routes get index.html, not cached, with security headers', async () => {
+    for (const url of ['/', '/my/history', '/charges/abc123', '/bigadmin?tab=2']) {
+      const res = await web.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.body, INDEX, url);
+      assert.match(String(res.headers['content-type']), /text\/html/);
+      assert.equal(res.headers['cache-control'], 'no-cache');
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.match(csp, /object-src 'none'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.match(csp, /connect-src 'self' http:\/\/127\.0\.0\.1:8080 http:\/\/127\.0\.0\.1:9000/);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    }
+  });
+
+  test('assets are served with a long immutable cache; a missing asset or file is a 404', async () => {
+    const asset = await web.inject({ method: 'GET', url: '/assets/app-1a2b.js' });
+    assert.equal(asset.statusCode, 200);
+    assert.equal(asset.body, 'console.log("app");');
+    assert.match(String(asset.headers['cache-control']), /max-age=31536000.*immutable/);
+    assert.equal((await web.inject({ method: 'GET', url: '/favicon.svg' })).statusCode, 200);
+    const missing = await web.inject({ method: 'GET', url: '/assets/gone-0000.js' });
+    assert.equal(missing.statusCode, 404);
+    assert.doesNotMatch(String(missing.headers['cache-control']), /immutable/);
+    assert.equal((await web.inject({ method: 'GET', url: '/robots.txt' })).statusCode, 404);
+  });
+
+  test('GET /environments.json lists the environments', async () => {
+    const res = await web.inject({ method: 'GET', url: '/environments.json' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /application\/json/);
+    assert.deepEqual(ZEnvironmentsFile.parse(res.json()), { environments: [environment] });
+  });
+});
+
+describe('start()', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase('server_start');
+  });
+  after(async () => {
+    await db?.drop();
+  });
+  /** The API on a free loopback port, with an issuer nobody listens on. */
+  const startOnLoopback = (extra: Partial<ServerConfig> = {}) =>
+    start({
+      host: '127.0.0.1',
+      port: 0,
+      db,
+      oidc: {
+        issuer: 'http://127.0.0.1:1',
+        audience: 'a',
+        algorithms: ['ES256'],
+        permissionsClaim: 'permissions',
+      },
+      corsOrigins: [],
+      logLevel: 'silent',
+      ...extra,
+    });
+
+  test('listens on loopback with both listeners and closes cleanly', async () => {
+    const server = await startOnLoopback({
+      web: { host: '127.0.0.1', port: 0, root, environments: [environment] },
+    });
+    try {
+      assert.match(server.apiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${server.apiUrl}/readyz`, { signal: AbortSignal.timeout(5000) });
+      assert.deepEqual(await health.json(), { status: 'ok' });
+      const page = await fetch(`${server.webUrl}/my/history`, { signal: AbortSignal.timeout(5000) });
+      assert.equal(await page.text(), INDEX);
+      // The issuer is unreachable: the API says so with a 503, not a 401 or a 500.
+      const me = await fetch(`${server.apiUrl}/accounts/my`, {
+        headers: { authorization: 'Bearer a.b.c' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      assert.equal(me.status, 503);
+    } finally {
+      await server.close();
+    }
+    await assert.rejects(fetch(`${server.apiUrl}/healthz`, { signal: AbortSignal.timeout(2000) }));
+  });
+
+  test('close does not wait for an open socket that never sent a request', async () => {
+    const server = await startOnLoopback();
+    // Browsers pre-open connections like this one; shutdown must not wait for their headers timeout.
+    const url = new URL(server.apiUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    await once(socket, 'connect');
+    const closed = once(socket, 'close');
+    const startedAt = Date.now();
+    await server.close();
+    await closed;
+    assert.ok(Date.now() - startedAt < 3000, `close took ${Date.now() - startedAt} ms`);
+  });
+});

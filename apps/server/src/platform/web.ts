@@ -1,0 +1,82 @@
+import { extname } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { TEnvironment } from '@pm/contracts';
+import Fastify, { type FastifyInstance } from 'fastify';
+
+export interface WebAppOptions {
+  /** Directory of the built SPA (index.html, assets/). */
+  root: string;
+  environments: TEnvironment[];
+  logLevel?: string | undefined;
+}
+
+const ASSET_CACHE = 'public, max-age=31536000, immutable';
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CSP for the SPA: scripts only from itself; it may call the API, ports API and issuer origins. */
+export function contentSecurityPolicy(environments: TEnvironment[]): string {
+  const connect = new Set<string>(["'self'"]);
+  for (const env of environments) {
+    for (const url of [env.apiUrl, env.portsApiUrl, env.issuer]) {
+      const origin = originOf(url);
+      if (origin) connect.add(origin);
+    }
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // MUI (emotion) injects <style> elements at run time.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src ${[...connect].join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/**
+ * The web listener: serves the built SPA from `root` with `index.html` for client routes
+ * (`/my/history`), long-lived caching for the hashed `/assets/*`, security headers, and
+ * `GET /environments.json` = `{ environments }`.
+ */
+export async function buildWebApp(options: WebAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ forceCloseConnections: true, logger: { level: options.logLevel ?? 'info' } });
+  const csp = contentSecurityPolicy(options.environments);
+  const environmentsJson = JSON.stringify({ environments: options.environments });
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('content-security-policy', csp);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    const isAsset = req.url.startsWith('/assets/') && reply.statusCode === 200;
+    reply.header('cache-control', isAsset ? ASSET_CACHE : 'no-cache');
+  });
+
+  app.get('/environments.json', async (_req, reply) => {
+    reply.type('application/json');
+    return environmentsJson;
+  });
+
+  await app.register(fastifyStatic, { root: options.root, cacheControl: false, index: 'index.html' });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const isClientRoute =
+      (req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/assets/') && extname(path) === '';
+    if (isClientRoute) return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+  });
+  return app;
+}

@@ -1,0 +1,18 @@
+/** Desktop top navigation tabs (SPEC section 2). */
+export const DESKTOP_TABS = [
+  { label: 'Shop', to: '/' },
+  { label: 'My Proxies', to: '/my' },
+  { label: 'Payments', to: '/payments' },
+  { label: 'Downloads', to: '/download' },
+  { label: 'API', to: '/api' },
+  { label: 'FAQ', to: '/faq' },
+] as const;
+
+/** Which tab a path belongs to (`false`: none, e.g. the Referral page). */
+export function activeTabFor(pathname: string): string | false {
+  if (pathname === '/' || pathname === '/shop' || pathname.startsWith('/shop/')) return '/';
+  const tab = DESKTOP_TABS.find(
+    (t) => t.to !== '/' && (pathname === t.to || pathname.startsWith(`${t.to}/`)),
+  );
+  return tab ? tab.to : false;
+}

@@ -1,0 +1,38 @@
+import { type TAccount, ZAccount } from '@pm/contracts';
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+
+export const accountKeys = {
+  all: ['account'] as const,
+  my: () => [...accountKeys.all, 'my'] as const,
+};
+
+/**
+ * The signed-in user's account (`GET /accounts/my`), created with `PUT /accounts/my` on a 404.
+ * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (SPEC section 4).
+ */
+export const myAccountQuery = (api: ApiClient, queryClient: QueryClient) =>
+  queryOptions({
+    queryKey: accountKeys.my(),
+    queryFn: async ({ signal }): Promise<TAccount> => {
+      const ignoreOffline = queryClient.getQueryData(accountKeys.my()) !== undefined;
+      try {
+        return await api.get('/accounts/my', {
+          schema: ZAccount,
+          ignoreStatuses: [404],
+          ignoreOffline,
+          signal,
+        });
+      } catch (e) {
+        if (!isApiError(e) || e.status !== 404) throw e;
+      }
+      // First visit: create the account. 409 means another tab created it meanwhile.
+      await api.put('/accounts/my', { ignoreStatuses: [409], ignoreOffline, signal }).catch((e: unknown) => {
+        if (!isApiError(e) || e.status !== 409) throw e;
+      });
+      return api.get('/accounts/my', { schema: ZAccount, ignoreOffline, signal });
+    },
+    refetchInterval: DATA_REFRESH_MS,
+    refetchIntervalInBackground: true,
+  });

@@ -1,0 +1,31 @@
+import { REQUEST_TIMEOUT_MS } from '../../lib/api/transport.ts';
+
+/** Password reset state (SPEC section 4): nothing asked yet, e-mail sent, or the request failed. */
+export type PasswordResetState = 'NONE' | 'SUCCESS' | 'FAILED';
+
+export const PASSWORD_CHANGE_SENT_TEXT = 'Password change email has been sent';
+export const PASSWORD_CHANGE_FAILED_TEXT = 'Password change failed, please try again or contact support';
+export const PASSWORD_SNACKBAR_MS = 2_000;
+
+/**
+ * Asks the identity service to e-mail a password change link: `POST {issuer}/dbconnections/change_code`
+ * with `{ email }`. Resolves to the new reset state; never throws.
+ */
+export async function requestPasswordChange(
+  issuer: string,
+  email: string,
+  fetchFn: typeof fetch = fetch,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<PasswordResetState> {
+  try {
+    const res = await fetchFn(`${issuer.replace(/\/+$/, '')}/dbconnections/change_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return res.ok ? 'SUCCESS' : 'FAILED';
+  } catch {
+    return 'FAILED';
+  }
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ZCents, ZQueryDate, zQueryInt } from './common.ts';
+
+/** `GET /accounts/my`, `GET|PATCH /accounts/{id}`. `balanceCents` repeats `balanceC` for older clients. */
+export const ZAccount = z.object({
+  userID: z.string(),
+  email: z.string(),
+  balanceC: ZCents,
+  balanceCents: ZCents,
+  permissions: z.array(z.string()),
+  refcode: z.string().nullable(),
+  blocked: z.boolean(),
+});
+export type TAccount = z.infer<typeof ZAccount>;
+
+/** `PATCH /accounts/{id}` (staff): grant/revoke permissions and/or apply a balance change. */
+export const ZPatchAccountRequest = z
+  .object({
+    permissions: z
+      .object({
+        add: z.array(z.string().min(1).max(64)).max(20).optional(),
+        remove: z.array(z.string().min(1).max(64)).max(20).optional(),
+      })
+      .strict()
+      .optional(),
+    balanceDeltaC: ZCents.refine((n) => n !== 0, { message: 'must not be zero' }).optional(),
+    /** Optional reason shown as the ledger memo. */
+    memo: z.string().max(200).optional(),
+  })
+  .strict()
+  .refine((b) => b.permissions !== undefined || b.balanceDeltaC !== undefined, {
+    message: 'give permissions or balanceDeltaC',
+    path: ['permissions'],
+  });
+export type TPatchAccountRequest = z.infer<typeof ZPatchAccountRequest>;
+
+export const ZAccountIdParams = z.object({ id: z.string().min(1).max(200) });
+
+/** Ledger row types; the Payments page shows them. */
+export const TX_TYPES = [
+  'deposit',
+  'purchase',
+  'renewal',
+  'refund',
+  'referral',
+  'adjustment',
+  'scorecheck',
+  'port',
+] as const;
+export type TxType = (typeof TX_TYPES)[number];
+
+export const ZTxRecord = z.object({
+  id: z.number().int(),
+  time: z.string(),
+  type: z.string(),
+  memo: z.string(),
+  amtC: ZCents,
+  balC: ZCents,
+});
+export type TTxRecord = z.infer<typeof ZTxRecord>;
+
+/** `GET /txrecords`: newest first. `end` is exclusive (the client sends last date + 1 day). */
+export const ZTxRecordsQuery = z
+  .object({
+    offset: zQueryInt(0, 1_000_000).default(0),
+    limit: zQueryInt(1, 1000).default(10),
+    start: ZQueryDate.optional(),
+    end: ZQueryDate.optional(),
+    uid: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export type TTxRecordsQuery = z.infer<typeof ZTxRecordsQuery>;
+
+export const ZTxRecordsResponse = z.object({ txRecords: z.array(ZTxRecord), total: z.number().int() });
+export type TTxRecordsResponse = z.infer<typeof ZTxRecordsResponse>;

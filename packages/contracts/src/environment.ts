@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * One deployment the web app can talk to. The app fetches `/environments.json` from its own origin
+ * and picks the entry whose `origins` contain `window.location.origin`; none is a configuration error.
+ */
+export const ZEnvironment = z.object({
+  name: z.string(),
+  origins: z.array(z.string()),
+  /** Market API base URL (no trailing slash). */
+  apiUrl: z.string(),
+  /** Ports service base URL (its own base address, SPEC section 7). */
+  portsApiUrl: z.string(),
+  /** OpenID issuer (sign-in host). */
+  issuer: z.string(),
+  clientId: z.string(),
+  /** Resource indicator / audience of the market API's access tokens. */
+  audience: z.string(),
+  /** The product's own site (where Logout goes). */
+  siteUrl: z.string(),
+  support: z.object({ email: z.string(), messenger: z.string(), messengerUrl: z.string() }),
+  /** Current Terms version; the Terms modal shows while the accepted one is older. */
+  termsVersion: z.number().int(),
+});
+export type TEnvironment = z.infer<typeof ZEnvironment>;
+
+export const ZEnvironmentsFile = z.object({ environments: z.array(ZEnvironment) });
+export type TEnvironmentsFile = z.infer<typeof ZEnvironmentsFile>;

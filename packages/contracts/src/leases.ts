@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/** Lease ids: 4 word characters, a dash and 4 digits (SPEC 5, admin lease id search). */
+export const LEASE_ID_PATTERN = /^[a-z0-9]{4}-[0-9]{4}$/;
+/** Extracts a lease id from free text the way the admin search does. */
+export const LEASE_ID_SEARCH = /\w{4}-\d{4}/;
+
+/** Shared leases an agent takes at once (SPEC 9: "up to 4 sharers"). */
+export const MAX_SHARED_LEASES = 4;
+/** Lease duration (SPEC 9). */
+export const LEASE_DURATION_MS = 24 * 60 * 60 * 1000;
+/** Offsets added to a node's SOCKS base port; every one accepts the lease's credentials (SPEC 9). */
+export const SOCKS_PORT_OFFSETS = [2080, 3080, 4080, 5080] as const;
+/** Entries in a lease's no-auth whitelist. */
+export const MAX_WHITELIST_ENTRIES = 20;
+
+/** Auto-refund when this share of SOCKS requests failed (SPEC 9: 40% or more). */
+export const AUTO_REFUND_FAIL_PCT = 40;
+/** Refund window, traffic and speed limits (SPEC 9). */
+export const REFUND_WINDOW_MS = 4 * 60 * 60 * 1000;
+export const REFUND_MAX_TRAFFIC_BYTES = 100 * 1000 * 1000;
+export const REFUND_MAX_SPEED_BPS = 500_000;
+
+const IPV4_OCTET = /^(\d{1,3})$/;
+
+/** True for a dotted IPv4 address whose four octets are 0-255. */
+export function isIpv4(text: string): boolean {
+  const parts = text.split('.');
+  return parts.length === 4 && parts.every((p) => IPV4_OCTET.test(p) && Number(p) <= 255);
+}
+
+/** True for an IPv4 address or an IPv4 CIDR range (`10.1.0.0/16`). */
+export function isWhitelistEntry(text: string): boolean {
+  const [addr, bits, ...rest] = text.split('/');
+  if (rest.length > 0 || addr === undefined || !isIpv4(addr)) return false;
+  return bits === undefined || (/^\d{1,2}$/.test(bits) && Number(bits) <= 32);
+}
+
+export type WhitelistParse = { ok: true; entries: string[] } | { ok: false; bad: string };
+
+/**
+ * Parses a whitelist as typed by the customer: comma-separated IPv4 addresses or CIDR ranges,
+ * blanks ignored, duplicates dropped. Empty text is an empty whitelist. Reports the first bad entry.
+ */
+export function parseWhitelist(input: string | readonly string[]): WhitelistParse {
+  const raw = typeof input === 'string' ? input.split(',') : input.flatMap((s) => s.split(','));
+  const entries: string[] = [];
+  for (const part of raw) {
+    const entry = part.trim();
+    if (entry === '') continue;
+    if (!isWhitelistEntry(entry)) return { ok: false, bad: entry };
+    if (!entries.includes(entry)) entries.push(entry);
+  }
+  return { ok: true, entries };
+}
+
+/**
+ * `POST /authport/create/{id}` body. The web client sends the whitelist string as JSON (SPEC 7);
+ * `{ "whitelist": "1.2.3.4,5.6.7.0/24" }` and an array of entries are accepted too.
+ */
+export const ZAuthPortCreateBody = z.union([
+  z.string().max(2000),
+  z.object({ whitelist: z.union([z.string().max(2000), z.array(z.string().max(64)).max(100)]) }),
+]);
+export type TAuthPortCreateBody = z.infer<typeof ZAuthPortCreateBody>;
+
+export const ZAuthPortParams = z.object({ id: z.string().min(1).max(64) });
+
+/** Lease `authPort`: node address, port, and the whitelist as the comma-separated text the UI edits. */
+export const ZAuthPort = z.object({ node: z.string(), port: z.number().int(), whitelist: z.string() });
+export type TAuthPort = z.infer<typeof ZAuthPort>;
+
+export const ZAuthPortCreateResponse = z.object({
+  status: z.literal('AUTHPORT_CREATED'),
+  authPort: ZAuthPort,
+});
+export type TAuthPortCreateResponse = z.infer<typeof ZAuthPortCreateResponse>;
+
+/** Lease `socks`: SOCKS host name and IP of the node, base port, and the lease's own credentials. */
+export const ZSocks = z.object({
+  host: z.string(),
+  ip: z.string(),
+  port: z.number().int(),
+  user: z.string(),
+  pwd: z.string(),
+});
+export type TSocks = z.infer<typeof ZSocks>;
+
+/** Lease `stats` (SPEC 3). `failPct` is fails / reqs * 100, 0 without requests. */
+export const ZLeaseStats = z.object({
+  reqs: z.number().int(),
+  failPct: z.number(),
+  inBytes: z.number().int(),
+  outBytes: z.number().int(),
+  refundable: z.boolean(),
+});
+export type TLeaseStats = z.infer<typeof ZLeaseStats>;

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  index,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/** Market account of a signed-in user: the prepaid balance in integer cents. */
+export const accounts = pgTable(
+  'accounts',
+  {
+    /** The identity provider's subject (`sub`). */
+    userId: text('user_id').primaryKey(),
+    email: text('email').notNull().default(''),
+    balanceC: bigint('balance_c', { mode: 'number' }).notNull().default(0),
+    permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+    refcode: text('refcode'),
+    blocked: boolean('blocked').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('accounts_balance_nonneg', sql`${t.balanceC} >= 0`)],
+);
+
+/** The ledger: one row per balance change, written in the same transaction as the change. */
+export const txrecords = pgTable(
+  'txrecords',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => accounts.userId),
+    time: timestamp('time', { withTimezone: true }).notNull().defaultNow(),
+    type: text('type').notNull(),
+    memo: text('memo').notNull().default(''),
+    amtC: bigint('amt_c', { mode: 'number' }).notNull(),
+    /** Balance right after this change. */
+    balC: bigint('bal_c', { mode: 'number' }).notNull(),
+    /** Set for every credit from outside; the unique index makes a replay a no-op. */
+    idemKey: text('idem_key'),
+  },
+  (t) => [
+    index('txrecords_user_time_idx').on(t.userId, t.time),
+    uniqueIndex('txrecords_idem_key_uq').on(t.idemKey),
+    check('txrecords_bal_nonneg', sql`${t.balC} >= 0`),
+  ],
+);

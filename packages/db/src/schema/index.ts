@@ -1,0 +1,3 @@
+export * from './accounts.ts';
+export * from './identity.ts';
+export * from './network.ts';

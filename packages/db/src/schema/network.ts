@@ -1,0 +1,184 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The proxy network: gateway nodes, the agents that dial them, presence and probe history,
+ * and leases. Every change to a lease that the gateway cares about (credentials, whitelist,
+ * no-auth port, end) raises `pg_notify('lease_changed', <lease id>)` from a trigger (see the
+ * custom migration `network_notify`), so gateways reload within a second.
+ */
+
+/** One gateway process (node). Agents dial a node; a lease's SOCKS address is its agent's node. */
+export const gatewayNodes = pgTable('gateway_nodes', {
+  id: text('id').primaryKey(),
+  /** Host name customers connect to (lease `socks.host`). */
+  publicHost: text('public_host').notNull(),
+  /** Address customers connect to (lease `socks.ip`, `authPort.node`). */
+  publicIp: text('public_ip').notNull(),
+  /** SOCKS base port: the node listens on base + 2080, 3080, 4080 and 5080. */
+  socksBasePort: integer('socks_base_port').notNull(),
+  /** Inclusive range the no-auth ports of this node's leases are allocated from. */
+  authPortMin: integer('auth_port_min').notNull().default(20000),
+  authPortMax: integer('auth_port_max').notNull().default(29999),
+  lastHeartbeat: timestamp('last_heartbeat', { withTimezone: true }).notNull().defaultNow(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** An exit agent (the "proxy" the shop sells). Location and presence columns are kept by the gateway. */
+export const agents = pgTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    /** sha256 (hex) of the agent's high-entropy key; the key itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    /** The node the agent dialed last; leases on it are served there. */
+    nodeId: text('node_id').references(() => gatewayNodes.id),
+    /** Observed public IP (or the devnet's synthetic identity). */
+    ip: text('ip').notNull().default(''),
+    /** Reverse DNS of `ip`, best effort; empty when none. */
+    host: text('host').notNull().default(''),
+    cc: text('cc').notNull().default(''),
+    reg: text('reg').notNull().default(''),
+    city: text('city').notNull().default(''),
+    zip: text('zip').notNull().default(''),
+    isp: text('isp').notNull().default(''),
+    /** Mobile carrier address (loc.mob). */
+    mob: boolean('mob').notNull().default(false),
+    lat: doublePrecision('lat'),
+    lon: doublePrecision('lon'),
+    conn: text('conn', { enum: ['wifi', 'cell'] })
+      .notNull()
+      .default('wifi'),
+    dev: text('dev', { enum: ['android', 'other'] })
+      .notNull()
+      .default('other'),
+    /** Clean score 1-10. */
+    stars: integer('stars').notNull().default(5),
+    priceExcC: bigint('price_exc_c', { mode: 'number' }).notNull().default(0),
+    priceShrC: bigint('price_shr_c', { mode: 'number' }).notNull().default(0),
+    /** Static proxies are sold 24-hour private only, from their own list. */
+    isStatic: boolean('is_static').notNull().default(false),
+    firstSeen: timestamp('first_seen', { withTimezone: true }),
+    lastSeen: timestamp('last_seen', { withTimezone: true }),
+    online: boolean('online').notNull().default(false),
+    /** Fraction (0-1) of the last 24 hours online. */
+    actv: real('actv').notNull().default(0),
+    /** Fraction (0-1) of the last 24 hours' probes through the agent that succeeded. */
+    probeActv: real('probe_actv').notNull().default(0),
+    /** Last speed test through the agent, bits per second (0 when it failed). */
+    speedBps: bigint('speed_bps', { mode: 'number' }),
+    speedCheckedAt: timestamp('speed_checked_at', { withTimezone: true }),
+    /** 'ok' | 'failed' | 'checking' of the last speed test. */
+    speedStatus: text('speed_status'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('agents_key_hash_uq').on(t.keyHash),
+    index('agents_node_idx').on(t.nodeId),
+    index('agents_cc_idx').on(t.cc),
+    check('agents_stars_range', sql`${t.stars} BETWEEN 1 AND 10`),
+    check('agents_prices_nonneg', sql`${t.priceExcC} >= 0 AND ${t.priceShrC} >= 0`),
+  ],
+);
+
+/** Online intervals of an agent; `ended_at` null while connected. Feeds the 24-hour activity. */
+export const agentPresence = pgTable(
+  'agent_presence',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    nodeId: text('node_id').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('agent_presence_agent_idx').on(t.agentId, t.startedAt),
+    index('agent_presence_open_idx').on(t.nodeId).where(sql`${t.endedAt} IS NULL`),
+  ],
+);
+
+/** Result of one periodic probe (a request through the agent to the probe target). */
+export const agentProbes = pgTable(
+  'agent_probes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    ok: boolean('ok').notNull(),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+  },
+  (t) => [index('agent_probes_agent_at_idx').on(t.agentId, t.at)],
+);
+
+/** A customer's lease of an agent. Ids look like `kq3x-4821` (SPEC 5: admin lease id search). */
+export const leases = pgTable(
+  'leases',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    /** Private (exclusive) when true; shared (up to 4) when false. */
+    exc: boolean('exc').notNull(),
+    static: boolean('static').notNull().default(false),
+    start: timestamp('start', { withTimezone: true }).notNull().defaultNow(),
+    until: timestamp('until', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    refundedAt: timestamp('refunded_at', { withTimezone: true }),
+    refundAmountC: bigint('refund_amount_c', { mode: 'number' }),
+    purchasePriceC: bigint('purchase_price_c', { mode: 'number' }).notNull().default(0),
+    autoRenew: boolean('auto_renew').notNull().default(false),
+    note: text('note').notNull().default(''),
+    socksUser: text('socks_user').notNull(),
+    socksPwd: text('socks_pwd').notNull(),
+    /** Node serving the lease (the agent's node when leased); names socks.host/ip and authPort.node. */
+    nodeId: text('node_id').references(() => gatewayNodes.id),
+    /** No-auth port on `node_id`, once allocated. */
+    authPort: integer('auth_port'),
+    /** Source IPv4 addresses or CIDR ranges allowed on the no-auth port. */
+    whitelist: text('whitelist').array().notNull().default(sql`'{}'::text[]`),
+    /** Snapshot of the agent's properties at purchase (SPEC 3 Lease.info). */
+    info: jsonb('info').notNull().default({}),
+    reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
+    fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    /** Bytes customer-to-proxy ("You to Proxy"). */
+    inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
+    /** Bytes proxy-to-customer ("Proxy to You"). */
+    outBytes: bigint('out_bytes', { mode: 'number' }).notNull().default(0),
+    statsFlushedAt: timestamp('stats_flushed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('leases_socks_user_uq').on(t.socksUser),
+    index('leases_agent_active_idx').on(t.agentId).where(sql`${t.endedAt} IS NULL`),
+    index('leases_user_start_idx').on(t.userId, t.start),
+    uniqueIndex('leases_node_auth_port_uq')
+      .on(t.nodeId, t.authPort)
+      .where(sql`${t.endedAt} IS NULL AND ${t.authPort} IS NOT NULL`),
+    check('leases_id_pattern', sql`${t.id} ~ '^[a-z0-9]{4}-[0-9]{4}$'`),
+    check(
+      'leases_stats_nonneg',
+      sql`${t.reqs} >= 0 AND ${t.fails} >= 0 AND ${t.inBytes} >= 0 AND ${t.outBytes} >= 0`,
+    ),
+  ],
+);

@@ -1,0 +1,187 @@
+/**
+ * `npm start`: the whole product in one process tree on the embedded database (PGlite under
+ * DATA_DIR) or on DATABASE_URL. Creates the demo sign-ins at first start and prints them.
+ * Every variable is listed in the README's configuration table.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createDb, migrateDb } from '@pm/db';
+import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from '@pm/devnet/demo';
+import { startProduct } from '@pm/devnet/product';
+import { z } from 'zod';
+
+const startedAt = performance.now();
+const root = resolve(import.meta.dirname, '..');
+const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
+
+const Env = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_HOST: z.string().default('localhost'),
+  WEB_PORT: port(7300),
+  API_PORT: port(7301),
+  IDENTITY_PORT: port(7302),
+  MAIL_PORT: port(7303),
+  MAIL_SMTP_PORT: port(7304),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('ProxyMarket <no-reply@example.com>'),
+  OIDC_AUDIENCE: z.string().url().default('https://api.proxymarket.local'),
+  TERMS_VERSION: z.coerce.number().int().min(1).default(1),
+  SUPPORT_EMAIL: z.string().default('support@example.com'),
+  SUPPORT_MESSENGER: z.string().default('@proxymarket_support'),
+  SUPPORT_MESSENGER_URL: z.string().url().default('https://t.me/proxymarket_support'),
+  GATEWAY_TUNNEL_PORT: port(7310),
+  GATEWAY_SOCKS_BASE_PORT: z.coerce.number().int().min(1).max(60455).default(10000),
+  GATEWAY_METRICS_PORT: port(7311),
+  AUTH_PORT_MIN: port(20000),
+  AUTH_PORT_MAX: port(20999),
+  DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(36),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+});
+
+const parsed = Env.safeParse(process.env);
+if (!parsed.success) {
+  for (const issue of parsed.error.issues)
+    console.error(`Configuration error: ${issue.path.join('.')}: ${issue.message}`);
+  process.exit(1);
+}
+const env = parsed.data;
+const dataDir = resolve(env.DATA_DIR);
+mkdirSync(dataDir, { recursive: true });
+
+interface Secrets {
+  cookieKeys: string[];
+  apiClientSecret: string;
+  jwks?: { keys: object[] };
+  demo: DemoCredentials;
+}
+
+/** Secrets generated at first start and kept in DATA_DIR (never in the repository). */
+function loadSecrets(): { secrets: Secrets; isNew: boolean } {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) return { secrets: JSON.parse(readFileSync(file, 'utf8')) as Secrets, isNew: false };
+  const secret = () => randomBytes(18).toString('base64url');
+  const secrets: Secrets = {
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    apiClientSecret: randomBytes(32).toString('base64url'),
+    demo: {
+      customer: { email: DEMO_CUSTOMER_EMAIL, password: secret() },
+      admin: { email: DEMO_ADMIN_EMAIL, password: secret() },
+    },
+  };
+  return { secrets, isNew: true };
+}
+
+function saveSecrets(secrets: Secrets): void {
+  const file = join(dataDir, 'secrets.json');
+  writeFileSync(file, JSON.stringify(secrets, null, 2));
+  chmodSync(file, 0o600);
+}
+
+/** Newest modification time under a folder (for deciding whether the web build is stale). */
+function newestMtime(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(path).map((n) => newestMtime(join(path, n))));
+}
+
+function ensureWebBuild(): string {
+  const web = join(root, 'apps/web');
+  const dist = join(web, 'dist');
+  const built = existsSync(join(dist, 'index.html')) ? statSync(join(dist, 'index.html')).mtimeMs : 0;
+  const sources = Math.max(newestMtime(join(web, 'src')), newestMtime(join(web, 'index.html')));
+  if (built < sources) {
+    console.log('Building the web app…');
+    execFileSync('npm', ['run', 'build', '--silent', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
+  }
+  return dist;
+}
+
+const webRoot = ensureWebBuild();
+const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
+await migrateDb(db);
+const { secrets, isNew } = loadSecrets();
+if (isNew) await seedDemoUsers(db, secrets.demo);
+
+const product = await startProduct({
+  db,
+  host: env.HOST,
+  publicHost: env.PUBLIC_HOST,
+  ports: {
+    web: env.WEB_PORT,
+    api: env.API_PORT,
+    identity: env.IDENTITY_PORT,
+    mailWeb: env.MAIL_PORT,
+    smtp: env.MAIL_SMTP_PORT,
+  },
+  extraWebOrigins: env.PUBLIC_HOST === 'localhost' ? [`http://127.0.0.1:${env.WEB_PORT}`] : [],
+  smtpUrl: env.SMTP_URL,
+  mailFrom: env.MAIL_FROM,
+  apiAudience: env.OIDC_AUDIENCE,
+  webClientId: 'web',
+  apiClient: { clientId: 'public-api', clientSecret: secrets.apiClientSecret },
+  jwks: secrets.jwks,
+  cookieKeys: secrets.cookieKeys,
+  webRoot,
+  termsVersion: env.TERMS_VERSION,
+  support: {
+    email: env.SUPPORT_EMAIL,
+    messenger: env.SUPPORT_MESSENGER,
+    messengerUrl: env.SUPPORT_MESSENGER_URL,
+  },
+  logLevel: env.LOG_LEVEL,
+  network:
+    env.DEMO_AGENTS > 0
+      ? {
+          nodeId: 'gw-1',
+          socksBasePort: env.GATEWAY_SOCKS_BASE_PORT,
+          tunnelPort: env.GATEWAY_TUNNEL_PORT,
+          metricsPort: env.GATEWAY_METRICS_PORT,
+          authPortMin: env.AUTH_PORT_MIN,
+          authPortMax: env.AUTH_PORT_MAX,
+          agentCount: env.DEMO_AGENTS,
+        }
+      : undefined,
+});
+if (!secrets.jwks) saveSecrets({ ...secrets, jwks: product.jwks });
+else if (isNew) saveSecrets(secrets);
+
+const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
+console.log(`
+ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, database: ${db.kind === 'pglite' ? `embedded PGlite in ${dataDir}` : 'PostgreSQL'}).
+
+  Open:            ${product.webUrl}
+  Sign-in host:    ${product.issuer}
+  Market API:      ${product.apiUrl}  (OpenAPI: ${product.apiUrl}/openapi.json)
+  Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
+  SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)` : '(off: DEMO_AGENTS=0)'}
+
+  Demo customer:   ${secrets.demo.customer.email} / ${secrets.demo.customer.password}  ($50.00, may add funds)
+  Demo admin:      ${secrets.demo.admin.email} / ${secrets.demo.admin.password}
+  Public API client (password grant): public-api / ${secrets.apiClientSecret}
+
+  (Generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
+`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await product.close();
+  await db.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
