@@ -365,7 +365,10 @@ export class Mux {
           if (!st.pending && st.finPending) {
             st.finPending = false;
             this.sendFin(st);
-            if (st.localClosed) return this.finish(st);
+            if (st.localClosed) {
+              this.finish(st);
+              return;
+            }
           }
         }
         this.tryResume(st);
