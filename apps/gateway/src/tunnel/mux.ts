@@ -29,7 +29,9 @@ export interface MuxOptions {
 function abort(socket: Duplex | null): void {
   if (!socket || socket.destroyed) return;
   const tcp = socket as Partial<net.Socket>;
-  if (tcp.resetAndDestroy) tcp.resetAndDestroy();
+  // libuv refuses a reset once a shutdown was requested, and Node then never closes the handle: after
+  // our FIN the peer has its answer's end already, so a plain close is right there.
+  if (tcp.resetAndDestroy && !socket.writableEnded) tcp.resetAndDestroy();
   else socket.destroy();
 }
 
