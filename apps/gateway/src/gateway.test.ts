@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { socksConnect } from './protocol/client.ts';
 import {
+  assertPatternBytes,
   buildLease,
   curl,
   type HttpTarget,
-  patternBytes,
   startHttpTarget,
   startTestNetwork,
   type TestNetwork,
@@ -70,7 +70,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
         `http://127.0.0.1:${target.port}/bytes/100000`,
       ]);
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(r.stdout, patternBytes(100_000));
+      assertPatternBytes(r.stdout, 100_000);
     }
     assert.ok(await settle(), 'all connections closed');
     const after = net.meter.get(lease.leaseId);
@@ -103,7 +103,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
       `http://[::1]:${target.port6}/bytes/1000`,
     ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.stdout, patternBytes(1000));
+    assertPatternBytes(r.stdout, 1000);
     const s = await socksConnect({
       proxyHost: '127.0.0.1',
       proxyPort: net.gateway.socksPorts[2]!,
@@ -112,7 +112,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
       host: '::1',
       port: target.port6,
     });
-    assert.deepEqual(body(await httpGet(s, '/bytes/2000')), patternBytes(2000));
+    assertPatternBytes(body(await httpGet(s, '/bytes/2000')), 2000);
   });
 
   test('own client: IPv4 target, exact byte metering both ways', async () => {
@@ -128,7 +128,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
     });
     const request = `GET /bytes/5000 HTTP/1.0\r\nHost: x\r\n\r\n`;
     const resp = await httpGet(s, '/bytes/5000');
-    assert.deepEqual(body(resp), patternBytes(5000));
+    assertPatternBytes(body(resp), 5000);
     assert.ok(await settle(), 'connection closed');
     const after = net.meter.get(lease.leaseId);
     assert.equal(after.up - before.up, Buffer.byteLength(request));
@@ -298,7 +298,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
       stream.on('error', reject);
       stream.end('GET /bytes/3000 HTTP/1.0\r\nHost: x\r\n\r\n');
     });
-    assert.deepEqual(body(resp), patternBytes(3000));
+    assertPatternBytes(body(resp), 3000);
     stream.destroy();
     assert.ok(
       await waitFor(() => net.gateway.tunnel('agent-1')?.streams.size === 0, 2000),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createMemoryRegistry } from '../policy/memory.ts';
-import { type HttpTarget, patternBytes, startHttpTarget } from '../session/harness.testkit.ts';
+import { assertPatternBytes, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { startTunnelServer, type TunnelServer } from '../tunnel/server.ts';
 import { downloadThroughAgent, parseHttpTarget, probeThroughAgent } from './http-probe.ts';
 import { createMuxDialer, type MuxDialer } from './mux-dialer.ts';
@@ -62,7 +62,7 @@ test('the stream carries exact bytes both ways', async () => {
   s.write('GET /bytes/70000 HTTP/1.0\r\nHost: x\r\n\r\n');
   await done;
   const all = Buffer.concat(parts);
-  assert.deepEqual(all.subarray(all.indexOf('\r\n\r\n') + 4), patternBytes(70000));
+  assertPatternBytes(all.subarray(all.indexOf('\r\n\r\n') + 4), 70000);
   s.destroy();
 });
 

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
 import { DEFAULT_WINDOW } from '../tunnel/mux.ts';
 import {
+  assertPatternBytes,
   buildLease,
   curl,
   type HttpTarget,
-  patternBytes,
   startHttpTarget,
   startTestNetwork,
   type TestNetwork,
@@ -86,7 +86,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     assert.notEqual(refused.code, 0);
     const ok = await curl(['--interface', '127.0.0.3', '--socks5-hostname', `127.0.0.1:${authPort}`, url]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.deepEqual(ok.stdout, patternBytes(3000));
+    assertPatternBytes(ok.stdout, 3000);
     const own = (localAddress: string) =>
       socksConnect({
         proxyHost: '127.0.0.1',
@@ -152,7 +152,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     for (let i = 0; i < 4; i++) {
       const r = results[i]!;
       const body = r.data.subarray(r.data.indexOf('\r\n\r\n') + 4);
-      assert.deepEqual(body, patternBytes(sizes[i]!));
+      assertPatternBytes(body, sizes[i]!);
       const c = network.meter.get(leases[i]!.leaseId);
       assert.deepEqual(c, {
         reqs: 1,
@@ -237,7 +237,7 @@ describe('whitelist, revocation, sharing and faults', () => {
         'agent b back',
       );
       const again = await readAll(await connectVia(lease), get('/bytes/1000'));
-      assert.deepEqual(again.data.subarray(again.data.indexOf('\r\n\r\n') + 4), patternBytes(1000));
+      assertPatternBytes(again.data.subarray(again.data.indexOf('\r\n\r\n') + 4), 1000);
     } finally {
       child.kill('SIGKILL');
     }
@@ -249,7 +249,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     await network.restartGateway();
     assert.ok(await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), 5000), 'agent back');
     const r = await readAll(await connectVia(lease), get('/bytes/2000'));
-    assert.deepEqual(r.data.subarray(r.data.indexOf('\r\n\r\n') + 4), patternBytes(2000));
+    assertPatternBytes(r.data.subarray(r.data.indexOf('\r\n\r\n') + 4), 2000);
   });
 
   test('agent offline: general failure, counted', async () => {

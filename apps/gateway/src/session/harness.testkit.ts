@@ -2,6 +2,7 @@
  * Test kit for data-path tests: loopback HTTP targets, a gateway with in-memory seam
  * implementations, agents, a self-signed certificate made at run time, and a curl wrapper.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type net from 'node:net';
@@ -23,6 +24,17 @@ export function patternBytes(n: number): Buffer {
   const b = Buffer.allocUnsafe(n);
   for (let i = 0; i < n; i++) b[i] = (i * 31 + 7) & 255;
   return b;
+}
+
+/**
+ * Asserts that `actual` is exactly `patternBytes(n)`, naming the length or the first differing
+ * offset. (`deepEqual` on large buffers runs a diff that can take minutes when they differ.)
+ */
+export function assertPatternBytes(actual: Buffer, n: number): void {
+  const expected = patternBytes(n);
+  assert.equal(actual.length, n, `received ${actual.length} bytes, expected ${n}`);
+  const at = actual.findIndex((byte, i) => byte !== expected[i]);
+  assert.equal(at, -1, `bytes differ from offset ${at}`);
 }
 
 export interface HttpTarget {

@@ -10,7 +10,13 @@ import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { type GatewayHandle, startGateway } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import type { PgLeaseMeter } from '../metering/lease-meter.ts';
-import { curl, type HttpTarget, patternBytes, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
+import {
+  assertPatternBytes,
+  curl,
+  type HttpTarget,
+  startHttpTarget,
+  waitFor,
+} from '../session/harness.testkit.ts';
 import type { PgAgentRegistry } from './agent-registry.ts';
 import { startControlPlane } from './control-plane.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
@@ -150,7 +156,7 @@ describe('two gateway nodes on one database', () => {
     for (const port of n1.gateway.socksPorts) {
       const r = await fetchVia(`${l1.user}:${l1.pwd}@127.0.0.1:${port}`, 5000);
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(r.stdout, patternBytes(5000));
+      assertPatternBytes(r.stdout, 5000);
     }
     const r2 = await fetchVia(`${l2.user}:${l2.pwd}@127.0.0.1:${n2.gateway.socksPorts[0]}`);
     assert.equal(r2.code, 0, r2.stderr);
@@ -187,7 +193,7 @@ describe('two gateway nodes on one database', () => {
     assert.notEqual(from2.code, 0);
     const from3 = await fetchVia(`127.0.0.1:${port}`, 1000, ['--interface', '127.0.0.3']);
     assert.equal(from3.code, 0, from3.stderr);
-    assert.deepEqual(from3.stdout, patternBytes(1000));
+    assertPatternBytes(from3.stdout, 1000);
 
     await db.query(`UPDATE leases SET whitelist = '{127.0.0.0/30}' WHERE id = $1`, [l2.id]);
     assert.ok(await waitFor(() => n2.directory.findByAuthPort(port, '127.0.0.2') !== undefined, 2000));
