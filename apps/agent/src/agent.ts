@@ -56,6 +56,7 @@ export interface AgentHandle {
 /** Starts an agent: dials the gateway, keeps the tunnel up and serves the streams it is asked for. */
 export function startAgent(config: AgentConfig): AgentHandle {
   const blockList = createBlockList(config);
+  const ports = config.restrictPorts && new Set(config.restrictPorts);
   const maxStreams = config.maxStreams ?? 4096;
   const connectTimeoutMs = config.connectTimeoutMs ?? 10_000;
   const minMs = config.backoffMinMs ?? 500;
@@ -102,7 +103,8 @@ export function startAgent(config: AgentConfig): AgentHandle {
   };
 
   const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number) => {
-    if (!isAddressAllowed(blockList, ip)) return m.answerOpen(st, REP_NOT_ALLOWED);
+    if (!isAddressAllowed(blockList, ip) || (ports && !ports.has(port)))
+      return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again.
     const socket = net.connect({ host: ip, port, allowHalfOpen: true, noDelay: true });
     targets.add(socket);

@@ -7,6 +7,11 @@ export interface DestinationPolicy {
   allowPrivate?: boolean;
   /** When set, only these addresses or CIDR ranges may be reached at all (sandboxed tests, devnet). */
   restrictTo?: string[];
+  /**
+   * When set, only these destination ports may be reached (sandboxed tests: a fuzzed request must
+   * not land on a service of the machine that holds the connection open).
+   */
+  restrictPorts?: number[];
 }
 
 const LOOPBACK: [string, number, 'ipv4' | 'ipv6'][] = [

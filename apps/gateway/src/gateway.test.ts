@@ -39,7 +39,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
   before(async () => {
     target = await startHttpTarget();
     net = await startTestNetwork({
-      keys: { 'key-1': 'agent-1', 'key-strict': 'agent-strict' },
+      keys: { 'key-1': 'agent-1', 'key-strict': 'agent-strict', 'key-ports': 'agent-ports' },
       leases: [lease, strictLease],
       tls: true,
       gateway: { authFailure: { baseDelayMs: 100, maxDelayMs: 400 }, metricsPort: 0 },
@@ -266,6 +266,24 @@ describe('gateway data path over TLS (curl and own client)', () => {
     );
     const after = net.meter.get(strictLease.leaseId);
     assert.equal(after.fails - before.fails, 5);
+  });
+
+  test('restrictPorts: any other port is refused with 0x02, the listed one works', async () => {
+    const portLease = buildLease('agent-ports');
+    net.directory.upsert(portLease);
+    const agent = await net.addAgent('key-ports', { restrictPorts: [target.port] });
+    const through = (port: number) =>
+      socksConnect({
+        proxyHost: '127.0.0.1',
+        proxyPort: net.gateway.socksPorts[0]!,
+        user: portLease.user,
+        pwd: portLease.pwd,
+        host: '127.0.0.1',
+        port,
+      });
+    await assert.rejects(through(target.port + 1), (err: { reply?: number }) => err.reply === 0x02);
+    (await through(target.port)).destroy();
+    await agent.close();
   });
 
   test('unsupported command answers 0x07', async () => {
