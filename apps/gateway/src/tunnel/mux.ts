@@ -3,13 +3,15 @@ import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
+import { abort, MuxStream } from './mux-stream.ts';
+
+export { MuxStream, type StreamEnd } from './mux-stream.ts';
 
 /** Default per-stream receive window. */
 export const DEFAULT_WINDOW = 512 * 1024;
 /** Tunnel write buffer above which stream sources are paused. */
 const TUNNEL_HIGH_WATER = 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
-/** Frame headers and payloads up to COPY_MAX bytes are copied into a staging buffer of STAGE_BYTES. */
 
 export interface MuxOptions {
   /** Receive window granted per stream (bytes). */
@@ -23,53 +25,6 @@ export interface MuxOptions {
   onControl: (type: number, streamId: number, payload: Buffer) => void;
   /** Called once when the tunnel is gone. */
   onClose?: (err?: Error) => void;
-}
-
-/** Aborts a local socket so that its peer sees a reset, never a clean end passing for the whole answer. */
-function abort(socket: Duplex | null): void {
-  if (!socket || socket.destroyed) return;
-  const tcp = socket as Partial<net.Socket>;
-  // libuv refuses a reset once a shutdown was requested, and Node then never closes the handle: after
-  // our FIN the peer has its answer's end already, so a plain close is right there.
-  if (tcp.resetAndDestroy && !socket.writableEnded) tcp.resetAndDestroy();
-  else socket.destroy();
-}
-
-/** Why a stream ended, as the owner of its local socket sees it. */
-export type StreamEnd = 'closed' | 'reset' | 'tunnel';
-
-/**
- * One multiplexed stream bound to a local socket (customer socket on the gateway, target
- * socket on the agent). Counts payload bytes in each direction.
- */
-export class MuxStream {
-  readonly id: number;
-  /** The local end: a TCP socket, or any Duplex (probes through `GatewayHandle.dial`). */
-  socket: Duplex | null = null;
-  sendWindow: number;
-  /** Bytes read from the local socket and sent into the tunnel. */
-  sentBytes = 0;
-  /** Bytes received from the tunnel and written to the local socket. */
-  recvBytes = 0;
-  closed = false;
-  end: StreamEnd | null = null;
-  /** Gateway side: answer to OPEN (0 ok, else SOCKS reply code). */
-  onOpenResult: ((code: number) => void) | null = null;
-  pending: Buffer | null = null;
-  finPending = false;
-  /** The local socket closed while read bytes still waited for window: they and the FIN go out first. */
-  localClosed = false;
-  finSent = false;
-  finRecv = false;
-  credit = 0;
-  unflushed = 0;
-  outstanding = 0;
-  blocked = false;
-  corked = false;
-  constructor(id: number, sendWindow: number) {
-    this.id = id;
-    this.sendWindow = sendWindow;
-  }
 }
 
 /**

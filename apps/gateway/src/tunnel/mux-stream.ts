@@ -1,0 +1,49 @@
+import type net from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/** Aborts a local socket so that its peer sees a reset, never a clean end passing for the whole answer. */
+export function abort(socket: Duplex | null): void {
+  if (!socket || socket.destroyed) return;
+  const tcp = socket as Partial<net.Socket>;
+  // libuv refuses a reset once a shutdown was requested, and Node then never closes the handle: after
+  // our FIN the peer has its answer's end already, so a plain close is right there.
+  if (tcp.resetAndDestroy && !socket.writableEnded) tcp.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** Why a stream ended, as the owner of its local socket sees it. */
+export type StreamEnd = 'closed' | 'reset' | 'tunnel';
+
+/**
+ * One multiplexed stream bound to a local socket (customer socket on the gateway, target
+ * socket on the agent). Counts payload bytes in each direction.
+ */
+export class MuxStream {
+  readonly id: number;
+  /** The local end: a TCP socket, or any Duplex (probes through `GatewayHandle.dial`). */
+  socket: Duplex | null = null;
+  sendWindow: number;
+  /** Bytes read from the local socket and sent into the tunnel. */
+  sentBytes = 0;
+  /** Bytes received from the tunnel and written to the local socket. */
+  recvBytes = 0;
+  closed = false;
+  end: StreamEnd | null = null;
+  /** Gateway side: answer to OPEN (0 ok, else SOCKS reply code). */
+  onOpenResult: ((code: number) => void) | null = null;
+  pending: Buffer | null = null;
+  finPending = false;
+  /** The local socket closed while read bytes still waited for window: they and the FIN go out first. */
+  localClosed = false;
+  finSent = false;
+  finRecv = false;
+  credit = 0;
+  unflushed = 0;
+  outstanding = 0;
+  blocked = false;
+  corked = false;
+  constructor(id: number, sendWindow: number) {
+    this.id = id;
+    this.sendWindow = sendWindow;
+  }
+}
