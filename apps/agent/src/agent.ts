@@ -17,7 +17,7 @@ import {
   type WelcomeMessage,
 } from '@pm/gateway/tunnel/frames';
 import { DEFAULT_WINDOW, Mux, type MuxStream } from '@pm/gateway/tunnel/mux';
-import { createBlockList, type DestinationPolicy, isAddressAllowed } from './policy.ts';
+import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 
 export interface AgentConfig extends DestinationPolicy {
   gateway: { host: string; port: number };
@@ -56,7 +56,6 @@ export interface AgentHandle {
 /** Starts an agent: dials the gateway, keeps the tunnel up and serves the streams it is asked for. */
 export function startAgent(config: AgentConfig): AgentHandle {
   const blockList = createBlockList(config);
-  const ports = config.restrictPorts && new Set(config.restrictPorts);
   const maxStreams = config.maxStreams ?? 4096;
   const connectTimeoutMs = config.connectTimeoutMs ?? 10_000;
   const minMs = config.backoffMinMs ?? 500;
@@ -103,7 +102,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
   };
 
   const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number) => {
-    if (!isAddressAllowed(blockList, ip) || (ports && !ports.has(port)))
+    if (!isAddressAllowed(blockList, ip) || !isPortAllowed(config, port))
       return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again.
     const socket = net.connect({ host: ip, port, allowHalfOpen: true, noDelay: true });

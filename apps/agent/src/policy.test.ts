@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createBlockList, isAddressAllowed } from './policy.ts';
+import { createBlockList, isAddressAllowed, isPortAllowed } from './policy.ts';
 
 test('default policy refuses loopback, private, link-local, CGNAT, ULA, unspecified, multicast', () => {
   const list = createBlockList({});
@@ -59,4 +59,10 @@ test('restrictTo limits destinations to the listed ranges', () => {
   assert.equal(isAddressAllowed(list, '127.0.0.1'), true);
   assert.equal(isAddressAllowed(list, '::1'), true);
   assert.equal(isAddressAllowed(list, '93.184.216.34'), false);
+});
+
+test('restrictPorts limits destinations to the listed ports; without it every port is allowed', () => {
+  assert.equal(isPortAllowed({ restrictPorts: [8080] }, 8080), true);
+  assert.equal(isPortAllowed({ restrictPorts: [8080] }, 4369), false);
+  assert.equal(isPortAllowed({}, 4369), true);
 });

@@ -49,6 +49,11 @@ export function createBlockList(policy: DestinationPolicy): net.BlockList {
   return list;
 }
 
+/** Whether the policy lets the agent connect to destination `port`. */
+export function isPortAllowed(policy: DestinationPolicy, port: number): boolean {
+  return !policy.restrictPorts || policy.restrictPorts.includes(port);
+}
+
 /**
  * Whether the agent may connect to the IP literal `ip` (checked after name resolution, and the
  * checked address is the one connected to). IPv4-mapped IPv6 addresses are judged as IPv4.

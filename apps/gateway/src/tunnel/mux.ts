@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
-import { abort, MuxStream } from './mux-stream.ts';
+import { abort, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 export { MuxStream, type StreamEnd } from './mux-stream.ts';
 
@@ -151,19 +151,14 @@ export class Mux {
       this.writeFrame(T_OPEN_OK, st.id, EMPTY);
     } else {
       this.writeFrame(T_OPEN_FAIL, st.id, Buffer.from([code]));
-      st.closed = true;
-      st.end = 'reset';
-      this.streams.delete(st.id);
+      this.forget(st, 'reset');
     }
   }
 
   /** Aborts a stream from this side (sends RST, destroys the local socket). */
   reset(st: MuxStream): void {
     if (st.closed) return;
-    st.closed = true;
-    st.end = 'reset';
-    this.streams.delete(st.id);
-    this.blockedStreams.delete(st);
+    this.forget(st, 'reset');
     this.writeFrame(T_RST, st.id, EMPTY);
     abort(st.socket);
   }
@@ -217,15 +212,25 @@ export class Mux {
 
   /** Forgets a stream whose local socket is gone: a clean close if both FINs passed, else a reset. */
   private finish(st: MuxStream): void {
+    const clean = st.finSent && st.finRecv;
+    this.forget(st, clean ? 'closed' : 'reset');
+    if (!clean) this.writeFrame(T_RST, st.id, EMPTY);
+  }
+
+  /** Marks a stream ended and drops it from the tunnel's tables. */
+  private forget(st: MuxStream, end: StreamEnd): void {
     st.closed = true;
+    st.end = end;
     this.streams.delete(st.id);
     this.blockedStreams.delete(st);
-    if (st.finSent && st.finRecv) {
-      st.end = 'closed';
-    } else {
-      st.end = 'reset';
-      this.writeFrame(T_RST, st.id, EMPTY);
-    }
+  }
+
+  /** Gateway side: a stream still waiting for its OPEN answer fails with a general failure. */
+  private failPendingOpen(st: MuxStream): void {
+    const cb = st.onOpenResult;
+    if (!cb) return;
+    st.onOpenResult = null;
+    cb(0x01);
   }
 
   /** Tears the tunnel down; every stream's socket is destroyed. */
@@ -238,11 +243,7 @@ export class Mux {
     for (const st of this.streams.values()) {
       st.closed = true;
       st.end = 'tunnel';
-      if (st.onOpenResult) {
-        const cb = st.onOpenResult;
-        st.onOpenResult = null;
-        cb(0x01);
-      }
+      this.failPendingOpen(st);
       abort(st.socket);
     }
     this.streams.clear();
@@ -341,15 +342,8 @@ export class Mux {
       case T_RST: {
         const st = this.streams.get(id);
         if (!st || st.closed) return;
-        st.closed = true;
-        st.end = 'reset';
-        this.streams.delete(id);
-        this.blockedStreams.delete(st);
-        if (st.onOpenResult) {
-          const cb = st.onOpenResult;
-          st.onOpenResult = null;
-          cb(0x01);
-        }
+        this.forget(st, 'reset');
+        this.failPendingOpen(st);
         abort(st.socket);
         return;
       }
@@ -360,11 +354,7 @@ export class Mux {
         const cb = st.onOpenResult;
         st.onOpenResult = null;
         const code = type === T_OPEN_OK ? 0 : (payload[0] ?? 0x01) || 0x01;
-        if (code !== 0) {
-          st.closed = true;
-          st.end = 'reset';
-          this.streams.delete(id);
-        }
+        if (code !== 0) this.forget(st, 'reset');
         cb(code);
         return;
       }
