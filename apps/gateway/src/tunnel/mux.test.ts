@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { encodeAddress } from '../protocol/socks5.ts';
-import { MAX_CONTROL_FRAME, T_DATA, T_OPEN } from './frames.ts';
+import { MAX_CONTROL_FRAME, T_DATA, T_FIN, T_OPEN } from './frames.ts';
 import { Mux } from './mux.ts';
 
 /** Two connected sockets over loopback. */
@@ -63,9 +63,14 @@ after(() => {
 });
 
 /** A gateway-side and an agent-side Mux; the agent side connects OPENs to the requested loopback port. */
-async function muxPair(opts: { window?: number } = {}) {
+async function muxPair(opts: { window?: number; lazyClosingFinMs?: number } = {}) {
   const [a, b] = await socketPair();
-  const gateway = new Mux(a, { window: opts.window, peerWindow: opts.window, onControl: () => {} });
+  const gateway = new Mux(a, {
+    window: opts.window,
+    peerWindow: opts.window,
+    lazyClosingFinMs: opts.lazyClosingFinMs,
+    onControl: () => {},
+  });
   const agent: Mux = new Mux(b, {
     window: opts.window,
     peerWindow: opts.window,
@@ -85,7 +90,10 @@ async function muxPair(opts: { window?: number } = {}) {
 }
 
 /** Opens a stream through the pair and binds it to one end of a fresh socket pair; returns the other end. */
-async function openThrough(gateway: Mux, port: number): Promise<{ customer: net.Socket; code: number }> {
+async function openThrough(
+  gateway: Mux,
+  port: number,
+): Promise<{ customer: net.Socket; inner: net.Socket; code: number }> {
   const [customer, inner] = await socketPair();
   inner.setNoDelay(true);
   const code = await new Promise<number>((resolve) => {
@@ -95,7 +103,7 @@ async function openThrough(gateway: Mux, port: number): Promise<{ customer: net.
       resolve(c);
     });
   });
-  return { customer, code };
+  return { customer, inner, code };
 }
 
 /** A megabyte in which every 4-byte word holds its own offset, so a loss or a reorder shows. */
@@ -134,6 +142,73 @@ test('half-close: the customer finishes sending and still receives the answer', 
 test('a target that closes while its last bytes wait for window still delivers them, then FIN', async () => {
   // With a small window the agent still holds the tail when the target's socket closes both ways.
   for (let i = 0; i < 5; i++) await echoRoundTrip(8 * 1024);
+});
+
+/** The first bytes of a frame: type and stream id. */
+function frameStart(type: number, id: number): Buffer {
+  const b = Buffer.from([type, 0, 0, 0, 0]);
+  b.writeUInt32BE(id, 1);
+  return b;
+}
+
+test("the gateway's FIN after the agent's rides with the next write, and still arrives alone", async () => {
+  // A target that answers at once and closes first, as HTTP servers with `Connection: close` do.
+  const answering = net.createServer((s) => {
+    s.on('error', () => {});
+    s.end('answer');
+  });
+  await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
+  const port = (answering.address() as net.AddressInfo).port;
+  // A wide wait, so that a slow machine cannot flush the FIN before the test's next OPEN.
+  const { gateway, agent } = await muxPair({ lazyClosingFinMs: 300 });
+  try {
+    const writes: Buffer[] = [];
+    const write = gateway.socket.write.bind(gateway.socket) as (b: Buffer) => boolean;
+    gateway.socket.write = ((b: Buffer) => {
+      writes.push(Buffer.from(b));
+      return write(b);
+    }) as typeof gateway.socket.write;
+
+    const first = await openThrough(gateway, port);
+    assert.equal(first.code, 0);
+    const firstId = [...gateway.streams.keys()][0]!;
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      first.customer.on('data', (d: Buffer) => (text += d));
+      first.customer.on('end', () => resolve(text));
+    });
+    assert.equal(answer, 'answer');
+    // The gateway's own 'end' listener runs first and queues its FIN; the next OPEN follows after
+    // that loop iteration, by when a FIN sent at once would have been written by itself.
+    const opened = new Promise<{ id: number; code: number }>((resolve) => {
+      first.inner.once('end', () => {
+        writes.length = 0;
+        setTimeout(() => {
+          const st = gateway.open(encodeAddress('127.0.0.1', port), (code) => {
+            gateway.reset(st);
+            resolve({ id: st.id, code });
+          });
+        }, 20);
+      });
+    });
+    first.customer.end();
+    const second = await opened;
+    assert.equal(second.code, 0);
+    const batch = writes.find((w) => w.includes(frameStart(T_FIN, firstId)));
+    assert.ok(batch, 'the FIN was written');
+    assert.ok(batch.includes(frameStart(T_OPEN, second.id)), 'in the same write as the next OPEN');
+    assert.ok(await waitUntil(() => agent.streams.size === 0, 2000), "the agent's streams are released");
+
+    // With nothing else to send, the FIN still goes out by itself.
+    const third = await openThrough(gateway, port);
+    third.customer.on('data', () => {});
+    await new Promise<void>((r) => third.customer.once('end', r));
+    third.customer.end();
+    assert.ok(await waitUntil(() => agent.streams.size === 0, 2000), 'a lone lazy FIN is flushed');
+  } finally {
+    gateway.destroy();
+    await new Promise<void>((r) => answering.close(() => r()));
+  }
 });
 
 test('open failure carries the code; a refused port answers 5', async () => {

@@ -21,6 +21,13 @@ export interface MuxOptions {
   /** Keepalive: PING interval; the tunnel is closed after `idleTimeoutMs` without any byte received. */
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
+  /**
+   * A FIN sent after the peer's FIN only lets the peer free its stream: it may wait this long for
+   * the next write instead of waking the peer on its own (unset: it goes at once). The gateway
+   * sets it: its FIN then reaches a target that has closed already, while a FIN from the agent is
+   * the customer's end of file and always goes at once. Saves the agent a wake-up per request.
+   */
+  lazyClosingFinMs?: number;
   /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
   onControl: (type: number, streamId: number, payload: Buffer) => void;
   /** Called once when the tunnel is gone. */
@@ -43,6 +50,7 @@ export class Mux {
   private readonly writer = new FrameWriter();
   private readonly reader: FrameReader;
   private flushScheduled = false;
+  private lazyTimer: NodeJS.Timeout | null = null;
   private corkedLocals: MuxStream[] = [];
   private nextId = 1;
   private readonly opts: MuxOptions;
@@ -98,8 +106,21 @@ export class Mux {
     setImmediate(this.flush);
   }
 
+  /** Queues a frame that may wait for the next flush, at most `waitMs`. */
+  private writeLazyFrame(type: number, streamId: number, payload: Buffer, waitMs: number): void {
+    if (this.closed) return;
+    this.writer.append(type, streamId, payload);
+    if (this.flushScheduled || this.lazyTimer) return;
+    this.lazyTimer = setTimeout(this.flush, waitMs);
+    this.lazyTimer.unref();
+  }
+
   private readonly flush = () => {
     this.flushScheduled = false;
+    if (this.lazyTimer) {
+      clearTimeout(this.lazyTimer);
+      this.lazyTimer = null;
+    }
     if (!this.closed) {
       const out = this.writer.take();
       if (out.length) {
@@ -238,6 +259,7 @@ export class Mux {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.writer.clear();
     this.socket.destroy();
     for (const st of this.streams.values()) {
@@ -253,8 +275,9 @@ export class Mux {
 
   private sendFin(st: MuxStream): void {
     st.finSent = true;
-    this.writeFrame(T_FIN, st.id, EMPTY);
-    // Both directions finished without the socket closing yet: nothing left to do but wait.
+    const lazyMs = this.opts.lazyClosingFinMs;
+    if (st.finRecv && lazyMs) this.writeLazyFrame(T_FIN, st.id, EMPTY, lazyMs);
+    else this.writeFrame(T_FIN, st.id, EMPTY);
   }
 
   private grant(st: MuxStream, n: number): void {
