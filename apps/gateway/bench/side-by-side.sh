@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A/B of two builds of the gateway + agent that run AT THE SAME TIME, both pairs pinned to the same
+# CPU, each driven by its own load generator: the machine's drift (other tenants, clock changes)
+# then hits both alike, which sequential runs on a shared VM cannot promise. Compare the proxy CPU
+# per request (µs/req) and per GB (s/GB); throughput is split between the pairs and is not the figure.
+#   usage: side-by-side.sh BASE_REF [ROUNDS] [bench.mjs args]     (default: --tests rate)
+#   e.g.   side-by-side.sh HEAD~1 3 --tests rate --rate-conc 1,64
+#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair)
+# The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+BASE_REF=${1:?usage: side-by-side.sh BASE_REF [ROUNDS] [bench.mjs args]}
+ROUNDS=${2:-3}
+shift $(($# >= 2 ? 2 : 1))
+ARGS=("$@")
+[ ${#ARGS[@]} -eq 0 ] && ARGS=(--tests rate)
+SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
+NODE=$ROOT/node_modules/.bin/node
+PIN=${PROXY_CPUS:-0}
+LOADGEN=${LOADGEN_CPUS:-1}
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  git -C "$ROOT" worktree remove --force "$WORK/base" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+# The base tree: its own sources, this checkout's packages, its own workspace links.
+git -C "$ROOT" worktree add --detach "$WORK/base" "$BASE_REF" >/dev/null 2>&1
+mkdir -p "$WORK/base/node_modules/@pm"
+for e in "$ROOT"/node_modules/* "$ROOT"/node_modules/.bin; do
+  [ "$(basename "$e")" = @pm ] || ln -s "$e" "$WORK/base/node_modules/$(basename "$e")"
+done
+cp -P "$ROOT"/node_modules/@pm/* "$WORK/base/node_modules/@pm/"
+
+# start TREE FLAGS -> "PROXY PIDLIST" (gateway --standalone plus one agent, like start-gateway.sh)
+start() {
+  local tree=$1 flags=$2 out tls=() agent_tls=() json
+  out=$(mktemp -p "$WORK")
+  [ "${MODE:-tls}" = tls ] && tls=(--tls)
+  # shellcheck disable=SC2086
+  taskset -c "$PIN" "$NODE" $flags "$tree/apps/gateway/src/main.ts" --standalone "${tls[@]}" >"$out" 2>/dev/null &
+  local gw=$!
+  for _ in $(seq 100); do grep -q agentKey "$out" && break; sleep 0.1; done
+  json=$(grep agentKey "$out" | head -1)
+  field() { "$NODE" -e 'const v=JSON.parse(process.argv[1])[process.argv[2]];console.log(Array.isArray(v)?v[0]:v??"")' "$json" "$1"; }
+  [ "${MODE:-tls}" = tls ] && agent_tls=(--tls --ca "$(field caFile)")
+  # shellcheck disable=SC2086
+  AGENT_KEY=$(field agentKey) taskset -c "$PIN" "$NODE" $flags "$tree/apps/agent/src/main.ts" \
+    --gateway "127.0.0.1:$(field tunnelPort)" --allow-loopback --max-streams 30000 "${agent_tls[@]}" >/dev/null 2>&1 &
+  echo "socks5://bench:$(field pwd)@127.0.0.1:$(field socksPorts) $gw,$!"
+}
+
+show() {
+  "$NODE" -e '
+    const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const out = [process.argv[2].padEnd(4)];
+    for (const k of ["bulk1", "bulkN"]) {
+      const b = j.tests[k];
+      if (b) out.push(`${k} ${(b.cpu.proxyCpuS / b.bytes * 1e9).toFixed(2)} s/GB`);
+    }
+    for (const [c, r] of Object.entries(j.tests.rate ?? {}))
+      out.push(`c${c} ${Math.round(r.cpu.proxyCpuS / r.okTotal * 1e6)} µs/req (p99 ${r.latencyMs.p99.toFixed(1)} ms)`);
+    console.log(out.join(" | "));' "$1" "$2"
+}
+
+echo "base: $BASE_REF ($(git -C "$ROOT" rev-parse --short "$BASE_REF")), new: working tree; ${MODE:-tls}; ${ARGS[*]}"
+for round in $(seq "$ROUNDS"); do
+  read -r PB IB <<<"$(start "$WORK/base" "${BASE_FLAGS:-}")"
+  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS:-}")"
+  PIDS=(${IB//,/ } ${IN//,/ })
+  sleep 1
+  taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$PB" --pid "$IB" --label base \
+    --quiet-wait 0 --out "$WORK/base-$round.json" "${ARGS[@]}" >/dev/null 2>&1 &
+  B=$!
+  taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$PN" --pid "$IN" --label new \
+    --target-ports 19201,19202,19203 --quiet-wait 0 --out "$WORK/new-$round.json" "${ARGS[@]}" >/dev/null 2>&1 &
+  N=$!
+  wait "$B" "$N" || true
+  kill "${PIDS[@]}" 2>/dev/null || true
+  PIDS=()
+  sleep 0.5
+  show "$WORK/base-$round.json" base
+  show "$WORK/new-$round.json" new
+done
