@@ -5,8 +5,11 @@
 # per request (µs/req) and per GB (s/GB); throughput is split between the pairs and is not the figure.
 #   usage: side-by-side.sh BASE_REF [ROUNDS] [bench.mjs args]     (default: --tests rate)
 #   e.g.   side-by-side.sh HEAD~1 3 --tests rate --rate-conc 1,64
-#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair)
-# The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules.
+#          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
+#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair),
+#          WARMUP_S (3): seconds of c1 and of c64 load through each pair before it is measured
+# The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
+# with peer:NAME it is that reference peer, started by the shared peers/start.sh on the same CPU.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -21,20 +24,29 @@ PIN=${PROXY_CPUS:-0}
 LOADGEN=${LOADGEN_CPUS:-1}
 WORK=$(mktemp -d)
 PIDS=()
+PEER=
+[[ $BASE_REF == peer:* ]] && PEER=${BASE_REF#peer:}
+export PEERS_RUN_DIR=${PEERS_RUN_DIR:-${TMPDIR:-/tmp}/socks-peers-run}
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  git -C "$ROOT" worktree remove --force "$WORK/base" 2>/dev/null || true
+  if [ -n "$PEER" ]; then
+    "$SOCKS_BENCH/peers/stop.sh" "$PEER" >/dev/null 2>&1 || true
+  else
+    git -C "$ROOT" worktree remove --force "$WORK/base" 2>/dev/null || true
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
 
-# The base tree: its own sources, this checkout's packages, its own workspace links.
-git -C "$ROOT" worktree add --detach "$WORK/base" "$BASE_REF" >/dev/null 2>&1
-mkdir -p "$WORK/base/node_modules/@pm"
-for e in "$ROOT"/node_modules/* "$ROOT"/node_modules/.bin; do
-  [ "$(basename "$e")" = @pm ] || ln -s "$e" "$WORK/base/node_modules/$(basename "$e")"
-done
-cp -P "$ROOT"/node_modules/@pm/* "$WORK/base/node_modules/@pm/"
+if [ -z "$PEER" ]; then
+  # The base tree: its own sources, this checkout's packages, its own workspace links.
+  git -C "$ROOT" worktree add --detach "$WORK/base" "$BASE_REF" >/dev/null 2>&1
+  mkdir -p "$WORK/base/node_modules/@pm"
+  for e in "$ROOT"/node_modules/* "$ROOT"/node_modules/.bin; do
+    [ "$(basename "$e")" = @pm ] || ln -s "$e" "$WORK/base/node_modules/$(basename "$e")"
+  done
+  cp -P "$ROOT"/node_modules/@pm/* "$WORK/base/node_modules/@pm/"
+fi
 
 # start TREE FLAGS -> "PROXY PIDLIST" (gateway --standalone plus one agent, like start-gateway.sh)
 start() {
@@ -54,10 +66,28 @@ start() {
   echo "socks5://bench:$(field pwd)@127.0.0.1:$(field socksPorts) $gw,$!"
 }
 
+# start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
+start_base() {
+  if [ -z "$PEER" ]; then
+    start "$WORK/base" "${BASE_FLAGS:-}"
+  else
+    local PROXY PIDS
+    eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
+    echo "$PROXY $PIDS"
+  fi
+}
+
+# warm PROXY TARGET_PORTS: let V8 compile the per-connection path before the measurement.
+warm() {
+  [ "${WARMUP_S:-3}" = 0 ] && return
+  taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$1" --target-ports "$2" --tests rate \
+    --rate-conc 1,64 --rate-seconds "${WARMUP_S:-3}" --rate-warmup 0 --quiet-wait 0 --out "$WORK/warm.json" >/dev/null 2>&1 || true
+}
+
 show() {
   "$NODE" -e '
     const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const out = [process.argv[2].padEnd(4)];
+    const out = [process.argv[2].padEnd(12)];
     for (const k of ["bulk1", "bulkN"]) {
       const b = j.tests[k];
       if (b) out.push(`${k} ${(b.cpu.proxyCpuS / b.bytes * 1e9).toFixed(2)} s/GB`);
@@ -67,12 +97,16 @@ show() {
     console.log(out.join(" | "));' "$1" "$2"
 }
 
-echo "base: $BASE_REF ($(git -C "$ROOT" rev-parse --short "$BASE_REF")), new: working tree; ${MODE:-tls}; ${ARGS[*]}"
+if [ -n "$PEER" ]; then BASE_NAME=$PEER; else BASE_NAME="$BASE_REF ($(git -C "$ROOT" rev-parse --short "$BASE_REF"))"; fi
+echo "base: $BASE_NAME, new: working tree; ${MODE:-tls}; ${ARGS[*]}"
 for round in $(seq "$ROUNDS"); do
-  read -r PB IB <<<"$(start "$WORK/base" "${BASE_FLAGS:-}")"
+  read -r PB IB <<<"$(start_base)"
   read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS:-}")"
-  PIDS=(${IB//,/ } ${IN//,/ })
+  PIDS=(${IN//,/ })
+  [ -z "$PEER" ] && PIDS+=(${IB//,/ })
   sleep 1
+  [ -z "$PEER" ] && warm "$PB" 19101,19102,19103
+  warm "$PN" 19201,19202,19203
   taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$PB" --pid "$IB" --label base \
     --quiet-wait 0 --out "$WORK/base-$round.json" "${ARGS[@]}" >/dev/null 2>&1 &
   B=$!
@@ -82,7 +116,8 @@ for round in $(seq "$ROUNDS"); do
   wait "$B" "$N" || true
   kill "${PIDS[@]}" 2>/dev/null || true
   PIDS=()
+  [ -n "$PEER" ] && "$SOCKS_BENCH/peers/stop.sh" "$PEER" >/dev/null 2>&1
   sleep 0.5
-  show "$WORK/base-$round.json" base
+  show "$WORK/base-$round.json" "${PEER:-base}"
   show "$WORK/new-$round.json" new
 done

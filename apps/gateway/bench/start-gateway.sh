@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Start the standalone gateway plus one agent (loopback targets allowed), both pinned to
-# PROXY_CPUS (default 0). Prints, usable with eval:  PROXY=socks5://bench:PASS@127.0.0.1:PORT  PIDS=gw,agent
+# PROXY_CPUS (default 0), then warm them up. Prints, usable with eval:
+#   PROXY=socks5://bench:PASS@127.0.0.1:PORT  PIDS=gw,agent
 #   usage: start-gateway.sh tls|plain
+# Warm-up (WARMUP_S seconds at concurrency 1, then at 64; default 3, 0 = none): V8 compiles the
+# per-connection path only after thousands of requests, on the same pinned core, and a production
+# gateway runs for days; the C peers have nothing to warm. Only code paths are warmed: no bulk
+# transfer runs, so the tunnel's TCP buffers start as cold as OpenSSH's.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 NODE=$ROOT/node_modules/.bin/node
@@ -22,7 +27,17 @@ AGENT_ARGS=(--gateway "127.0.0.1:$TPORT" --allow-loopback --max-streams 30000)
 [ "$MODE" = tls ] && AGENT_ARGS+=(--tls --ca "$CA")
 AGENT_KEY=$KEY "${TS[@]}" "$NODE" "$ROOT/apps/agent/src/main.ts" "${AGENT_ARGS[@]}" >/dev/null 2>&1 &
 AG=$!
-# The agent is up once a SOCKS request to a closed port gets a SOCKS reply instead of "agent offline".
 sleep 1
+WARMUP_S=${WARMUP_S:-3}
+if [ "$WARMUP_S" != 0 ]; then
+  SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
+  LG=${LOADGEN_CPUS:-1}
+  if [ "$LG" = none ]; then LGS=(); else LGS=(taskset -c "$LG"); fi
+  WARM_OUT=$(mktemp)
+  "${LGS[@]}" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "socks5://bench:$PASS@127.0.0.1:$PORT" --label warm-up \
+    --tests rate --rate-conc 1,64 --rate-seconds "$WARMUP_S" --rate-warmup 0 --quiet-wait 0 --out "$WARM_OUT" >/dev/null 2>&1 ||
+    echo "warm-up failed (the measurement will show why)" >&2
+  rm -f "$WARM_OUT"
+fi
 echo "PROXY=socks5://bench:$PASS@127.0.0.1:$PORT"
 echo "PIDS=$GW,$AG"
