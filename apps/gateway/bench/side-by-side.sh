@@ -6,7 +6,8 @@
 #   usage: side-by-side.sh BASE_REF [ROUNDS] [bench.mjs args]     (default: --tests rate)
 #   e.g.   side-by-side.sh HEAD~1 3 --tests rate --rate-conc 1,64
 #          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
-#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair),
+#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
+#          default --no-memory-reducer, as docs/gateway.md runs them),
 #          WARMUP_S (3): seconds of c1 and of c64 load through each pair before it is measured
 # The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
 # with peer:NAME it is that reference peer, started by the shared peers/start.sh on the same CPU.
@@ -69,7 +70,7 @@ start() {
 # start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
 start_base() {
   if [ -z "$PEER" ]; then
-    start "$WORK/base" "${BASE_FLAGS:-}"
+    start "$WORK/base" "${BASE_FLAGS---no-memory-reducer}"
   else
     local PROXY PIDS
     eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
@@ -101,7 +102,7 @@ if [ -n "$PEER" ]; then BASE_NAME=$PEER; else BASE_NAME="$BASE_REF ($(git -C "$R
 echo "base: $BASE_NAME, new: working tree; ${MODE:-tls}; ${ARGS[*]}"
 for round in $(seq "$ROUNDS"); do
   read -r PB IB <<<"$(start_base)"
-  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS:-}")"
+  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS---no-memory-reducer}")"
   PIDS=(${IN//,/ })
   [ -z "$PEER" ] && PIDS+=(${IB//,/ })
   sleep 1

@@ -16,7 +16,9 @@ if [ "$PIN" = none ]; then TS=(); else TS=(taskset -c "$PIN"); fi
 OUT=$(mktemp)
 TLSFLAG=()
 [ "$MODE" = tls ] && TLSFLAG=(--tls)
-"${TS[@]}" "$NODE" "$ROOT/apps/gateway/src/main.ts" --standalone "${TLSFLAG[@]}" >"$OUT" 2>/dev/null &
+# Node options as docs/gateway.md recommends for production.
+NODE_FLAGS=(--no-memory-reducer)
+"${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/gateway/src/main.ts" --standalone "${TLSFLAG[@]}" >"$OUT" 2>/dev/null &
 GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done
 [ -s "$OUT" ] || { echo "gateway did not start" >&2; kill $GW; exit 1; }
@@ -25,7 +27,7 @@ PORT=$(field socksPorts); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(fi
 rm -f "$OUT"
 AGENT_ARGS=(--gateway "127.0.0.1:$TPORT" --allow-loopback --max-streams 30000)
 [ "$MODE" = tls ] && AGENT_ARGS+=(--tls --ca "$CA")
-AGENT_KEY=$KEY "${TS[@]}" "$NODE" "$ROOT/apps/agent/src/main.ts" "${AGENT_ARGS[@]}" >/dev/null 2>&1 &
+AGENT_KEY=$KEY "${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/agent/src/main.ts" "${AGENT_ARGS[@]}" >/dev/null 2>&1 &
 AG=$!
 sleep 1
 WARMUP_S=${WARMUP_S:-3}
