@@ -8,7 +8,7 @@
 #          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
 #   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
 #          default --no-memory-reducer, as docs/gateway.md runs them),
-#          WARMUP_S (3): seconds of c1 and of c64 load through each pair before it is measured
+#          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured
 # The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
 # with peer:NAME it is that reference peer, started by the shared peers/start.sh on the same CPU.
 set -euo pipefail
@@ -49,22 +49,13 @@ if [ -z "$PEER" ]; then
   cp -P "$ROOT"/node_modules/@pm/* "$WORK/base/node_modules/@pm/"
 fi
 
-# start TREE FLAGS -> "PROXY PIDLIST" (gateway --standalone plus one agent, like start-gateway.sh)
+# start TREE FLAGS -> "PROXY PIDLIST": that checkout's gateway and agent, started and warmed up by
+# this checkout's start-gateway.sh.
 start() {
-  local tree=$1 flags=$2 out tls=() agent_tls=() json
-  out=$(mktemp -p "$WORK")
-  [ "${MODE:-tls}" = tls ] && tls=(--tls)
-  # shellcheck disable=SC2086
-  taskset -c "$PIN" "$NODE" $flags "$tree/apps/gateway/src/main.ts" --standalone "${tls[@]}" >"$out" 2>/dev/null &
-  local gw=$!
-  for _ in $(seq 100); do grep -q agentKey "$out" && break; sleep 0.1; done
-  json=$(grep agentKey "$out" | head -1)
-  field() { "$NODE" -e 'const v=JSON.parse(process.argv[1])[process.argv[2]];console.log(Array.isArray(v)?v[0]:v??"")' "$json" "$1"; }
-  [ "${MODE:-tls}" = tls ] && agent_tls=(--tls --ca "$(field caFile)")
-  # shellcheck disable=SC2086
-  AGENT_KEY=$(field agentKey) taskset -c "$PIN" "$NODE" $flags "$tree/apps/agent/src/main.ts" \
-    --gateway "127.0.0.1:$(field tunnelPort)" --allow-loopback --max-streams 30000 "${agent_tls[@]}" >/dev/null 2>&1 &
-  echo "socks5://bench:$(field pwd)@127.0.0.1:$(field socksPorts) $gw,$!"
+  local PROXY PIDS
+  eval "$(GATEWAY_ROOT=$1 NODE_FLAGS=$2 PROXY_CPUS=$PIN LOADGEN_CPUS=$LOADGEN SOCKS_BENCH=$SOCKS_BENCH \
+    "$HERE/start-gateway.sh" "${MODE:-tls}")"
+  echo "$PROXY $PIDS"
 }
 
 # start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
@@ -76,13 +67,6 @@ start_base() {
     eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
     echo "$PROXY $PIDS"
   fi
-}
-
-# warm PROXY TARGET_PORTS: let V8 compile the per-connection path before the measurement.
-warm() {
-  [ "${WARMUP_S:-3}" = 0 ] && return
-  taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$1" --target-ports "$2" --tests rate \
-    --rate-conc 1,64 --rate-seconds "${WARMUP_S:-3}" --rate-warmup 0 --quiet-wait 0 --out "$WORK/warm.json" >/dev/null 2>&1 || true
 }
 
 show() {
@@ -106,8 +90,6 @@ for round in $(seq "$ROUNDS"); do
   PIDS=(${IN//,/ })
   [ -z "$PEER" ] && PIDS+=(${IB//,/ })
   sleep 1
-  [ -z "$PEER" ] && warm "$PB" 19101,19102,19103
-  warm "$PN" 19201,19202,19203
   taskset -c "$LOADGEN" "$NODE" "$SOCKS_BENCH/bench.mjs" --proxy "$PB" --pid "$IB" --label base \
     --quiet-wait 0 --out "$WORK/base-$round.json" "${ARGS[@]}" >/dev/null 2>&1 &
   B=$!

@@ -7,8 +7,11 @@
 # per-connection path only after thousands of requests, on the same pinned core, and a production
 # gateway runs for days; the C peers have nothing to warm. Only code paths are warmed: no bulk
 # transfer runs, so the tunnel's TCP buffers start as cold as OpenSSH's.
+# env: GATEWAY_ROOT (the checkout whose gateway and agent run; default this one), NODE_FLAGS
+#      (default --no-memory-reducer, as docs/gateway.md runs them), SOCKS_BENCH, LOADGEN_CPUS
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+HERE_ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+ROOT=${GATEWAY_ROOT:-$HERE_ROOT}
 NODE=$ROOT/node_modules/.bin/node
 MODE=${1:-tls}
 PIN=${PROXY_CPUS:-0}
@@ -16,8 +19,7 @@ if [ "$PIN" = none ]; then TS=(); else TS=(taskset -c "$PIN"); fi
 OUT=$(mktemp)
 TLSFLAG=()
 [ "$MODE" = tls ] && TLSFLAG=(--tls)
-# Node options as docs/gateway.md recommends for production.
-NODE_FLAGS=(--no-memory-reducer)
+read -r -a NODE_FLAGS <<<"${NODE_FLAGS---no-memory-reducer}"
 "${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/gateway/src/main.ts" --standalone "${TLSFLAG[@]}" >"$OUT" 2>/dev/null &
 GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done
@@ -32,7 +34,7 @@ AG=$!
 sleep 1
 WARMUP_S=${WARMUP_S:-3}
 if [ "$WARMUP_S" != 0 ]; then
-  SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
+  SOCKS_BENCH=${SOCKS_BENCH:-$HERE_ROOT/../shared/bench/socks}
   LG=${LOADGEN_CPUS:-1}
   if [ "$LG" = none ]; then LGS=(); else LGS=(taskset -c "$LG"); fi
   WARM_OUT=$(mktemp)
