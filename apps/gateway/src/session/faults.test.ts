@@ -167,31 +167,42 @@ describe('whitelist, revocation, sharing and faults', () => {
     const lease = buildLease('agent-a');
     network.directory.upsert(lease);
     const socket = await connectVia(lease);
-    socket.pause();
-    socket.write(get('/bytes/30000000'));
-    await new Promise((r) => setTimeout(r, 500));
-    const buffered = network.gateway.bufferedBytes();
-    assert.ok(
-      buffered <= DEFAULT_WINDOW + 256 * 1024,
-      `gateway buffers ${buffered} bytes for one paused customer`,
-    );
-    // Kernel socket buffers take a few MB; after that the flow must stop, not grow in user space.
-    const down = network.meter.get(lease.leaseId).down;
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(
-      network.meter.get(lease.leaseId).down,
-      down,
-      'no more bytes relayed while the customer is paused',
-    );
-    assert.ok(down < 20_000_000, `relayed ${down} bytes to a paused customer`);
-    // Reading resumes: the rest arrives.
-    let got = 0;
-    socket.on('data', (d: Buffer) => {
-      got += d.length;
-    });
-    socket.resume();
-    assert.ok(await waitFor(() => got > 30_000_000, 10_000), `got ${got}`);
-    socket.destroy();
+    try {
+      socket.pause();
+      socket.write(get('/bytes/30000000'));
+      await new Promise((r) => setTimeout(r, 500));
+      const buffered = network.gateway.bufferedBytes();
+      assert.ok(
+        buffered <= DEFAULT_WINDOW + 256 * 1024,
+        `gateway buffers ${buffered} bytes for one paused customer`,
+      );
+      // Kernel socket buffers take a few MB; after that the flow must stop, not grow in user space.
+      // The meter hears of relayed bytes once a second (meterFlushMs), so the flow has stopped once
+      // a whole interval passes without a change; then it must stay stopped.
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const downNow = () => network.meter.get(lease.leaseId).down;
+      let down = downNow();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        await sleep(1200);
+        const now = downNow();
+        if (now === down) break;
+        assert.ok(Date.now() < deadline, `still relaying to a paused customer after 10 s (${now} bytes)`);
+        down = now;
+      }
+      await sleep(1200);
+      assert.equal(downNow(), down, 'no more bytes relayed while the customer is paused');
+      assert.ok(down < 20_000_000, `relayed ${down} bytes to a paused customer`);
+      // Reading resumes: the rest arrives.
+      let got = 0;
+      socket.on('data', (d: Buffer) => {
+        got += d.length;
+      });
+      socket.resume();
+      assert.ok(await waitFor(() => got > 30_000_000, 10_000), `got ${got}`);
+    } finally {
+      socket.destroy();
+    }
   });
 
   test('agent killed mid-transfer: customer closed, failure counted, agent reconnects and serves', async () => {
