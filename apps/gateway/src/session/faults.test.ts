@@ -130,10 +130,11 @@ describe('whitelist, revocation, sharing and faults', () => {
     assert.ok(result.data.length < 50_000_000);
     await assert.rejects(connectVia(lease), (e: SocksClientError) => e.stage === 'auth');
     // A lease whose end passes is refused even without a revocation event.
-    const ending = buildLease('agent-a', { untilMs: Date.now() + 300 });
+    // A second is room enough for the first handshake on a loaded machine.
+    const ending = buildLease('agent-a', { untilMs: Date.now() + 1000 });
     network.directory.upsert(ending);
     (await connectVia(ending)).destroy();
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, Math.max(0, ending.untilMs - Date.now()) + 100));
     await assert.rejects(connectVia(ending), (e: SocksClientError) => e.stage === 'auth');
   });
 
