@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
 import { DEFAULT_WINDOW } from '../tunnel/mux.ts';
@@ -122,7 +123,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     network.directory.upsert(lease);
     const socket = await connectVia(lease);
     const transfer = readAll(socket, get('/slow/50000000'));
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     const revokedAt = Date.now();
     network.directory.remove(lease.leaseId);
     const result = await transfer;
@@ -134,7 +135,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     const ending = buildLease('agent-a', { untilMs: Date.now() + 1000 });
     network.directory.upsert(ending);
     (await connectVia(ending)).destroy();
-    await new Promise((r) => setTimeout(r, Math.max(0, ending.untilMs - Date.now()) + 100));
+    await sleep(Math.max(0, ending.untilMs - Date.now()) + 100);
     await assert.rejects(connectVia(ending), (e: SocksClientError) => e.stage === 'auth');
   });
 
@@ -171,7 +172,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     try {
       socket.pause();
       socket.write(get('/bytes/30000000'));
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       const buffered = network.gateway.bufferedBytes();
       assert.ok(
         buffered <= DEFAULT_WINDOW + 256 * 1024,
@@ -180,7 +181,6 @@ describe('whitelist, revocation, sharing and faults', () => {
       // Kernel socket buffers take a few MB; after that the flow must stop, not grow in user space.
       // The meter hears of relayed bytes once a second (meterFlushMs), so the flow has stopped once
       // a whole interval passes without a change; then it must stay stopped.
-      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       const downNow = () => network.meter.get(lease.leaseId).down;
       let down = downNow();
       const deadline = Date.now() + 10_000;
@@ -230,7 +230,7 @@ describe('whitelist, revocation, sharing and faults', () => {
       );
       const socket = await connectVia(lease);
       const transfer = readAll(socket, get('/slow/50000000'));
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       child.kill('SIGKILL');
       const result = await transfer;
       assert.ok(result.data.length < 50_000_000, 'transfer cut short');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { encodeAddress } from '../protocol/socks5.ts';
+import { waitFor } from '../session/harness.testkit.ts';
 import { MAX_CONTROL_FRAME, T_DATA, T_FIN, T_OPEN } from './frames.ts';
 import { Mux } from './mux.ts';
 
@@ -17,18 +18,6 @@ async function socketPair(): Promise<[net.Socket, net.Socket]> {
   await new Promise<void>((r) => (a.connecting ? a.once('connect', r) : r()));
   server.close();
   return [a, b];
-}
-
-function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve) => {
-    const tick = () => {
-      if (check()) return resolve(true);
-      if (Date.now() > deadline) return resolve(false);
-      setTimeout(tick, 10);
-    };
-    tick();
-  });
 }
 
 /** Resolves when the socket's peer is gone (FIN or close), draining whatever arrives. */
@@ -129,7 +118,7 @@ async function echoRoundTrip(window: number): Promise<void> {
   assert.equal(back.length, payload.length, 'bytes echoed before the FIN');
   assert.ok(back.equals(payload), 'echoed bytes equal the payload');
   assert.ok(
-    await waitUntil(() => gateway.streams.size === 0 && agent.streams.size === 0, 2000),
+    await waitFor(() => gateway.streams.size === 0 && agent.streams.size === 0, 2000),
     'streams released',
   );
   gateway.destroy();
@@ -197,14 +186,14 @@ test("the gateway's FIN after the agent's rides with the next write, and still a
     const batch = writes.find((w) => w.includes(frameStart(T_FIN, firstId)));
     assert.ok(batch, 'the FIN was written');
     assert.ok(batch.includes(frameStart(T_OPEN, second.id)), 'in the same write as the next OPEN');
-    assert.ok(await waitUntil(() => agent.streams.size === 0, 2000), "the agent's streams are released");
+    assert.ok(await waitFor(() => agent.streams.size === 0, 2000), "the agent's streams are released");
 
     // With nothing else to send, the FIN still goes out by itself.
     const third = await openThrough(gateway, port);
     third.customer.on('data', () => {});
     await new Promise<void>((r) => third.customer.once('end', r));
     third.customer.end();
-    assert.ok(await waitUntil(() => agent.streams.size === 0, 2000), 'a lone lazy FIN is flushed');
+    assert.ok(await waitFor(() => agent.streams.size === 0, 2000), 'a lone lazy FIN is flushed');
   } finally {
     gateway.destroy();
     await new Promise<void>((r) => answering.close(() => r()));
@@ -237,7 +226,7 @@ test('a peer that ignores the window gets the stream reset, not unbounded buffer
   agent.writeFrame(T_DATA, id, Buffer.alloc(3 * 64 * 1024));
   // A cut stream must not look complete to the customer: it is reset, not ended.
   assert.equal(await failure, 'ECONNRESET');
-  assert.ok(await waitUntil(() => gateway.streams.size === 0, 2000));
+  assert.ok(await waitFor(() => gateway.streams.size === 0, 2000));
   gateway.destroy();
 });
 
