@@ -41,7 +41,9 @@ export class MuxStream {
   unflushed = 0;
   outstanding = 0;
   blocked = false;
-  corked = false;
+  /** Bytes of this stream in the tunnel's `LocalWrites` slab, not yet written to the socket. */
+  stagedStart = 0;
+  stagedEnd = 0;
   constructor(id: number, sendWindow: number) {
     this.id = id;
     this.sendWindow = sendWindow;

@@ -133,6 +133,57 @@ test('a target that closes while its last bytes wait for window still delivers t
   for (let i = 0; i < 5; i++) await echoRoundTrip(8 * 1024);
 });
 
+/** `bytes` of a stream seeded by `seed`: a word at offset i holds i ^ seed, so bytes of another stream show. */
+function seeded(bytes: number, seed: number): Buffer {
+  const b = pattern(bytes);
+  for (let i = 0; i + 4 <= bytes; i += 4) b.writeUInt32BE((b.readUInt32BE(i) ^ seed) >>> 0, i);
+  return b;
+}
+
+test('streams sharing the tunnel, one customer slow to read, each get exactly their own bytes', async () => {
+  const SIZE = 12_000_000;
+  // Each target connection sends its seed, then SIZE bytes seeded by it (more than loopback buffers hold), and closes.
+  let next = 0x5a5a0000;
+  const source = net.createServer((s) => {
+    s.on('error', () => {});
+    const seed = next++;
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(seed >>> 0, 0);
+    s.write(head);
+    s.end(seeded(SIZE, seed));
+  });
+  await new Promise<void>((r) => source.listen(0, '127.0.0.1', r));
+  const port = (source.address() as net.AddressInfo).port;
+  const { gateway } = await muxPair();
+  try {
+    const received = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => {
+        const { customer, code } = await openThrough(gateway, port);
+        assert.equal(code, 0);
+        // The first customer reads nothing for a while: the gateway's writes to it back up.
+        if (i === 0) customer.pause();
+        const parts: Buffer[] = [];
+        customer.on('data', (d: Buffer) => parts.push(d));
+        const ended = new Promise<void>((r) => customer.once('end', () => r()));
+        if (i === 0) setTimeout(() => customer.resume(), 300);
+        await ended;
+        return Buffer.concat(parts);
+      }),
+    );
+    for (const data of received) {
+      assert.equal(data.length, 4 + SIZE);
+      const seed = data.readUInt32BE(0);
+      assert.ok(
+        data.subarray(4).equals(seeded(SIZE, seed)),
+        `stream seeded ${seed.toString(16)} arrived intact`,
+      );
+    }
+  } finally {
+    gateway.destroy();
+    await new Promise<void>((r) => source.close(() => r()));
+  }
+});
+
 /** The first bytes of a frame: type and stream id. */
 function frameStart(type: number, id: number): Buffer {
   const b = Buffer.from([type, 0, 0, 0, 0]);

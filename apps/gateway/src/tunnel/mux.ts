@@ -3,7 +3,9 @@ import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
+import { LocalWrites } from './local-writes.ts';
 import { abort, MuxStream, type StreamEnd } from './mux-stream.ts';
+import { readIntoOwnBuffer } from './own-buffer-reads.ts';
 
 export { MuxStream, type StreamEnd } from './mux-stream.ts';
 
@@ -51,7 +53,11 @@ export class Mux {
   private readonly reader: FrameReader;
   private flushScheduled = false;
   private lazyTimer: NodeJS.Timeout | null = null;
-  private corkedLocals: MuxStream[] = [];
+  /** DATA payloads for the local sockets, copied out of the tunnel's read buffer. */
+  private readonly local = new LocalWrites((st, n, accepted) => {
+    if (accepted) this.grant(st, n);
+    else st.unflushed += n;
+  });
   private nextId = 1;
   private readonly opts: MuxOptions;
   private timer: NodeJS.Timeout | null = null;
@@ -70,10 +76,11 @@ export class Mux {
       onProtocolError: (err) => this.destroy(err),
       isClosed: () => this.closed,
     });
-    socket.on('data', (chunk: Buffer) => {
+    const onChunk = (chunk: Buffer) => {
       this.heard = true;
       this.reader.push(chunk);
-    });
+    };
+    if (!readIntoOwnBuffer(socket, onChunk)) socket.on('data', onChunk);
     socket.on('drain', () => this.onDrain());
     socket.on('error', (err) => this.destroy(err));
     socket.on('close', () => this.destroy());
@@ -122,6 +129,8 @@ export class Mux {
       this.lazyTimer = null;
     }
     if (!this.closed) {
+      // Local writes first: the window credit they return goes out in this flush.
+      this.local.flush();
       const out = this.writer.take();
       if (out.length) {
         const s = this.socket;
@@ -134,14 +143,6 @@ export class Mux {
         }
         // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
         if (this.blocked && s.writableLength <= TUNNEL_HIGH_WATER) this.onDrain();
-      }
-    }
-    const locals = this.corkedLocals;
-    if (locals.length) {
-      this.corkedLocals = [];
-      for (const st of locals) {
-        st.corked = false;
-        st.socket?.uncork();
       }
     }
   };
@@ -321,14 +322,8 @@ export class Mux {
       this.reset(st);
       return;
     }
-    if (!st.corked) {
-      st.corked = true;
-      st.socket.cork();
-      this.corkedLocals.push(st);
-      this.scheduleFlush();
-    }
-    if (st.socket.write(piece)) this.grant(st, piece.length);
-    else st.unflushed += piece.length;
+    this.local.stage(st, piece);
+    this.scheduleFlush();
   }
 
   private onFrame(type: number, id: number, payload: Buffer): void {
@@ -359,6 +354,7 @@ export class Mux {
         const st = this.streams.get(id);
         if (!st || st.closed) return;
         st.finRecv = true;
+        this.local.flushStream(st);
         st.socket?.end();
         return;
       }
