@@ -307,6 +307,32 @@ describe('gateway data path over TLS (curl and own client)', () => {
     assert.equal(got[4 + 1], 0x07);
   });
 
+  test('a client that sends its request with the handshake, before any answer, gets the page', {
+    timeout: 10_000,
+  }, async () => {
+    const { connect } = await import('node:net');
+    const { encodeGreeting, encodeUserPass, encodeRequest } = await import('./protocol/socks5.ts');
+    const s = connect({ host: '127.0.0.1', port: net.gateway.socksPorts[1]! });
+    const got = await new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      s.on('data', (d: Buffer) => parts.push(d));
+      s.on('end', () => resolve(Buffer.concat(parts)));
+      s.on('error', reject);
+      // Optimistic clients pipeline everything: the bytes after CONNECT wait for the relay.
+      s.write(
+        Buffer.concat([
+          encodeGreeting([2]),
+          encodeUserPass(lease.user, lease.pwd),
+          encodeRequest(1, '127.0.0.1', target.port),
+          Buffer.from('GET /bytes/3000 HTTP/1.0\r\nHost: x\r\n\r\n'),
+        ]),
+      );
+    });
+    // method selection (2) + auth status (2) + reply (10), then the page
+    assert.equal(got[4 + 1], 0x00, 'CONNECT succeeded');
+    assertPatternBytes(body(got.subarray(14)), 3000);
+  });
+
   test('dial: a relayed stream through an agent for probes, cleaned up after use', async () => {
     const stream = await net.gateway.dial('agent-1', '127.0.0.1', target.port);
     const resp = await new Promise<Buffer>((resolve, reject) => {

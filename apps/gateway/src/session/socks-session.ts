@@ -227,8 +227,9 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       }
       state = 'relay';
       socket.write(encodeReply(0));
-      mux.attach(st, socket);
+      // Bytes sent after the CONNECT go back first: the relay takes what the socket holds.
       if (early.length) socket.unshift(early);
+      mux.attach(st, socket);
       socket.resume();
     });
     session.stream = st;

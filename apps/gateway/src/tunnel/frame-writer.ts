@@ -1,6 +1,6 @@
 import { FRAME_HEADER_BYTES } from './frames.ts';
 
-const STAGE_BYTES = 64 * 1024;
+const STAGE_BYTES = 256 * 1024;
 /** Payloads up to this size are copied next to their header; larger ones are queued by reference. */
 const COPY_MAX = 2048;
 
@@ -16,9 +16,10 @@ export class FrameWriter {
   private stageStart = 0;
   private stageEnd = 0;
 
-  append(type: number, streamId: number, payload: Buffer): void {
+  /** `transient`: the payload is only valid during the call (a shared read buffer), so it is copied. */
+  append(type: number, streamId: number, payload: Buffer, transient = false): void {
     const len = payload.length;
-    const copy = len <= COPY_MAX;
+    const copy = len <= COPY_MAX || (transient && len <= STAGE_BYTES - FRAME_HEADER_BYTES);
     if (this.stageEnd + FRAME_HEADER_BYTES + (copy ? len : 0) > STAGE_BYTES) {
       this.seal();
       // The old staging buffer may still be referenced by queued writes: start a fresh one.

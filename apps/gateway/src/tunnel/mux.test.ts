@@ -124,11 +124,15 @@ async function echoRoundTrip(window: number): Promise<void> {
   gateway.destroy();
 }
 
-test('half-close: the customer finishes sending and still receives the answer', async () => {
+test('half-close: the customer finishes sending and still receives the answer', {
+  timeout: 30_000,
+}, async () => {
   await echoRoundTrip(64 * 1024);
 });
 
-test('a target that closes while its last bytes wait for window still delivers them, then FIN', async () => {
+test('a target that closes while its last bytes wait for window still delivers them, then FIN', {
+  timeout: 30_000,
+}, async () => {
   // With a small window the agent still holds the tail when the target's socket closes both ways.
   for (let i = 0; i < 5; i++) await echoRoundTrip(8 * 1024);
 });

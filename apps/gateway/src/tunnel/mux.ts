@@ -1,4 +1,4 @@
-import type net from 'node:net';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
@@ -98,9 +98,9 @@ export class Mux {
   }
 
   /** Queues a frame; everything queued in one loop iteration goes out in one write. */
-  writeFrame(type: number, streamId: number, payload: Buffer): void {
+  writeFrame(type: number, streamId: number, payload: Buffer, transient = false): void {
     if (this.closed) return;
-    this.writer.append(type, streamId, payload);
+    this.writer.append(type, streamId, payload, transient);
     if (!this.blocked && this.socket.writableLength + this.writer.bytes > TUNNEL_HIGH_WATER)
       this.blocked = true;
     this.scheduleFlush();
@@ -189,7 +189,8 @@ export class Mux {
   attach(st: MuxStream, socket: Duplex): void {
     st.socket = socket;
     (socket as Partial<net.Socket>).setNoDelay?.(true);
-    socket.on('data', (chunk: Buffer) => {
+    // `transient`: the chunk is the process's shared read buffer, valid only during the call.
+    const onChunk = (chunk: Buffer, transient: boolean) => {
       if (st.closed) return;
       st.sentBytes += chunk.length;
       if (st.pending) {
@@ -200,17 +201,19 @@ export class Mux {
       const n = Math.min(chunk.length, st.sendWindow);
       if (n > 0) {
         st.sendWindow -= n;
-        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n));
+        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), transient);
       }
       if (n < chunk.length) {
-        st.pending = chunk.subarray(n);
+        st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
         socket.pause();
       } else if (this.blocked) {
         st.blocked = true;
         this.blockedStreams.add(st);
         socket.pause();
       }
-    });
+    };
+    if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, (c) => onChunk(c, true))))
+      socket.on('data', (c: Buffer) => onChunk(c, false));
     socket.on('end', () => {
       if (st.closed) return;
       if (st.pending) st.finPending = true;

@@ -18,6 +18,12 @@ interface OnreadSymbols {
 }
 
 let symbols: OnreadSymbols | null | undefined;
+/**
+ * One buffer for every socket of the process: a read's callback is done with its chunk before the
+ * next read of any socket, and one buffer per socket would cost 10,000 held connections 640 MB.
+ */
+const SHARED_BYTES = 64 * 1024;
+let shared: Buffer | null = null;
 
 function onreadSymbols(): OnreadSymbols | null {
   if (symbols !== undefined) return symbols;
@@ -36,25 +42,22 @@ interface HandleWithUserBuffer {
 }
 
 /**
- * Makes `socket` read into one buffer of `size` bytes and hands each read to `onChunk`, which
- * must be done with the chunk when it returns (the next read overwrites it). Bytes the socket
- * had buffered already are handed over first. Returns false, changing nothing, where this
- * Node has not the machinery: the caller then reads with 'data' events.
+ * Makes `socket` read into the process's shared read buffer and hands each read to `onChunk`,
+ * which must be done with the chunk when it returns (the next read, of any socket, overwrites
+ * it). Bytes the socket had buffered already are handed over first. Returns false, changing
+ * nothing, where this Node has not the machinery: the caller then reads with 'data' events.
  */
-export function readIntoOwnBuffer(
-  socket: net.Socket,
-  onChunk: (chunk: Buffer) => void,
-  size = 64 * 1024,
-): boolean {
+export function readIntoOwnBuffer(socket: net.Socket, onChunk: (chunk: Buffer) => void): boolean {
   const sym = onreadSymbols();
   const handle = (socket as unknown as { _handle: HandleWithUserBuffer | null })._handle;
   if (!sym || (handle && typeof handle.useUserBuffer !== 'function')) return false;
-  const buf = Buffer.allocUnsafe(size);
+  shared ??= Buffer.allocUnsafe(SHARED_BYTES);
+  const buf = shared;
   const fields = socket as unknown as Record<symbol, unknown>;
   fields[sym.buffer] = buf;
   fields[sym.generator] = null;
   fields[sym.callback] = (n: number) => {
-    onChunk(n === size ? buf : buf.subarray(0, n));
+    onChunk(n === SHARED_BYTES ? buf : buf.subarray(0, n));
     return true;
   };
   // A socket without a handle yet (connect pending) installs the buffer when it gets one.
