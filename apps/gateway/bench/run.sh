@@ -3,7 +3,9 @@
 # each pair pinned to PROXY_CPUS (default CPU 0), measured side by side with the reference
 # peers by the shared SOCKS5 load generator (../shared/bench/socks beside the repository).
 #   env: REPS (default 1), PEERS (default: direct, the OpenSSH variants, Dante, microsocks, ours;
-#        the names gateway-tls and gateway-plain stand for our two pairs, started only when listed),
+#        the names gateway-tls and gateway-plain stand for our two pairs, started only when listed;
+#        gateway-tls-noauth and gateway-plain-noauth are such a pair measured on its no-auth port,
+#        the SOCKS exchange without a password that the ssh -R peers offer),
 #        SOCKS_BENCH (path of the load generator), BENCH_ARGS, OUTDIR (passed to run-matrix.sh)
 #   e.g. PEERS="ssh-r ssh-r-aesgcm gateway-tls" BENCH_ARGS="--tests bulk,rate" npm run bench:gateway
 set -euo pipefail
@@ -23,9 +25,11 @@ WANTED=${PEERS:-"direct ssh-r ssh-r-aesgcm dante microsocks gateway-tls gateway-
 LIST=()
 for peer in $WANTED; do
   case "$peer" in
-    gateway-tls | gateway-plain)
-      eval "$("$HERE/start-gateway.sh" "${peer#gateway-}")"
+    gateway-tls | gateway-plain | gateway-tls-noauth | gateway-plain-noauth)
+      mode=${peer#gateway-}
+      eval "$("$HERE/start-gateway.sh" "${mode%-noauth}")"
       GW_PIDS+=(${PIDS//,/ })
+      [[ $peer == *-noauth ]] && PROXY=$NOAUTH_PROXY
       LIST+=("ext:$peer:$PROXY:$PIDS") ;;
     *) LIST+=("$peer") ;;
   esac

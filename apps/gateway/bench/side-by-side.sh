@@ -8,7 +8,8 @@
 #          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
 #   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
 #          default --no-memory-reducer, as docs/gateway.md runs them),
-#          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured
+#          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured,
+#          NOAUTH=1: our pairs are measured on the lease's no-auth port (the ssh -R peers' exchange)
 # The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
 # with peer:NAME it is that reference peer, started by the shared peers/start.sh on the same CPU.
 set -euo pipefail
@@ -52,9 +53,10 @@ fi
 # start TREE FLAGS -> "PROXY PIDLIST": that checkout's gateway and agent, started and warmed up by
 # this checkout's start-gateway.sh.
 start() {
-  local PROXY PIDS
+  local PROXY NOAUTH_PROXY PIDS
   eval "$(GATEWAY_ROOT=$1 NODE_FLAGS=$2 PROXY_CPUS=$PIN LOADGEN_CPUS=$LOADGEN SOCKS_BENCH=$SOCKS_BENCH \
     "$HERE/start-gateway.sh" "${MODE:-tls}")"
+  [ -n "${NOAUTH:-}" ] && PROXY=$NOAUTH_PROXY
   echo "$PROXY $PIDS"
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Start the standalone gateway plus one agent (loopback targets allowed), both pinned to
 # PROXY_CPUS (default 0), then warm them up. Prints, usable with eval:
-#   PROXY=socks5://bench:PASS@127.0.0.1:PORT  PIDS=gw,agent
+#   PROXY=socks5://bench:PASS@127.0.0.1:PORT  NOAUTH_PROXY=socks5://127.0.0.1:APORT  PIDS=gw,agent
+# (NOAUTH_PROXY: the same lease's no-auth port, whitelisted for 127.0.0.1: the SOCKS exchange of
+# the ssh -R peer, which asks for no password)
 #   usage: start-gateway.sh tls|plain
 # Warm-up (WARMUP_S seconds at concurrency 1, then at 64; default 3, 0 = none): V8 compiles the
 # per-connection path only after thousands of requests, on the same pinned core, and a production
@@ -25,7 +27,7 @@ GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done
 [ -s "$OUT" ] || { echo "gateway did not start" >&2; kill $GW; exit 1; }
 field() { "$NODE" -e 'const j=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const v=j[process.argv[2]];console.log(Array.isArray(v)?v[0]:v??"")' "$OUT" "$1"; }
-PORT=$(field socksPorts); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(field agentKey); CA=$(field caFile)
+PORT=$(field socksPorts); APORT=$(field authPort); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(field agentKey); CA=$(field caFile)
 rm -f "$OUT"
 AGENT_ARGS=(--gateway "127.0.0.1:$TPORT" --allow-loopback --max-streams 30000)
 [ "$MODE" = tls ] && AGENT_ARGS+=(--tls --ca "$CA")
@@ -44,4 +46,5 @@ if [ "$WARMUP_S" != 0 ]; then
   rm -f "$WARM_OUT"
 fi
 echo "PROXY=socks5://bench:$PASS@127.0.0.1:$PORT"
+echo "NOAUTH_PROXY=socks5://127.0.0.1:$APORT"
 echo "PIDS=$GW,$AG"

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +14,8 @@ const { values } = parseArgs({
     tls: { type: 'boolean', default: false },
     host: { type: 'string', default: '127.0.0.1' },
     'socks-port': { type: 'string', default: '0' },
+    /** Standalone: the bench lease's no-auth port, open to 127.0.0.1 (0: a free port). */
+    'auth-port': { type: 'string', default: '0' },
     'tunnel-port': { type: 'string', default: '0' },
     'metrics-port': { type: 'string' },
   },
@@ -20,6 +23,18 @@ const { values } = parseArgs({
 
 const log = (msg: string, fields?: Record<string, unknown>) =>
   console.error(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
+
+/** A port free on `host` now (the OS picks it; the gateway binds it a moment later). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 let cleanup: () => Promise<void> = async () => {};
 let gateway: GatewayHandle;
@@ -38,6 +53,7 @@ if (values.standalone) {
   const pwd = randomBytes(9).toString('base64url');
   const agentKey = randomBytes(24).toString('base64url');
   const socksPort = Number(values['socks-port']);
+  const authPort = Number(values['auth-port']) || (await freePort(values.host));
   gateway = await startGateway({
     nodeId: 'standalone',
     host: values.host,
@@ -50,8 +66,9 @@ if (values.standalone) {
         agentId: 'bench-agent',
         user,
         pwd,
-        whitelist: [],
-        authPort: null,
+        // The same lease without a password on its no-auth port, from this machine only.
+        whitelist: ['127.0.0.1'],
+        authPort,
         untilMs: Date.now() + 365 * 86_400_000,
       },
     ]),
@@ -65,6 +82,7 @@ if (values.standalone) {
   console.log(
     JSON.stringify({
       socksPorts: gateway.socksPorts,
+      authPort,
       tunnelPort: gateway.tunnelPort,
       user,
       pwd,
