@@ -333,6 +333,48 @@ describe('gateway data path over TLS (curl and own client)', () => {
     assertPatternBytes(body(got.subarray(14)), 3000);
   });
 
+  test('a client that half-closes right after its pipelined request still gets the whole answer', {
+    timeout: 10_000,
+  }, async () => {
+    const { connect, createServer } = await import('node:net');
+    const { encodeGreeting, encodeUserPass, encodeRequest } = await import('./protocol/socks5.ts');
+    // Answers with what it read, once the client's end of file arrives.
+    const echo = createServer({ allowHalfOpen: true }, (t) => {
+      const parts: Buffer[] = [];
+      t.on('data', (d: Buffer) => parts.push(d));
+      t.on('end', () => t.end(Buffer.concat(parts)));
+      t.on('error', () => {});
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    try {
+      const port = (echo.address() as import('node:net').AddressInfo).port;
+      const s = connect({ host: '127.0.0.1', port: net.gateway.socksPorts[2]!, allowHalfOpen: true });
+      const got = await new Promise<Buffer>((resolve, reject) => {
+        const parts: Buffer[] = [];
+        s.on('data', (d: Buffer) => parts.push(d));
+        s.on('end', () => resolve(Buffer.concat(parts)));
+        s.on('error', reject);
+        // Everything at once, then our end of file, before the gateway can answer the CONNECT.
+        s.end(
+          Buffer.concat([
+            encodeGreeting([2]),
+            encodeUserPass(lease.user, lease.pwd),
+            encodeRequest(1, '127.0.0.1', port),
+            Buffer.from('the whole request'),
+          ]),
+        );
+      });
+      assert.equal(got[4 + 1], 0x00, 'CONNECT succeeded');
+      assert.equal(
+        got.subarray(14).toString(),
+        'the whole request',
+        'the target saw the request and our FIN',
+      );
+    } finally {
+      await new Promise<void>((r) => echo.close(() => r()));
+    }
+  });
+
   test('dial: a relayed stream through an agent for probes, cleaned up after use', async () => {
     const stream = await net.gateway.dial('agent-1', '127.0.0.1', target.port);
     const resp = await new Promise<Buffer>((resolve, reject) => {

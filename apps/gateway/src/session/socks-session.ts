@@ -227,9 +227,9 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       }
       state = 'relay';
       socket.write(encodeReply(0));
-      // Bytes sent after the CONNECT go back first: the relay takes what the socket holds.
-      if (early.length) socket.unshift(early);
-      mux.attach(st, socket);
+      // Bytes sent after the CONNECT go first, and an end of file that came meanwhile ('end' comes
+      // even from a paused socket once its buffer is empty; unshifting after it would lose them).
+      mux.attach(st, socket, early, endedEarly);
       socket.resume();
     });
     session.stream = st;
@@ -248,7 +248,9 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   };
 
   socket.on('data', onData);
+  let endedEarly = false;
   socket.on('end', () => {
+    if (state === 'opening') endedEarly = true;
     // The customer half-closed before its CONNECT was answered: nothing more can come.
     if (state === 'greeting' || state === 'auth' || state === 'request') fail('eof');
     else if (state === 'done') socket.destroy();

@@ -185,8 +185,11 @@ export class Mux {
     abort(st.socket);
   }
 
-  /** Binds an open stream to its local socket and relays both ways with flow control. */
-  attach(st: MuxStream, socket: Duplex): void {
+  /**
+   * Binds an open stream to its local socket and relays both ways with flow control. `early`:
+   * bytes read from the socket already, sent first; `ended`: its 'end' came already.
+   */
+  attach(st: MuxStream, socket: Duplex, early?: Buffer, ended = false): void {
     st.socket = socket;
     (socket as Partial<net.Socket>).setNoDelay?.(true);
     // `transient`: the chunk is the process's shared read buffer, valid only during the call.
@@ -212,13 +215,17 @@ export class Mux {
         socket.pause();
       }
     };
+    // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
+    if (early?.length) onChunk(early, false);
     if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, (c) => onChunk(c, true))))
       socket.on('data', (c: Buffer) => onChunk(c, false));
-    socket.on('end', () => {
+    const onEnd = () => {
       if (st.closed) return;
       if (st.pending) st.finPending = true;
       else this.sendFin(st);
-    });
+    };
+    if (ended) onEnd();
+    else socket.on('end', onEnd);
     socket.on('drain', () => {
       if (st.unflushed > 0) {
         const n = st.unflushed;
