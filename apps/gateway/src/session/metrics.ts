@@ -11,6 +11,8 @@ export interface GatewayMetrics {
   requests: Counter<'result'>;
   requestsOk: Counter.Internal;
   bytes: Counter<'direction'>;
+  bytesUp: Counter.Internal;
+  bytesDown: Counter.Internal;
   handshakeFailures: Counter<'reason'>;
   agentsOnline: Gauge;
 }
@@ -34,6 +36,12 @@ export function createGatewayMetrics(
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const bytes = new Counter({
+    name: 'gateway_relayed_bytes_total',
+    help: 'Payload bytes relayed, by direction (up: customer to proxy, down: proxy to customer)',
+    labelNames: ['direction'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     connections,
@@ -49,12 +57,9 @@ export function createGatewayMetrics(
     }),
     requests,
     requestsOk: requests.labels('ok'),
-    bytes: new Counter({
-      name: 'gateway_relayed_bytes_total',
-      help: 'Payload bytes relayed, by direction (up: customer to proxy, down: proxy to customer)',
-      labelNames: ['direction'],
-      registers: [registry],
-    }),
+    bytes,
+    bytesUp: bytes.labels('up'),
+    bytesDown: bytes.labels('down'),
     handshakeFailures: new Counter({
       name: 'gateway_socks_handshake_failures_total',
       help: 'SOCKS handshakes that failed before a CONNECT was relayed, by reason',

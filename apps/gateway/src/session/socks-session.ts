@@ -63,8 +63,8 @@ export function flushSessionBytes(s: Session, ctx: SessionContext): void {
   s.reportedUp = st.sentBytes;
   s.reportedDown = st.recvBytes;
   ctx.meter.addBytes(s.leaseId, up, down);
-  if (up) ctx.metrics.bytes.inc({ direction: 'up' }, up);
-  if (down) ctx.metrics.bytes.inc({ direction: 'down' }, down);
+  if (up) ctx.metrics.bytesUp.inc(up);
+  if (down) ctx.metrics.bytesDown.inc(down);
 }
 
 /**
