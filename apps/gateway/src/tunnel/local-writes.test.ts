@@ -18,7 +18,7 @@ function keepingSink(id = 1): { stream: MuxStream; kept: Buffer[] } {
 }
 
 test('a local end that is no TCP socket gets its own copy, not the reused slab', () => {
-  const writes = new LocalWrites(() => {});
+  const writes = new LocalWrites();
   const { stream, kept } = keepingSink();
   writes.stage(stream, Buffer.from('first'));
   writes.flush();
@@ -32,9 +32,10 @@ test('a local end that is no TCP socket gets its own copy, not the reused slab',
 
 test("two streams' bytes interleaved in one slab reach each stream in order", () => {
   const written: string[] = [];
-  const writes = new LocalWrites((st, n) => written.push(`${st.id}:${n}`));
+  const writes = new LocalWrites();
   const a = keepingSink();
   const b = keepingSink(2);
+  for (const st of [a.stream, b.stream]) st.onLocalWritten = (n) => written.push(`${st.id}:${n}`);
   writes.stage(a.stream, Buffer.from('a1'));
   writes.stage(a.stream, Buffer.from('a2'));
   writes.stage(b.stream, Buffer.from('b1'));

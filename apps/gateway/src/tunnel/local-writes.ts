@@ -4,10 +4,11 @@ import type { MuxStream } from './mux-stream.ts';
 const SLAB_BYTES = 256 * 1024;
 
 /**
- * DATA payloads on their way to the streams' local sockets. The tunnel's reads land in one reused
- * buffer, so each payload is copied here, into one slab shared by all streams, and each stream's
- * bytes go to its socket in one write at the tunnel's flush. A slab whose every write the kernel
- * took at once is used again; one a socket still holds is left to it and a new slab begins.
+ * DATA payloads on their way to the streams' local sockets. The tunnels' reads land in one reused
+ * buffer, so each payload is copied here, into one slab shared by all streams of the process, and
+ * each stream's bytes go to its socket in one write at the flush (after this loop iteration's I/O,
+ * or earlier from a tunnel's own flush). A slab whose every write the kernel took at once is used
+ * again; one a socket still holds is left to it and a new slab begins.
  */
 export class LocalWrites {
   private slab = Buffer.allocUnsafe(SLAB_BYTES);
@@ -15,15 +16,14 @@ export class LocalWrites {
   /** Some socket still holds bytes of this slab (its write did not complete at once). */
   private held = false;
   private staged: MuxStream[] = [];
-  /** Called with each stream and the byte count of a write: `true` if the socket took it without backpressure. */
-  private readonly onWritten: (st: MuxStream, bytes: number, accepted: boolean) => void;
-
-  constructor(onWritten: (st: MuxStream, bytes: number, accepted: boolean) => void) {
-    this.onWritten = onWritten;
-  }
+  private scheduled = false;
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */
   stage(st: MuxStream, piece: Buffer): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.onImmediate);
+    }
     const len = piece.length;
     if (len > SLAB_BYTES - this.used) this.flush();
     if (len > SLAB_BYTES) {
@@ -50,6 +50,11 @@ export class LocalWrites {
     if (st.stagedEnd > st.stagedStart) this.writeStaged(st);
   }
 
+  private readonly onImmediate = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+
   /** Writes every stream's staged bytes; the slab is reused if no socket holds any of it. */
   flush(): void {
     const list = this.staged;
@@ -75,12 +80,12 @@ export class LocalWrites {
     if (st.closed || !socket || socket.destroyed || socket.writableEnded) return;
     // A TCP socket's write is done with the bytes once `writableLength` is back to 0; another Duplex
     // (a socket pair's end) may keep the very buffer it was given, so it gets a copy.
-    if (!(socket instanceof net.Socket)) {
-      this.onWritten(st, piece.length, socket.write(Buffer.from(piece)));
-      return;
-    }
-    const accepted = socket.write(piece);
-    if (socket.writableLength > 0) this.held = true;
-    this.onWritten(st, piece.length, accepted);
+    const tcp = socket instanceof net.Socket;
+    const accepted = socket.write(tcp ? piece : Buffer.from(piece));
+    if (tcp && socket.writableLength > 0) this.held = true;
+    st.onLocalWritten?.(piece.length, accepted);
   }
 }
+
+/** The process's one instance: a gateway with thousands of agent tunnels keeps one slab. */
+export const localWrites = new LocalWrites();

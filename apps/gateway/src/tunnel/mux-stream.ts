@@ -44,6 +44,8 @@ export class MuxStream {
   /** Bytes of this stream in the tunnel's `LocalWrites` slab, not yet written to the socket. */
   stagedStart = 0;
   stagedEnd = 0;
+  /** Told of each write of staged bytes to the socket: its size, and whether it went without backpressure. */
+  onLocalWritten: ((bytes: number, accepted: boolean) => void) | null = null;
   constructor(id: number, sendWindow: number) {
     this.id = id;
     this.sendWindow = sendWindow;

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
-import { LocalWrites } from './local-writes.ts';
+import { localWrites } from './local-writes.ts';
 import { abort, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { readIntoOwnBuffer } from './own-buffer-reads.ts';
 
@@ -53,11 +53,6 @@ export class Mux {
   private readonly reader: FrameReader;
   private flushScheduled = false;
   private lazyTimer: NodeJS.Timeout | null = null;
-  /** DATA payloads for the local sockets, copied out of the tunnel's read buffer. */
-  private readonly local = new LocalWrites((st, n, accepted) => {
-    if (accepted) this.grant(st, n);
-    else st.unflushed += n;
-  });
   private nextId = 1;
   private readonly opts: MuxOptions;
   private timer: NodeJS.Timeout | null = null;
@@ -130,7 +125,7 @@ export class Mux {
     }
     if (!this.closed) {
       // Local writes first: the window credit they return goes out in this flush.
-      this.local.flush();
+      localWrites.flush();
       const out = this.writer.take();
       if (out.length) {
         const s = this.socket;
@@ -191,6 +186,10 @@ export class Mux {
    */
   attach(st: MuxStream, socket: Duplex, early?: Buffer, ended = false): void {
     st.socket = socket;
+    st.onLocalWritten = (n, accepted) => {
+      if (accepted) this.grant(st, n);
+      else st.unflushed += n;
+    };
     (socket as Partial<net.Socket>).setNoDelay?.(true);
     // `transient`: the chunk is the process's shared read buffer, valid only during the call.
     const onChunk = (chunk: Buffer, transient: boolean) => {
@@ -332,7 +331,7 @@ export class Mux {
       this.reset(st);
       return;
     }
-    this.local.stage(st, piece);
+    localWrites.stage(st, piece);
     this.scheduleFlush();
   }
 
@@ -364,7 +363,7 @@ export class Mux {
         const st = this.streams.get(id);
         if (!st || st.closed) return;
         st.finRecv = true;
-        this.local.flushStream(st);
+        localWrites.flushStream(st);
         st.socket?.end();
         return;
       }
