@@ -30,6 +30,39 @@ function body(resp: Buffer): Buffer {
   return resp.subarray(resp.indexOf('\r\n\r\n') + 4);
 }
 
+/**
+ * A client that pipelines the whole SOCKS5 exchange and `request` in one write, before any answer
+ * (optionally half-closing at once), and returns everything it receives until the gateway's end.
+ */
+async function pipelined(
+  socksPort: number,
+  cred: { user: string; pwd: string },
+  targetPort: number,
+  request: string,
+  halfClose: boolean,
+): Promise<Buffer> {
+  const { connect } = await import('node:net');
+  const { encodeGreeting, encodeUserPass, encodeRequest } = await import('./protocol/socks5.ts');
+  const s = connect({ host: '127.0.0.1', port: socksPort, allowHalfOpen: true });
+  return new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    s.on('data', (d: Buffer) => parts.push(d));
+    s.on('end', () => {
+      s.destroy();
+      resolve(Buffer.concat(parts));
+    });
+    s.on('error', reject);
+    const bytes = Buffer.concat([
+      encodeGreeting([2]),
+      encodeUserPass(cred.user, cred.pwd),
+      encodeRequest(1, '127.0.0.1', targetPort),
+      Buffer.from(request),
+    ]);
+    if (halfClose) s.end(bytes);
+    else s.write(bytes);
+  });
+}
+
 describe('gateway data path over TLS (curl and own client)', () => {
   let target: HttpTarget;
   let net: TestNetwork;
@@ -310,24 +343,14 @@ describe('gateway data path over TLS (curl and own client)', () => {
   test('a client that sends its request with the handshake, before any answer, gets the page', {
     timeout: 10_000,
   }, async () => {
-    const { connect } = await import('node:net');
-    const { encodeGreeting, encodeUserPass, encodeRequest } = await import('./protocol/socks5.ts');
-    const s = connect({ host: '127.0.0.1', port: net.gateway.socksPorts[1]! });
-    const got = await new Promise<Buffer>((resolve, reject) => {
-      const parts: Buffer[] = [];
-      s.on('data', (d: Buffer) => parts.push(d));
-      s.on('end', () => resolve(Buffer.concat(parts)));
-      s.on('error', reject);
-      // Optimistic clients pipeline everything: the bytes after CONNECT wait for the relay.
-      s.write(
-        Buffer.concat([
-          encodeGreeting([2]),
-          encodeUserPass(lease.user, lease.pwd),
-          encodeRequest(1, '127.0.0.1', target.port),
-          Buffer.from('GET /bytes/3000 HTTP/1.0\r\nHost: x\r\n\r\n'),
-        ]),
-      );
-    });
+    // Optimistic clients pipeline everything: the bytes after CONNECT wait for the relay.
+    const got = await pipelined(
+      net.gateway.socksPorts[1]!,
+      lease,
+      target.port,
+      'GET /bytes/3000 HTTP/1.0\r\nHost: x\r\n\r\n',
+      false,
+    );
     // method selection (2) + auth status (2) + reply (10), then the page
     assert.equal(got[4 + 1], 0x00, 'CONNECT succeeded');
     assertPatternBytes(body(got.subarray(14)), 3000);
@@ -336,8 +359,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
   test('a client that half-closes right after its pipelined request still gets the whole answer', {
     timeout: 10_000,
   }, async () => {
-    const { connect, createServer } = await import('node:net');
-    const { encodeGreeting, encodeUserPass, encodeRequest } = await import('./protocol/socks5.ts');
+    const { createServer } = await import('node:net');
     // Answers with what it read, once the client's end of file arrives.
     const echo = createServer({ allowHalfOpen: true }, (t) => {
       const parts: Buffer[] = [];
@@ -348,22 +370,8 @@ describe('gateway data path over TLS (curl and own client)', () => {
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     try {
       const port = (echo.address() as import('node:net').AddressInfo).port;
-      const s = connect({ host: '127.0.0.1', port: net.gateway.socksPorts[2]!, allowHalfOpen: true });
-      const got = await new Promise<Buffer>((resolve, reject) => {
-        const parts: Buffer[] = [];
-        s.on('data', (d: Buffer) => parts.push(d));
-        s.on('end', () => resolve(Buffer.concat(parts)));
-        s.on('error', reject);
-        // Everything at once, then our end of file, before the gateway can answer the CONNECT.
-        s.end(
-          Buffer.concat([
-            encodeGreeting([2]),
-            encodeUserPass(lease.user, lease.pwd),
-            encodeRequest(1, '127.0.0.1', port),
-            Buffer.from('the whole request'),
-          ]),
-        );
-      });
+      // Everything at once, then our end of file, before the gateway can answer the CONNECT.
+      const got = await pipelined(net.gateway.socksPorts[2]!, lease, port, 'the whole request', true);
       assert.equal(got[4 + 1], 0x00, 'CONNECT succeeded');
       assert.equal(
         got.subarray(14).toString(),
