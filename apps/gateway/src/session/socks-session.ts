@@ -108,7 +108,14 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   };
 
   const onData = (chunk: Buffer) => {
+    if (state === 'done') return;
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    // While the agent connects, bytes after CONNECT wait here for the relay: reading on saves the
+    // socket a readStop and a readStart per request; past a handshake's worth it pauses.
+    if (state === 'opening') {
+      if (buf.length > MAX_HANDSHAKE_BYTES) socket.pause();
+      return;
+    }
     if (buf.length > MAX_HANDSHAKE_BYTES) return fail('oversized');
     try {
       step();
@@ -195,10 +202,6 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       return fail(mux ? 'agent-busy' : 'agent-offline', encodeReply(REP_GENERAL_FAILURE));
     }
     state = 'opening';
-    socket.removeListener('data', onData);
-    socket.pause();
-    const early = buf;
-    buf = EMPTY;
     clearTimer();
     session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
     ctx.sessions.add(session);
@@ -219,6 +222,9 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         if (ok) mux.reset(st);
         return;
       }
+      socket.removeListener('data', onData);
+      const early = buf;
+      buf = EMPTY;
       if (!ok) {
         state = 'done';
         socket.end(encodeReply(code));
@@ -227,8 +233,8 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       }
       state = 'relay';
       socket.write(encodeReply(0));
-      // Bytes sent after the CONNECT go first, and an end of file that came meanwhile ('end' comes
-      // even from a paused socket once its buffer is empty; unshifting after it would lose them).
+      // Bytes sent after the CONNECT go first, then an end of file that came meanwhile (the socket
+      // has emitted 'end' already; unshifting bytes after it would lose them).
       mux.attach(st, socket, early, endedEarly);
       socket.resume();
     });
