@@ -10,7 +10,6 @@ export interface GatewayMetrics {
   activeConnections: Gauge;
   requests: Counter<'result'>;
   requestsOk: Counter.Internal;
-  bytes: Counter<'direction'>;
   bytesUp: Counter.Internal;
   bytesDown: Counter.Internal;
   handshakeFailures: Counter<'reason'>;
@@ -57,7 +56,6 @@ export function createGatewayMetrics(
     }),
     requests,
     requestsOk: requests.labels('ok'),
-    bytes,
     bytesUp: bytes.labels('up'),
     bytesDown: bytes.labels('down'),
     handshakeFailures: new Counter({

@@ -81,6 +81,8 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   let buf: Buffer = EMPTY;
   let entry: LeaseEntry | undefined;
   let session: Session | null = null;
+  /** The client's end of file came while the agent was connecting (the relay must send its FIN). */
+  let endedEarly = false;
   let timer: NodeJS.Timeout | null = setTimeout(() => {
     timer = null;
     // Already refused (our FIN sent) but the client keeps its side open: drop it now.
@@ -254,7 +256,6 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   };
 
   socket.on('data', onData);
-  let endedEarly = false;
   socket.on('end', () => {
     if (state === 'opening') endedEarly = true;
     // The customer half-closed before its CONNECT was answered: nothing more can come.

@@ -6,8 +6,8 @@ const SLAB_BYTES = 256 * 1024;
 /**
  * DATA payloads on their way to the streams' local sockets. The tunnels' reads land in one reused
  * buffer, so each payload is copied here, into one slab shared by all streams of the process, and
- * each stream's bytes go to its socket in one write at the flush (after this loop iteration's I/O,
- * or earlier from a tunnel's own flush). A slab whose every write the kernel took at once is used
+ * each stream's bytes go to its socket in one write at the flush (the tunnel that staged them
+ * flushes after this loop iteration's I/O). A slab whose every write the kernel took at once is used
  * again; one a socket still holds is left to it and a new slab begins.
  */
 export class LocalWrites {
@@ -16,14 +16,9 @@ export class LocalWrites {
   /** Some socket still holds bytes of this slab (its write did not complete at once). */
   private held = false;
   private staged: MuxStream[] = [];
-  private scheduled = false;
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */
   stage(st: MuxStream, piece: Buffer): void {
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.onImmediate);
-    }
     const len = piece.length;
     if (len > SLAB_BYTES - this.used) this.flush();
     if (len > SLAB_BYTES) {
@@ -49,11 +44,6 @@ export class LocalWrites {
   flushStream(st: MuxStream): void {
     if (st.stagedEnd > st.stagedStart) this.writeStaged(st);
   }
-
-  private readonly onImmediate = (): void => {
-    this.scheduled = false;
-    this.flush();
-  };
 
   /** Writes every stream's staged bytes; the slab is reused if no socket holds any of it. */
   flush(): void {

@@ -41,7 +41,7 @@ export class MuxStream {
   unflushed = 0;
   outstanding = 0;
   blocked = false;
-  /** Bytes of this stream in the tunnel's `LocalWrites` slab, not yet written to the socket. */
+  /** Bytes of this stream in the process's `LocalWrites` slab, not yet written to the socket. */
   stagedStart = 0;
   stagedEnd = 0;
   /** Told of each write of staged bytes to the socket: its size, and whether it went without backpressure. */

@@ -123,9 +123,10 @@ export class Mux {
       clearTimeout(this.lazyTimer);
       this.lazyTimer = null;
     }
+    // Local writes first (also after the tunnel closed: they free the slab), so that the window
+    // credit they return goes out in this flush.
+    localWrites.flush();
     if (!this.closed) {
-      // Local writes first: the window credit they return goes out in this flush.
-      localWrites.flush();
       const out = this.writer.take();
       if (out.length) {
         const s = this.socket;
