@@ -28,9 +28,9 @@ test("tunnels' frames interleaved in the shared slab come out per tunnel, in ord
   b.append(T_DATA, 7, Buffer.from('b1'), true);
   a.append(T_WINDOW, 1, Buffer.from('a2'));
   a.append(T_DATA, 3, Buffer.from('a3'), true);
-  assert.deepEqual(decode(a.take()), [`${T_DATA}:1:a1`, `${T_WINDOW}:1:a2`, `${T_DATA}:3:a3`]);
-  assert.deepEqual(decode(b.take()), [`${T_DATA}:7:b1`]);
-  assert.deepEqual(a.take(), [], 'taken once');
+  assert.deepEqual(decode(a.take().pieces), [`${T_DATA}:1:a1`, `${T_WINDOW}:1:a2`, `${T_DATA}:3:a3`]);
+  assert.deepEqual(decode(b.take().pieces), [`${T_DATA}:7:b1`]);
+  assert.deepEqual(a.take().pieces, [], 'taken once');
 });
 
 test('consecutive frames of one tunnel are one piece, and survive the slab running out', () => {
@@ -38,7 +38,7 @@ test('consecutive frames of one tunnel are one piece, and survive the slab runni
   const chunk = (i: number) => Buffer.alloc(60_000, 97 + i);
   w.append(T_DATA, 1, chunk(0), true);
   w.append(T_DATA, 1, chunk(1), true);
-  assert.equal(w.take().length, 1, 'one write');
+  assert.equal(w.take().pieces.length, 1, 'one write');
   // Past a slab's size: the transient chunks are copied, so overwriting them changes nothing.
   const sent: Buffer[] = [];
   for (let i = 0; i < 6; i++) {
@@ -47,12 +47,42 @@ test('consecutive frames of one tunnel are one piece, and survive the slab runni
     sent.push(Buffer.from(c));
     c.fill(0);
   }
-  assert.deepEqual(decode(w.take()), [`${T_DATA}:2:${Buffer.concat(sent)}`]);
+  assert.deepEqual(decode(w.take().pieces), [`${T_DATA}:2:${Buffer.concat(sent)}`]);
 });
 
 test('a thousand tunnels with a frame each share one slab, not a buffer each', () => {
   const writers = Array.from({ length: 1000 }, () => new FrameWriter());
   for (const [i, w] of writers.entries()) w.append(T_WINDOW, i, Buffer.alloc(4));
-  const slabs = new Set(writers.flatMap((w) => w.take().map((p) => p.buffer)));
+  const slabs = new Set(writers.flatMap((w) => w.take().pieces.map((p) => p.buffer)));
   assert.ok(slabs.size <= 2, `${slabs.size} slabs`);
+});
+
+test('a slab comes back once its writes are done, and not before', () => {
+  const w = new FrameWriter();
+  const chunk = Buffer.alloc(200_000, 120);
+  // Fill past a slab while the first batch is still being written: its bytes must stay as they are.
+  w.append(T_DATA, 1, chunk, true);
+  const first = w.take();
+  const firstBytes = Buffer.from(first.pieces[0]);
+  const seen = new Set<ArrayBufferLike>([first.pieces[0].buffer]);
+  const batches = [];
+  for (let i = 0; i < 12; i++) {
+    w.append(T_DATA, 2, Buffer.alloc(200_000, 97 + i), true);
+    const b = w.take();
+    for (const p of b.pieces) seen.add(p.buffer);
+    batches.push(b);
+  }
+  assert.deepEqual(first.pieces[0], firstBytes, 'a held slab is not written over');
+  assert.ok(seen.size >= 3, `${seen.size} slabs while held`);
+  // Every write done: from now on one slab serves, however much is staged.
+  first.done();
+  for (const b of batches) b.done();
+  const after = new Set<ArrayBufferLike>();
+  for (let i = 0; i < 12; i++) {
+    w.append(T_DATA, 3, Buffer.alloc(200_000, 65 + i), true);
+    const b = w.take();
+    for (const p of b.pieces) after.add(p.buffer);
+    b.done();
+  }
+  assert.equal(after.size, 1, `${after.size} slabs once released`);
 });

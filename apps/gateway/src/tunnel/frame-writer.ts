@@ -1,16 +1,25 @@
 import { FRAME_HEADER_BYTES } from './frames.ts';
+import { type Slab, SlabPool } from './slab-pool.ts';
 
-const SLAB_BYTES = 256 * 1024;
+const SLAB_BYTES = 1024 * 1024;
 /** Payloads up to this size are copied next to their header; larger ones are queued by reference. */
 const COPY_MAX = 2048;
 
-/**
- * One staging slab for every tunnel of the process, handed out front to back and never reused
- * (a queued write may still hold its part): a gateway with thousands of agents keeps one slab,
- * not one per tunnel.
- */
-let slab = Buffer.allocUnsafe(SLAB_BYTES);
-let slabUsed = 0;
+/** One pool for every tunnel of the process: a gateway with thousands of agents keeps one slab. */
+const pool = new SlabPool(SLAB_BYTES);
+
+/** What one `take()` hands out: the pieces to write, in order, and what to call once written. */
+export interface Batch {
+  pieces: Buffer[];
+  /** Releases the batch's slab bytes: call once the socket is done with the pieces (or failed). */
+  done: () => void;
+}
+
+const NOTHING: Batch = { pieces: [], done: () => {} };
+
+function releaseAll(slabs: Slab[]): void {
+  for (const s of slabs) s.release();
+}
 
 /**
  * Encodes tunnel frames into as few buffers as possible for one write: headers and small payloads
@@ -21,8 +30,10 @@ export class FrameWriter {
   /** Bytes queued since the last `take()`. */
   bytes = 0;
   private out: Buffer[] = [];
-  /** The slab this writer's open piece lies in, and the piece's bounds. */
-  private region: Buffer | null = null;
+  /** The slabs the queued pieces lie in (one hold each). */
+  private held: Slab[] = [];
+  /** The slab this writer's open piece lies in (holding it), and the piece's bounds. */
+  private region: Slab | null = null;
   private start = 0;
   private end = 0;
 
@@ -32,23 +43,22 @@ export class FrameWriter {
     const copy = len <= COPY_MAX || (transient && len <= SLAB_BYTES - FRAME_HEADER_BYTES);
     const need = FRAME_HEADER_BYTES + (copy ? len : 0);
     // The open piece grows only while nothing else was put in the slab after it.
-    if (this.region !== slab || this.end !== slabUsed || slabUsed + need > SLAB_BYTES) {
+    let slab = pool.current;
+    if (this.region !== slab || this.end !== slab.used || slab.used + need > SLAB_BYTES) {
       this.seal();
-      if (slabUsed + need > SLAB_BYTES) {
-        slab = Buffer.allocUnsafe(SLAB_BYTES);
-        slabUsed = 0;
-      }
+      slab = pool.room(need);
       this.region = slab;
-      this.start = this.end = slabUsed;
+      slab.holds++;
+      this.start = this.end = slab.used;
     }
-    const b = slab;
+    const b = slab.buf;
     let o = this.end;
     b[o] = type;
     b.writeUInt32BE(streamId, o + 1);
     b.writeUInt32BE(len, o + 5);
     o += FRAME_HEADER_BYTES;
     if (copy && len) o += payload.copy(b, o);
-    this.end = slabUsed = o;
+    this.end = slab.used = o;
     if (!copy) {
       this.seal();
       this.out.push(payload);
@@ -57,26 +67,37 @@ export class FrameWriter {
   }
 
   /** Everything queued so far, in order; the writer is empty afterwards. */
-  take(): Buffer[] {
+  take(): Batch {
     this.seal();
-    const out = this.out;
-    if (out.length) {
-      this.out = [];
-      this.bytes = 0;
-    }
-    return out;
+    const pieces = this.out;
+    if (!pieces.length) return NOTHING;
+    const held = this.held;
+    this.out = [];
+    this.held = [];
+    this.bytes = 0;
+    return { pieces, done: held.length ? () => releaseAll(held) : NOTHING.done };
   }
 
   /** Drops everything queued (the tunnel is gone). */
   clear(): void {
+    this.seal();
+    releaseAll(this.held);
     this.out = [];
+    this.held = [];
     this.bytes = 0;
-    this.region = null;
   }
 
-  /** Moves the open piece into the output queue. */
+  /** Moves the open piece into the output queue, its hold with it. */
   private seal(): void {
-    if (this.region && this.end > this.start) this.out.push(this.region.subarray(this.start, this.end));
+    const r = this.region;
+    if (!r) return;
+    this.region = null;
+    if (this.end > this.start) {
+      this.out.push(r.buf.subarray(this.start, this.end));
+      this.held.push(r);
+    } else {
+      r.release();
+    }
     this.start = this.end;
   }
 }

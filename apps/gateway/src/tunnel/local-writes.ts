@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { MuxStream } from './mux-stream.ts';
+import { abandon, type Slab, SlabPool } from './slab-pool.ts';
 
 const SLAB_BYTES = 256 * 1024;
 
@@ -7,28 +8,31 @@ const SLAB_BYTES = 256 * 1024;
  * DATA payloads on their way to the streams' local sockets. The tunnels' reads land in one reused
  * buffer, so each payload is copied here, into one slab shared by all streams of the process, and
  * each stream's bytes go to its socket in one write at the flush (the tunnel that staged them
- * flushes after this loop iteration's I/O). A slab whose every write the kernel took at once is used
- * again; one a socket still holds is left to it and a new slab begins.
+ * flushes after this loop iteration's I/O). Every write holds its slab until its callback.
  */
 export class LocalWrites {
-  private slab = Buffer.allocUnsafe(SLAB_BYTES);
-  private used = 0;
-  /** Some socket still holds bytes of this slab (its write did not complete at once). */
-  private held = false;
+  private readonly pool = new SlabPool(SLAB_BYTES);
+  /** The slab the staged bytes lie in (one hold for all of them until the flush). */
+  private slab: Slab | null = null;
   private staged: MuxStream[] = [];
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */
   stage(st: MuxStream, piece: Buffer): void {
     const len = piece.length;
-    if (len > SLAB_BYTES - this.used) this.flush();
+    if (this.slab && len > SLAB_BYTES - this.slab.used) this.flush();
     if (len > SLAB_BYTES) {
       // Larger than a slab (a 'data' chunk of a Node without own-buffer reads): it is ours to keep.
-      this.write(st, Buffer.from(piece));
+      this.write(st, Buffer.from(piece), null);
       return;
     }
-    const start = this.used;
-    piece.copy(this.slab, start);
-    this.used += len;
+    if (!this.slab) {
+      this.slab = this.pool.room(len);
+      this.slab.holds++;
+    }
+    const slab = this.slab;
+    const start = slab.used;
+    piece.copy(slab.buf, start);
+    slab.used += len;
     if (st.stagedEnd === start && st.stagedEnd > st.stagedStart) {
       st.stagedEnd += len;
       return;
@@ -45,34 +49,46 @@ export class LocalWrites {
     if (st.stagedEnd > st.stagedStart) this.writeStaged(st);
   }
 
-  /** Writes every stream's staged bytes; the slab is reused if no socket holds any of it. */
+  /** Writes every stream's staged bytes; their slab goes back to the pool once every write is done. */
   flush(): void {
     const list = this.staged;
     if (list.length) {
       this.staged = [];
       for (const st of list) if (st.stagedEnd > st.stagedStart) this.writeStaged(st);
     }
-    if (this.held) {
-      this.slab = Buffer.allocUnsafe(SLAB_BYTES);
-      this.held = false;
+    const slab = this.slab;
+    if (slab) {
+      this.slab = null;
+      slab.release();
     }
-    this.used = 0;
   }
 
   private writeStaged(st: MuxStream): void {
-    const piece = this.slab.subarray(st.stagedStart, st.stagedEnd);
+    const slab = this.slab!;
+    const piece = slab.buf.subarray(st.stagedStart, st.stagedEnd);
     st.stagedStart = st.stagedEnd = 0;
-    this.write(st, piece);
+    this.write(st, piece, slab);
   }
 
-  private write(st: MuxStream, piece: Buffer): void {
+  private write(st: MuxStream, piece: Buffer, slab: Slab | null): void {
     const socket = st.socket;
     if (st.closed || !socket || socket.destroyed || socket.writableEnded) return;
-    // A TCP socket's write is done with the bytes once `writableLength` is back to 0; another Duplex
-    // (a socket pair's end) may keep the very buffer it was given, so it gets a copy.
-    const tcp = socket instanceof net.Socket;
-    const accepted = socket.write(tcp ? piece : Buffer.from(piece));
-    if (tcp && socket.writableLength > 0) this.held = true;
+    let accepted: boolean;
+    if (slab && socket instanceof net.Socket) {
+      if (socket.writableLength > 0) {
+        // Queued behind a write in flight: the slab is held until this one's callback.
+        slab.holds++;
+        accepted = socket.write(piece, slab.release);
+      } else {
+        // Straight to the kernel, mostly taken at once. A callback would cost every such write a
+        // tick; if the kernel took only part, the socket keeps the slab for good (`abandon`).
+        accepted = socket.write(piece);
+        if (socket.writableLength > 0) abandon(slab);
+      }
+    } else {
+      // Another Duplex (a socket pair's end) may keep the very buffer it was given: it gets a copy.
+      accepted = socket.write(slab ? Buffer.from(piece) : piece);
+    }
     st.onLocalWritten?.(piece.length, accepted);
   }
 }

@@ -127,14 +127,16 @@ export class Mux {
     // credit they return goes out in this flush.
     localWrites.flush();
     if (!this.closed) {
-      const out = this.writer.take();
-      if (out.length) {
+      const { pieces, done } = this.writer.take();
+      if (pieces.length) {
         const s = this.socket;
-        if (out.length === 1) {
-          s.write(out[0]);
+        // `done` (with the last piece: a stream's callbacks come in order) frees the staging slab.
+        if (pieces.length === 1) {
+          s.write(pieces[0], done);
         } else {
           s.cork();
-          for (const piece of out) s.write(piece);
+          for (let i = 0; i < pieces.length - 1; i++) s.write(pieces[i]);
+          s.write(pieces[pieces.length - 1], done);
           s.uncork();
         }
         // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
