@@ -75,7 +75,9 @@ export class FrameWriter {
     this.out = [];
     this.held = [];
     this.bytes = 0;
-    return { pieces, done: held.length ? () => releaseAll(held) : NOTHING.done };
+    // Mostly one slab: its own pre-bound release, no closure per flush.
+    const done = held.length === 1 ? held[0].release : held.length ? () => releaseAll(held) : NOTHING.done;
+    return { pieces, done };
   }
 
   /** Drops everything queued (the tunnel is gone). */

@@ -16,7 +16,7 @@ export function abandon(slab: Slab): void {
  * Staging slabs, shared by every tunnel or stream of the process. A full slab that nobody holds is
  * used again from its start; one that a write still holds is left to it and comes back to the pool
  * when that write is done. Measured (docs/benchmarks.md): a fresh slab per few hundred KiB relayed
- * drove V8's external-memory mark-compacts; reusing them cost 6-11 % less CPU per GB in bulk.
+ * drove V8's external-memory mark-compacts; reusing them took 6-11 % off the CPU per GB in bulk.
  */
 export class SlabPool {
   readonly size: number;
