@@ -130,15 +130,13 @@ export class Mux {
       const { pieces, done } = this.writer.take();
       if (pieces.length) {
         const s = this.socket;
-        // `done` (with the last piece: a stream's callbacks come in order) frees the staging slab.
-        if (pieces.length === 1) {
-          s.write(pieces[0], done);
-        } else {
-          s.cork();
-          for (let i = 0; i < pieces.length - 1; i++) s.write(pieces[i]);
-          s.write(pieces[pieces.length - 1], done);
-          s.uncork();
-        }
+        // One write, or one corked writev; `done` rides with the last piece (a stream's callbacks
+        // come in order) and frees the staging slab.
+        const last = pieces.length - 1;
+        if (last > 0) s.cork();
+        for (let i = 0; i < last; i++) s.write(pieces[i]);
+        s.write(pieces[last], done);
+        if (last > 0) s.uncork();
         // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
         if (this.blocked && s.writableLength <= TUNNEL_HIGH_WATER) this.onDrain();
       }
