@@ -17,6 +17,7 @@ import {
   type WelcomeMessage,
 } from '@pm/gateway/tunnel/frames';
 import { DEFAULT_WINDOW, Mux, type MuxStream } from '@pm/gateway/tunnel/mux';
+import { connectTcp, type RawSocket } from '@pm/gateway/tunnel/raw-tcp';
 import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 
 export interface AgentConfig extends DestinationPolicy {
@@ -71,7 +72,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
   let stopped = false;
   let retryTimer: NodeJS.Timeout | null = null;
   let waiters: (() => void)[] = [];
-  const targets = new Set<net.Socket>();
+  const targets = new Set<RawSocket>();
 
   const scheduleReconnect = () => {
     if (stopped) return;
@@ -105,32 +106,23 @@ export function startAgent(config: AgentConfig): AgentHandle {
     if (!isAddressAllowed(blockList, ip) || !isPortAllowed(config, port))
       return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again.
-    const socket = net.connect({ host: ip, port, allowHalfOpen: true, noDelay: true });
-    targets.add(socket);
-    let connected = false;
-    const timer = setTimeout(() => {
-      const err = Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' });
-      socket.destroy(err);
-    }, connectTimeoutMs);
-    socket.once('connect', () => {
-      connected = true;
+    const socket = connectTcp(ip, port, (err) => {
       clearTimeout(timer);
+      if (err) return m.answerOpen(st, replyCodeForError(err));
       if (st.closed) {
         socket.destroy();
         return;
       }
+      socket.setNoDelay(true);
       m.answerOpen(st, 0);
       m.attach(st, socket);
     });
-    socket.on('error', (err) => {
-      clearTimeout(timer);
-      if (!connected) m.answerOpen(st, replyCodeForError(err));
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      targets.delete(socket);
-      if (!connected && !st.closed) m.answerOpen(st, REP_GENERAL_FAILURE);
-    });
+    targets.add(socket);
+    socket.once('close', () => targets.delete(socket));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      m.answerOpen(st, replyCodeForError({ code: 'ETIMEDOUT' }));
+    }, connectTimeoutMs);
   };
 
   const dial = () => {

@@ -1,8 +1,12 @@
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { RawSocket } from './raw-tcp.ts';
+
+/** A stream's local end: a customer or target socket, or any Duplex (probes, tests). */
+export type LocalSocket = Duplex | RawSocket;
 
 /** Aborts a local socket so that its peer sees a reset, never a clean end passing for the whole answer. */
-export function abort(socket: Duplex | null): void {
+export function abort(socket: LocalSocket | null): void {
   if (!socket || socket.destroyed) return;
   const tcp = socket as Partial<net.Socket>;
   // libuv refuses a reset once a shutdown was requested, and Node then never closes the handle: after
@@ -21,7 +25,7 @@ export type StreamEnd = 'closed' | 'reset' | 'tunnel';
 export class MuxStream {
   readonly id: number;
   /** The local end: a TCP socket, or any Duplex (probes through `GatewayHandle.dial`). */
-  socket: Duplex | null = null;
+  socket: LocalSocket | null = null;
   sendWindow: number;
   /** Bytes read from the local socket and sent into the tunnel. */
   sentBytes = 0;

@@ -1,13 +1,14 @@
+import type { EventEmitter } from 'node:events';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
 import { localWrites } from './local-writes.ts';
-import { abort, MuxStream, type StreamEnd } from './mux-stream.ts';
+import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { readIntoOwnBuffer } from './own-buffer-reads.ts';
+import { RawSocket } from './raw-tcp.ts';
 
-export { MuxStream, type StreamEnd } from './mux-stream.ts';
+export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 /** Default per-stream receive window. */
 export const DEFAULT_WINDOW = 512 * 1024;
@@ -185,7 +186,7 @@ export class Mux {
    * Binds an open stream to its local socket and relays both ways with flow control. `early`:
    * bytes read from the socket already, sent first; `ended`: its 'end' came already.
    */
-  attach(st: MuxStream, socket: Duplex, early?: Buffer, ended = false): void {
+  attach(st: MuxStream, socket: LocalSocket, early?: Buffer, ended = false): void {
     st.socket = socket;
     st.onLocalWritten = (n, accepted) => {
       if (accepted) this.grant(st, n);
@@ -217,24 +218,27 @@ export class Mux {
     };
     // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
     if (early?.length) onChunk(early, false);
-    if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, (c) => onChunk(c, true))))
+    if (socket instanceof RawSocket) socket.readInto((c) => onChunk(c, true));
+    else if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, (c) => onChunk(c, true))))
       socket.on('data', (c: Buffer) => onChunk(c, false));
     const onEnd = () => {
       if (st.closed) return;
       if (st.pending) st.finPending = true;
       else this.sendFin(st);
     };
+    // Both kinds of socket are event emitters with these events.
+    const events: EventEmitter = socket;
     if (ended) onEnd();
-    else socket.on('end', onEnd);
-    socket.on('drain', () => {
+    else events.on('end', onEnd);
+    events.on('drain', () => {
       if (st.unflushed > 0) {
         const n = st.unflushed;
         st.unflushed = 0;
         this.grant(st, n);
       }
     });
-    socket.on('error', () => {});
-    socket.on('close', () => {
+    events.on('error', () => {});
+    events.on('close', () => {
       if (st.closed) return;
       // A clean local EOF whose last bytes wait for window: finish when they and the FIN are sent.
       if (st.finPending) st.localClosed = true;

@@ -22,8 +22,14 @@ let symbols: OnreadSymbols | null | undefined;
  * One buffer for every socket of the process: a read's callback is done with its chunk before the
  * next read of any socket, and one buffer per socket would cost 10,000 held connections 640 MB.
  */
-const SHARED_BYTES = 64 * 1024;
+export const SHARED_BYTES = 64 * 1024;
 let shared: Buffer | null = null;
+
+/** The process's one read buffer (see `readIntoOwnBuffer`; `RawSocket` reads into it too). */
+export function sharedReadBuffer(): Buffer {
+  shared ??= Buffer.allocUnsafe(SHARED_BYTES);
+  return shared;
+}
 
 function onreadSymbols(): OnreadSymbols | null {
   if (symbols !== undefined) return symbols;
@@ -51,8 +57,7 @@ export function readIntoOwnBuffer(socket: net.Socket, onChunk: (chunk: Buffer) =
   const sym = onreadSymbols();
   const handle = (socket as unknown as { _handle: HandleWithUserBuffer | null })._handle;
   if (!sym || (handle && typeof handle.useUserBuffer !== 'function')) return false;
-  shared ??= Buffer.allocUnsafe(SHARED_BYTES);
-  const buf = shared;
+  const buf = sharedReadBuffer();
   const fields = socket as unknown as Record<symbol, unknown>;
   fields[sym.buffer] = buf;
   fields[sym.generator] = null;

@@ -1,0 +1,340 @@
+import dns from 'node:dns/promises';
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import util from 'node:util';
+import { SHARED_BYTES, sharedReadBuffer } from './own-buffer-reads.ts';
+
+/**
+ * TCP sockets straight on Node's libuv handle (`tcp_wrap`), without `net.Socket`'s stream
+ * machinery: the customer sockets of the gateway and the target sockets of the agent, which live
+ * for one request each. Measured (docs/benchmarks.md): a connect-write-read-close cycle costs 72
+ * µs of CPU this way against 102 through `net.Socket`; its Readable and Writable state machines,
+ * ticks and listeners are most of the difference.
+ *
+ * What it offers is the part of `net.Socket` that the relay uses, with the same meaning:
+ * `write` (callback once the kernel has the bytes), `end` (FIN after queued writes), `destroy`,
+ * `resetAndDestroy`, `pause`/`resume`, `writableLength`, `destroyed`, `writableEnded`,
+ * `remoteAddress`, and the events 'end' (the peer's FIN), 'drain', 'error' and 'close' (once,
+ * after the handle is closed). Half-open like `allowHalfOpen: true`: the socket closes itself
+ * once both FINs have passed. Reads go to `onChunk`, in the process's shared read buffer: a
+ * chunk is valid only during the call.
+ */
+
+interface AddressOut {
+  address?: string;
+  port?: number;
+}
+interface TcpHandle {
+  onread: (() => void) | null;
+  onconnection: ((status: number, client?: TcpHandle) => void) | null;
+  readStart(): number;
+  readStop(): number;
+  useUserBuffer(buf: Uint8Array): void;
+  writeBuffer(req: WriteReq, buf: Uint8Array): number;
+  shutdown(req: ShutdownReq): number;
+  close(cb?: () => void): void;
+  reset(cb?: () => void): number;
+  setNoDelay(on: boolean): number;
+  getpeername(out: AddressOut): number;
+  getsockname(out: AddressOut): number;
+  connect(req: ConnectReq, address: string, port: number): number;
+  connect6(req: ConnectReq, address: string, port: number): number;
+  bind(address: string, port: number): number;
+  bind6(address: string, port: number, flags: number): number;
+  listen(backlog: number): number;
+}
+interface WriteReq {
+  handle: TcpHandle;
+  oncomplete: (this: WriteReq, status: number) => void;
+  async: boolean;
+  socket: RawSocket;
+  buffer: Uint8Array;
+  bytes: number;
+  cb: (() => void) | undefined;
+}
+interface ShutdownReq {
+  handle: TcpHandle;
+  oncomplete: (this: ShutdownReq, status: number) => void;
+  socket: RawSocket;
+}
+interface ConnectReq {
+  oncomplete: (status: number) => void;
+  address: string;
+  port: number;
+}
+
+const legacy = process as unknown as { binding(name: string): unknown };
+const tcpWrap = legacy.binding('tcp_wrap') as {
+  TCP: new (type: number) => TcpHandle;
+  TCPConnectWrap: new () => ConnectReq;
+  constants: { SOCKET: number; SERVER: number };
+};
+const streamWrap = legacy.binding('stream_wrap') as {
+  WriteWrap: new () => WriteReq;
+  ShutdownWrap: new () => ShutdownReq;
+  streamBaseState: Int32Array;
+  kReadBytesOrError: number;
+  kLastWriteWasAsync: number;
+};
+const { streamBaseState, kReadBytesOrError, kLastWriteWasAsync } = streamWrap;
+/** libuv's end-of-file status (the same on every platform). */
+const UV_EOF = -4095;
+/** `write` answers false from this many queued bytes on, as a `net.Socket` does. */
+const HIGH_WATER = 16 * 1024;
+
+/** An `Error` like Node's for a libuv status: `code` is the errno name (`ECONNREFUSED`). */
+export function uvError(status: number, syscall: string): NodeJS.ErrnoException {
+  const code = util.getSystemErrorName(status);
+  return Object.assign(new Error(`${syscall} ${code}`), { code, errno: status, syscall });
+}
+
+function onWriteComplete(this: WriteReq, status: number): void {
+  this.socket.afterWrite(this, status);
+}
+
+function onShutdownComplete(this: ShutdownReq, status: number): void {
+  this.socket.afterShutdown(status);
+}
+
+export class RawSocket extends EventEmitter {
+  /** Handed each read; the chunk lies in the shared read buffer and is valid only during the call. */
+  onChunk: ((chunk: Buffer) => void) | null = null;
+  destroyed = false;
+  /** `end` was called: no more writes. */
+  writableEnded = false;
+  /** Bytes handed to `write` that the kernel has not taken yet. */
+  writableLength = 0;
+  private readonly handle: TcpHandle;
+  private reading = false;
+  private readEnded = false;
+  private shutdownDone = false;
+  private needDrain = false;
+  private peer: string | undefined;
+
+  constructor(handle: TcpHandle) {
+    super();
+    this.handle = handle;
+    handle.onread = this.onRead;
+    handle.useUserBuffer(sharedReadBuffer());
+  }
+
+  /** Installs the reader and starts reading. */
+  readInto(onChunk: (chunk: Buffer) => void): void {
+    this.onChunk = onChunk;
+    this.resume();
+  }
+
+  pause(): this {
+    if (this.reading) {
+      this.reading = false;
+      this.handle.readStop();
+    }
+    return this;
+  }
+
+  resume(): this {
+    if (!this.reading && !this.readEnded && !this.destroyed) {
+      this.reading = true;
+      const err = this.handle.readStart();
+      if (err) this.fail(err, 'read');
+    }
+    return this;
+  }
+
+  setNoDelay(on = true): this {
+    if (!this.destroyed) this.handle.setNoDelay(on);
+    return this;
+  }
+
+  get remoteAddress(): string | undefined {
+    if (this.peer === undefined && !this.destroyed) {
+      const out: AddressOut = {};
+      if (this.handle.getpeername(out) === 0) this.peer = out.address;
+    }
+    return this.peer;
+  }
+
+  /**
+   * Writes `data`, which must not change until `cb` (called at once, inside this call, when the
+   * kernel took it all). Answers false when the caller should wait for 'drain'.
+   */
+  write(data: Uint8Array, cb?: () => void): boolean {
+    if (this.destroyed || this.writableEnded) return false;
+    const req = new streamWrap.WriteWrap();
+    req.handle = this.handle;
+    req.oncomplete = onWriteComplete;
+    req.socket = this;
+    const err = this.handle.writeBuffer(req, data);
+    if (err) {
+      this.fail(err, 'write');
+      return false;
+    }
+    if (streamBaseState[kLastWriteWasAsync]) {
+      // The rest waits in libuv's queue, pointing into `data`: the request keeps it alive.
+      req.async = true;
+      req.buffer = data;
+      req.bytes = data.length;
+      req.cb = cb;
+      this.writableLength += data.length;
+      if (this.writableLength < HIGH_WATER) return true;
+      this.needDrain = true;
+      return false;
+    }
+    cb?.();
+    return true;
+  }
+
+  /** Called by an async write's request once it is done (or cancelled by a close). */
+  afterWrite(req: WriteReq, status: number): void {
+    this.writableLength -= req.bytes;
+    req.cb?.();
+    if (status < 0) this.fail(status, 'write');
+    else if (this.needDrain && this.writableLength === 0 && !this.destroyed) {
+      this.needDrain = false;
+      this.emit('drain');
+    }
+  }
+
+  /** Sends FIN once the queued writes are out (`data` first, if given). */
+  end(data?: Uint8Array): this {
+    if (this.destroyed || this.writableEnded) return this;
+    if (data) this.write(data);
+    if (this.destroyed) return this;
+    this.writableEnded = true;
+    const req = new streamWrap.ShutdownWrap();
+    req.handle = this.handle;
+    req.oncomplete = onShutdownComplete;
+    req.socket = this;
+    const err = this.handle.shutdown(req);
+    if (err) this.fail(err, 'shutdown');
+    return this;
+  }
+
+  afterShutdown(status: number): void {
+    if (status < 0) {
+      this.fail(status, 'shutdown');
+      return;
+    }
+    this.shutdownDone = true;
+    if (this.readEnded) this.destroy();
+  }
+
+  /** Closes at once; 'close' follows when the handle is closed. */
+  destroy(): this {
+    if (this.destroyed) return this;
+    this.destroyed = true;
+    this.reading = false;
+    this.handle.close(this.onClosed);
+    return this;
+  }
+
+  /** Closes with a reset (RST), so the peer cannot take the end for a complete answer. */
+  resetAndDestroy(): this {
+    if (this.destroyed) return this;
+    // libuv refuses a reset once a shutdown was requested: a plain close then.
+    if (this.writableEnded) return this.destroy();
+    this.destroyed = true;
+    this.reading = false;
+    if (this.handle.reset(this.onClosed) !== 0) this.handle.close(this.onClosed);
+    return this;
+  }
+
+  private readonly onRead = (): void => {
+    const n = streamBaseState[kReadBytesOrError];
+    if (n > 0) {
+      const buf = sharedReadBuffer();
+      this.onChunk?.(n === SHARED_BYTES ? buf : buf.subarray(0, n));
+    } else if (n === UV_EOF) {
+      this.readEnded = true;
+      this.pause();
+      this.emit('end');
+      if (this.shutdownDone) this.destroy();
+    } else if (n < 0) {
+      this.fail(n, 'read');
+    }
+  };
+
+  private readonly onClosed = (): void => {
+    this.emit('close');
+  };
+
+  private fail(status: number, syscall: string): void {
+    if (this.destroyed) return;
+    // Like a net.Socket's: an 'error' for whoever listens, then the close.
+    if (this.listenerCount('error') > 0) this.emit('error', uvError(status, syscall));
+    this.destroy();
+  }
+}
+
+/**
+ * Connects to `ip` (an address, never a name) and calls `onConnect` once: with null when connected,
+ * with the error otherwise (the socket is destroyed then). Not called if the socket is destroyed first.
+ */
+export function connectTcp(ip: string, port: number, onConnect: (err: Error | null) => void): RawSocket {
+  const handle = new tcpWrap.TCP(tcpWrap.constants.SOCKET);
+  const socket = new RawSocket(handle);
+  const req = new tcpWrap.TCPConnectWrap();
+  req.address = ip;
+  req.port = port;
+  req.oncomplete = (status: number) => {
+    if (socket.destroyed) return;
+    if (status < 0) {
+      socket.destroy();
+      onConnect(uvError(status, 'connect'));
+    } else {
+      onConnect(null);
+    }
+  };
+  const err = net.isIPv6(ip) ? handle.connect6(req, ip, port) : handle.connect(req, ip, port);
+  if (err) {
+    socket.destroy();
+    process.nextTick(onConnect, uvError(err, 'connect'));
+  }
+  return socket;
+}
+
+/** A listening TCP socket whose connections are `RawSocket`s (half-open, no Nagle). */
+export class RawServer {
+  /** Open connections accepted here. */
+  connections = 0;
+  private handle: TcpHandle | null = null;
+  private readonly onSocket: (socket: RawSocket) => void;
+
+  constructor(onSocket: (socket: RawSocket) => void) {
+    this.onSocket = onSocket;
+  }
+
+  /** Listens on `host` (an address or a name) and `port` (0: any); answers the port. */
+  async listen(port: number, host: string): Promise<number> {
+    const ip = net.isIP(host) ? host : (await dns.lookup(host)).address;
+    const handle = new tcpWrap.TCP(tcpWrap.constants.SERVER);
+    const fail = (status: number, syscall: string) => {
+      handle.close();
+      const err = uvError(status, syscall);
+      err.message = `${syscall} ${err.code} ${ip}:${port}`;
+      throw err;
+    };
+    const bound = net.isIPv6(ip) ? handle.bind6(ip, port, 0) : handle.bind(ip, port);
+    if (bound) fail(bound, 'bind');
+    handle.onconnection = (status, client) => {
+      if (status < 0 || !client) return;
+      const socket = new RawSocket(client);
+      socket.setNoDelay(true);
+      this.connections++;
+      socket.once('close', () => this.connections--);
+      this.onSocket(socket);
+    };
+    const listening = handle.listen(511);
+    if (listening) fail(listening, 'listen');
+    this.handle = handle;
+    const out: AddressOut = {};
+    handle.getsockname(out);
+    return out.port ?? port;
+  }
+
+  /** Stops listening (open connections stay). */
+  close(): void {
+    this.handle?.close();
+    this.handle = null;
+  }
+}
