@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
@@ -12,6 +12,7 @@ import {
   type SessionContext,
 } from './session/socks-session.ts';
 import type { Mux } from './tunnel/mux.ts';
+import { RawServer } from './tunnel/raw-tcp.ts';
 import { startTunnelServer } from './tunnel/server.ts';
 
 export interface GatewayConfig {
@@ -63,14 +64,14 @@ export interface GatewayHandle extends AgentDialer {
   tunnel(agentId: string): Mux | undefined;
   /** Customer connections currently open (handshaking or relaying). */
   openConnections(): number;
-  /** Sockets the SOCKS and no-auth listeners hold (net.Server#getConnections). */
+  /** Sockets the SOCKS and no-auth listeners hold. */
   socketCount(): Promise<number>;
   /** Bytes queued in customer sockets' write buffers (bounded by the flow-control window per connection). */
   bufferedBytes(): number;
   close(): Promise<void>;
 }
 
-function listen(server: net.Server | http.Server, port: number, host: string): Promise<number> {
+function listen(server: http.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -113,15 +114,13 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   };
 
   openConnections = () => ctx.handshaking.size + ctx.sessions.size;
-  const servers: net.Server[] = [];
+  const servers: RawServer[] = [];
   const socksPorts: number[] = [];
   for (const port of config.socksPorts) {
-    const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) =>
-      handleSocksConnection(s, ctx),
-    );
+    const server = new RawServer((s) => handleSocksConnection(s, ctx));
     servers.push(server);
     try {
-      socksPorts.push(await listen(server, port, config.host));
+      socksPorts.push(await server.listen(port, config.host));
     } catch (err) {
       // A port in use must not leave the tunnel endpoint and the other listeners open.
       for (const s of servers) s.close();
@@ -131,7 +130,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   }
 
   // No-auth ports follow the directory.
-  const authServers = new Map<number, net.Server>();
+  const authServers = new Map<number, RawServer>();
   const syncAuthPorts = () => {
     const wanted = new Set(config.directory.authPorts());
     for (const [port, server] of authServers) {
@@ -142,15 +141,12 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     }
     for (const port of wanted) {
       if (authServers.has(port)) continue;
-      const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) =>
-        handleSocksConnection(s, ctx, port),
-      );
+      const server = new RawServer((s) => handleSocksConnection(s, ctx, port));
       authServers.set(port, server);
-      server.on('error', (err) => {
+      server.listen(port, config.host).catch((err: Error) => {
         log('no-auth port listen failed', { port, error: err.message });
         if (authServers.get(port) === server) authServers.delete(port);
       });
-      server.listen(port, config.host);
     }
   };
   syncAuthPorts();
@@ -224,14 +220,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
         });
       }),
     openConnections: () => openConnections(),
-    socketCount: async () => {
-      const counts = await Promise.all(
-        [...servers, ...authServers.values()].map(
-          (s) => new Promise<number>((resolve) => s.getConnections((err, n) => resolve(err ? 0 : n))),
-        ),
-      );
-      return counts.reduce((a, b) => a + b, 0);
-    },
+    socketCount: async () => [...servers, ...authServers.values()].reduce((n, s) => n + s.connections, 0),
     bufferedBytes: () => {
       let n = 0;
       for (const s of ctx.sessions) n += s.socket.writableLength;
@@ -245,7 +234,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
       clearInterval(flushTimer);
       const all = [...servers, ...authServers.values()];
       authServers.clear();
-      const done = all.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      const done = all.map((s) => s.close());
       for (const s of [...ctx.sessions]) s.socket.destroy();
       for (const s of [...ctx.handshaking]) s.destroy();
       await tunnels.close();

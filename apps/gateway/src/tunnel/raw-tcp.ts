@@ -299,6 +299,7 @@ export class RawServer {
   connections = 0;
   private handle: TcpHandle | null = null;
   private readonly onSocket: (socket: RawSocket) => void;
+  private idle: (() => void)[] = [];
 
   constructor(onSocket: (socket: RawSocket) => void) {
     this.onSocket = onSocket;
@@ -321,7 +322,7 @@ export class RawServer {
       const socket = new RawSocket(client);
       socket.setNoDelay(true);
       this.connections++;
-      socket.once('close', () => this.connections--);
+      socket.once('close', this.onClosed);
       this.onSocket(socket);
     };
     const listening = handle.listen(511);
@@ -332,9 +333,22 @@ export class RawServer {
     return out.port ?? port;
   }
 
-  /** Stops listening (open connections stay). */
-  close(): void {
-    this.handle?.close();
+  /** Stops listening; resolves once the connections accepted here are closed too (as `net.Server`). */
+  close(): Promise<void> {
+    const handle = this.handle;
     this.handle = null;
+    const stopped = new Promise<void>((resolve) => (handle ? handle.close(resolve) : resolve()));
+    const drained = new Promise<void>((resolve) => {
+      if (this.connections === 0) resolve();
+      else this.idle.push(resolve);
+    });
+    return Promise.all([stopped, drained]).then(() => {});
   }
+
+  private readonly onClosed = (): void => {
+    if (--this.connections > 0) return;
+    const waiting = this.idle;
+    this.idle = [];
+    for (const resolve of waiting) resolve();
+  };
 }
