@@ -1,6 +1,7 @@
 import dns from 'node:dns/promises';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import { getDefaultHighWaterMark } from 'node:stream';
 import util from 'node:util';
 import { SHARED_BYTES, sharedReadBuffer } from './own-buffer-reads.ts';
 
@@ -79,8 +80,8 @@ const streamWrap = legacy.binding('stream_wrap') as {
 const { streamBaseState, kReadBytesOrError, kLastWriteWasAsync } = streamWrap;
 /** libuv's end-of-file status (the same on every platform). */
 const UV_EOF = -4095;
-/** `write` answers false from this many queued bytes on, as a `net.Socket` does. */
-const HIGH_WATER = 16 * 1024;
+/** `write` answers false from this many queued bytes on, as a `net.Socket` does (Node's default). */
+const HIGH_WATER = getDefaultHighWaterMark(false);
 
 /** An `Error` like Node's for a libuv status: `code` is the errno name (`ECONNREFUSED`). */
 export function uvError(status: number, syscall: string): NodeJS.ErrnoException {
