@@ -111,6 +111,7 @@ export class RawSocket extends EventEmitter {
   private shutdownDone = false;
   private needDrain = false;
   private peer: string | undefined;
+  private noDelay = false;
 
   constructor(handle: TcpHandle) {
     super();
@@ -142,8 +143,12 @@ export class RawSocket extends EventEmitter {
     return this;
   }
 
+  /** A system call only when the setting changes (the relay asks again for every socket it binds). */
   setNoDelay(on = true): this {
-    if (!this.destroyed) this.handle.setNoDelay(on);
+    if (on !== this.noDelay && !this.destroyed) {
+      this.noDelay = on;
+      this.handle.setNoDelay(on);
+    }
     return this;
   }
 
