@@ -161,8 +161,8 @@ export class RawSocket extends EventEmitter {
   }
 
   /**
-   * Writes `data`, which must not change until `cb` (called at once, inside this call, when the
-   * kernel took it all). Answers false when the caller should wait for 'drain'.
+   * Writes `data`, which must not change until `cb`: called inside this call when the kernel took
+   * it all (or refused it), else once the queued rest is written. False: wait for 'drain'.
    */
   write(data: Uint8Array, cb?: () => void): boolean {
     if (this.destroyed || this.writableEnded) return false;
@@ -172,6 +172,8 @@ export class RawSocket extends EventEmitter {
     req.socket = this;
     const err = this.handle.writeBuffer(req, data);
     if (err) {
+      // Refused outright: nothing holds `data`.
+      cb?.();
       this.fail(err, 'write');
       return false;
     }
