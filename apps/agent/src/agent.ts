@@ -113,7 +113,6 @@ export function startAgent(config: AgentConfig): AgentHandle {
         socket.destroy();
         return;
       }
-      socket.setNoDelay(true);
       m.answerOpen(st, 0);
       m.attach(st, socket);
     });

@@ -165,3 +165,27 @@ test('destroying with a write queued calls its callback and closes once', async 
   assert.equal(closes, 1);
   srv.close();
 });
+
+test('ending after the peer FIN delivers every byte and the FIN, with or without writes queued', async () => {
+  for (const size of [100, 16 * 1024 * 1024]) {
+    let peer: net.Socket | undefined;
+    const srv = await netServer((s) => {
+      peer = s;
+      s.pause();
+      s.end();
+    });
+    const socket = await connected(srv.port);
+    await readAll(socket);
+    const data = pattern(size);
+    const closed = once(socket, 'close');
+    socket.end(data);
+    const parts: Buffer[] = [];
+    peer!.on('data', (c) => parts.push(c));
+    const ended = once(peer!, 'end');
+    peer!.resume();
+    await ended;
+    await closed;
+    assert.deepEqual(Buffer.concat(parts), data, `${size} bytes arrive whole`);
+    srv.close();
+  }
+});

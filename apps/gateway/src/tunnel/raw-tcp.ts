@@ -16,7 +16,7 @@ import { SHARED_BYTES, sharedReadBuffer } from './own-buffer-reads.ts';
  * `write` (callback once the kernel has the bytes), `end` (FIN after queued writes), `destroy`,
  * `resetAndDestroy`, `pause`/`resume`, `writableLength`, `destroyed`, `writableEnded`,
  * `remoteAddress`, and the events 'end' (the peer's FIN), 'drain', 'error' and 'close' (once,
- * after the handle is closed). Half-open like `allowHalfOpen: true`: the socket closes itself
+ * on the tick after the close). Half-open like `allowHalfOpen: true`: the socket closes itself
  * once both FINs have passed. Reads go to `onChunk`, in the process's shared read buffer: a
  * chunk is valid only during the call.
  */
@@ -95,6 +95,10 @@ function onWriteComplete(this: WriteReq, status: number): void {
 
 function onShutdownComplete(this: ShutdownReq, status: number): void {
   this.socket.afterShutdown(status);
+}
+
+function emitClose(socket: RawSocket): void {
+  socket.emit('close');
 }
 
 export class RawSocket extends EventEmitter {
@@ -209,6 +213,9 @@ export class RawSocket extends EventEmitter {
     if (data) this.write(data);
     if (this.destroyed) return this;
     this.writableEnded = true;
+    // The peer's FIN came and nothing waits here: closing sends our FIN (the kernel still sends what
+    // it holds) and saves the shutdown call and the wake-up its completion costs.
+    if (this.readEnded && this.writableLength === 0) return this.destroy();
     const req = new streamWrap.ShutdownWrap();
     req.handle = this.handle;
     req.oncomplete = onShutdownComplete;
@@ -227,12 +234,16 @@ export class RawSocket extends EventEmitter {
     if (this.readEnded) this.destroy();
   }
 
-  /** Closes at once; 'close' follows when the handle is closed. */
+  /**
+   * Closes at once (libuv closes the descriptor inside the call); 'close' follows on the next tick,
+   * not from the handle's close callback, which would cost a callback into JavaScript per socket.
+   */
   destroy(): this {
     if (this.destroyed) return this;
     this.destroyed = true;
     this.reading = false;
-    this.handle.close(this.onClosed);
+    this.handle.close();
+    process.nextTick(emitClose, this);
     return this;
   }
 
@@ -243,7 +254,8 @@ export class RawSocket extends EventEmitter {
     if (this.writableEnded) return this.destroy();
     this.destroyed = true;
     this.reading = false;
-    if (this.handle.reset(this.onClosed) !== 0) this.handle.close(this.onClosed);
+    if (this.handle.reset() !== 0) this.handle.close();
+    process.nextTick(emitClose, this);
     return this;
   }
 
@@ -260,10 +272,6 @@ export class RawSocket extends EventEmitter {
     } else if (n < 0) {
       this.fail(n, 'read');
     }
-  };
-
-  private readonly onClosed = (): void => {
-    this.emit('close');
   };
 
   private fail(status: number, syscall: string): void {
