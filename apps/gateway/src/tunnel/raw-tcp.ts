@@ -301,7 +301,8 @@ export function connectTcp(ip: string, port: number, onConnect: (err: Error | nu
       onConnect(null);
     }
   };
-  const err = net.isIPv6(ip) ? handle.connect6(req, ip, port) : handle.connect(req, ip, port);
+  // An address, so a colon means IPv6 (cheaper than `net.isIPv6`'s pattern on every connect).
+  const err = ip.includes(':') ? handle.connect6(req, ip, port) : handle.connect(req, ip, port);
   if (err) {
     socket.destroy();
     process.nextTick(onConnect, uvError(err, 'connect'));
