@@ -4,38 +4,21 @@ import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
 import { localWrites } from './local-writes.ts';
+import {
+  DEFAULT_WINDOW,
+  type MuxOptions,
+  SOON_BYTES,
+  SOON_STREAMS,
+  TUNNEL_HIGH_WATER,
+} from './mux-options.ts';
 import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { readIntoOwnBuffer } from './own-buffer-reads.ts';
 import { RawSocket } from './raw-tcp.ts';
 
+export { DEFAULT_WINDOW, type MuxOptions } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
-/** Default per-stream receive window. */
-export const DEFAULT_WINDOW = 512 * 1024;
-/** Tunnel write buffer above which stream sources are paused. */
-const TUNNEL_HIGH_WATER = 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
-
-export interface MuxOptions {
-  /** Receive window granted per stream (bytes). */
-  window?: number;
-  /** Send window per stream until the peer announces its own. */
-  peerWindow?: number;
-  /** Keepalive: PING interval; the tunnel is closed after `idleTimeoutMs` without any byte received. */
-  pingIntervalMs?: number;
-  idleTimeoutMs?: number;
-  /**
-   * A FIN sent after the peer's FIN only lets the peer free its stream: it may wait this long for
-   * the next write instead of waking the peer on its own (unset: it goes at once). The gateway
-   * sets it: its FIN then reaches a target that has closed already, while a FIN from the agent is
-   * the customer's end of file and always goes at once. Saves the agent a wake-up per request.
-   */
-  lazyClosingFinMs?: number;
-  /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
-  onControl: (type: number, streamId: number, payload: Buffer) => void;
-  /** Called once when the tunnel is gone. */
-  onClose?: (err?: Error) => void;
-}
 
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
@@ -97,16 +80,17 @@ export class Mux {
   writeFrame(type: number, streamId: number, payload: Buffer, transient = false): void {
     if (this.closed) return;
     this.writer.append(type, streamId, payload, transient);
-    if (!this.blocked && this.socket.writableLength + this.writer.bytes > TUNNEL_HIGH_WATER)
-      this.blocked = true;
-    this.scheduleFlush();
+    const queued = this.socket.writableLength;
+    if (!this.blocked && queued + this.writer.bytes > TUNNEL_HIGH_WATER) this.blocked = true;
+    this.scheduleFlush(queued === 0 && this.writer.bytes < SOON_BYTES && this.streams.size <= SOON_STREAMS);
   }
 
-  private scheduleFlush(): void {
+  /** After this iteration's I/O callbacks (one write per socket for a poll), or `soon` (SOON_STREAMS). */
+  private scheduleFlush(soon = false): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // After this loop iteration's I/O callbacks: everything read in one poll goes out in one write per socket.
-    setImmediate(this.flush);
+    if (soon) process.nextTick(this.flush);
+    else setImmediate(this.flush);
   }
 
   /** Queues a frame that may wait for the next flush, at most `waitMs`. */

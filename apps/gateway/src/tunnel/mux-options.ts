@@ -1,0 +1,35 @@
+/** Default per-stream receive window. */
+export const DEFAULT_WINDOW = 512 * 1024;
+/** Tunnel write buffer above which stream sources are paused. */
+export const TUNNEL_HIGH_WATER = 1024 * 1024;
+/**
+ * A tunnel with at most this many streams, nothing in flight and under SOON_BYTES staged writes its
+ * frames right after the callback that made them, not after the loop's I/O phase. Node reports a
+ * TLS write back through a native immediate: one queued from the poll phase runs in the same
+ * iteration's check phase, one queued from our own immediate costs the loop an iteration of its
+ * own. With few streams there is little for a batch to gather; with many, a second write per
+ * iteration cost more than it saved (docs/benchmarks.md, 20:30 UTC).
+ */
+export const SOON_STREAMS = 4;
+export const SOON_BYTES = 1024;
+
+export interface MuxOptions {
+  /** Receive window granted per stream (bytes). */
+  window?: number;
+  /** Send window per stream until the peer announces its own. */
+  peerWindow?: number;
+  /** Keepalive: PING interval; the tunnel is closed after `idleTimeoutMs` without any byte received. */
+  pingIntervalMs?: number;
+  idleTimeoutMs?: number;
+  /**
+   * A FIN sent after the peer's FIN only lets the peer free its stream: it may wait this long for
+   * the next write instead of waking the peer on its own (unset: it goes at once). The gateway
+   * sets it: its FIN then reaches a target that has closed already, while a FIN from the agent is
+   * the customer's end of file and always goes at once. Saves the agent a wake-up per request.
+   */
+  lazyClosingFinMs?: number;
+  /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
+  onControl: (type: number, streamId: number, payload: Buffer) => void;
+  /** Called once when the tunnel is gone. */
+  onClose?: (err?: Error) => void;
+}
