@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from './free-port.ts';
 import { type GatewayHandle, startGateway } from './gateway.ts';
 import { createMemoryDirectory, createMemoryMeter, createMemoryRegistry } from './policy/memory.ts';
 import { makeSelfSignedCert } from './tunnel/self-signed.ts';
@@ -23,18 +23,6 @@ const { values } = parseArgs({
 
 const log = (msg: string, fields?: Record<string, unknown>) =>
   console.error(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
-
-/** A port free on `host` now (the OS picks it; the gateway binds it a moment later). */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 let cleanup: () => Promise<void> = async () => {};
 let gateway: GatewayHandle;

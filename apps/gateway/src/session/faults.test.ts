@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
+import type net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../free-port.ts';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
 import { DEFAULT_WINDOW } from '../tunnel/mux.ts';
 import {
@@ -18,14 +19,6 @@ import {
 } from './harness.testkit.ts';
 
 const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.ts', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** GET over a SOCKS socket; resolves with every byte received until the connection ends or breaks. */
 function readAll(socket: net.Socket, request: string): Promise<{ data: Buffer; error: boolean }> {

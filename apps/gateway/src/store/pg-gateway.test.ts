@@ -7,6 +7,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { freePort } from '../free-port.ts';
 import { type GatewayHandle, startGateway } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import type { PgLeaseMeter } from '../metering/lease-meter.ts';
@@ -63,17 +64,6 @@ async function startNode(id: string): Promise<Node> {
     meterFlushMs: 200,
   });
   return { id, registry, directory, meter, gateway, close };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const fetchVia = (proxy: string, bytes = 1000, extra: string[] = []) =>

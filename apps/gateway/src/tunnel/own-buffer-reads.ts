@@ -22,13 +22,19 @@ let symbols: OnreadSymbols | null | undefined;
  * One buffer for every socket of the process: a read's callback is done with its chunk before the
  * next read of any socket, and one buffer per socket would cost 10,000 held connections 640 MB.
  */
-export const SHARED_BYTES = 64 * 1024;
+const SHARED_BYTES = 64 * 1024;
 let shared: Buffer | null = null;
 
 /** The process's one read buffer (see `readIntoOwnBuffer`; `RawSocket` reads into it too). */
 export function sharedReadBuffer(): Buffer {
   shared ??= Buffer.allocUnsafe(SHARED_BYTES);
   return shared;
+}
+
+/** The first `n` bytes of the shared read buffer: a read's chunk, valid only during its callback. */
+export function sharedChunk(n: number): Buffer {
+  const buf = sharedReadBuffer();
+  return n === SHARED_BYTES ? buf : buf.subarray(0, n);
 }
 
 function onreadSymbols(): OnreadSymbols | null {
@@ -62,7 +68,7 @@ export function readIntoOwnBuffer(socket: net.Socket, onChunk: (chunk: Buffer) =
   fields[sym.buffer] = buf;
   fields[sym.generator] = null;
   fields[sym.callback] = (n: number) => {
-    onChunk(n === SHARED_BYTES ? buf : buf.subarray(0, n));
+    onChunk(sharedChunk(n));
     return true;
   };
   // A socket without a handle yet (connect pending) installs the buffer when it gets one.

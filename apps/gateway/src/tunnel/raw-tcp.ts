@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { getDefaultHighWaterMark } from 'node:stream';
 import util from 'node:util';
-import { SHARED_BYTES, sharedReadBuffer } from './own-buffer-reads.ts';
+import { sharedChunk, sharedReadBuffer } from './own-buffer-reads.ts';
 
 /**
  * TCP sockets straight on Node's libuv handle (`tcp_wrap`), without `net.Socket`'s stream
@@ -262,8 +262,7 @@ export class RawSocket extends EventEmitter {
   private readonly onRead = (): void => {
     const n = streamBaseState[kReadBytesOrError];
     if (n > 0) {
-      const buf = sharedReadBuffer();
-      this.onChunk?.(n === SHARED_BYTES ? buf : buf.subarray(0, n));
+      this.onChunk?.(sharedChunk(n));
     } else if (n === UV_EOF) {
       this.readEnded = true;
       this.pause();
