@@ -3,7 +3,6 @@
  * its PostgreSQL lease directory, meter and agent registry, and real agents dialing them.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
