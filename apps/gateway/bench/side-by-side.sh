@@ -7,7 +7,7 @@
 #   e.g.   side-by-side.sh HEAD~1 3 --tests rate --rate-conc 1,64
 #          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
 #   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
-#          default --no-memory-reducer --max-semi-space-size=4, as docs/gateway.md runs them),
+#          default --no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring, as docs/gateway.md runs them),
 #          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured,
 #          NOAUTH=1: our pairs are measured on the lease's no-auth port (the ssh -R peers' exchange)
 # The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
@@ -63,7 +63,7 @@ start() {
 # start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
 start_base() {
   if [ -z "$PEER" ]; then
-    start "$WORK/base" "${BASE_FLAGS---no-memory-reducer --max-semi-space-size=4}"
+    start "$WORK/base" "${BASE_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}"
   else
     local PROXY PIDS
     eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
@@ -88,7 +88,7 @@ if [ -n "$PEER" ]; then BASE_NAME=$PEER; else BASE_NAME="$BASE_REF ($(git -C "$R
 echo "base: $BASE_NAME, new: working tree; ${MODE:-tls}; ${ARGS[*]}"
 for round in $(seq "$ROUNDS"); do
   read -r PB IB <<<"$(start_base)"
-  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS---no-memory-reducer --max-semi-space-size=4}")"
+  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}")"
   PIDS=(${IN//,/ })
   [ -z "$PEER" ] && PIDS+=(${IB//,/ })
   sleep 1

@@ -10,7 +10,7 @@
 # gateway runs for days; the C peers have nothing to warm. Only code paths are warmed: no bulk
 # transfer runs, so the tunnel's TCP buffers start as cold as OpenSSH's.
 # env: GATEWAY_ROOT (the checkout whose gateway and agent run; default this one), NODE_FLAGS
-#      (default --no-memory-reducer --max-semi-space-size=4, as docs/gateway.md runs them), SOCKS_BENCH, LOADGEN_CPUS
+#      (default --no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring, as docs/gateway.md runs them), SOCKS_BENCH, LOADGEN_CPUS
 set -euo pipefail
 HERE_ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 ROOT=${GATEWAY_ROOT:-$HERE_ROOT}
@@ -21,7 +21,7 @@ if [ "$PIN" = none ]; then TS=(); else TS=(taskset -c "$PIN"); fi
 OUT=$(mktemp)
 TLSFLAG=()
 [ "$MODE" = tls ] && TLSFLAG=(--tls)
-read -r -a NODE_FLAGS <<<"${NODE_FLAGS---no-memory-reducer --max-semi-space-size=4}"
+read -r -a NODE_FLAGS <<<"${NODE_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}"
 "${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/gateway/src/main.ts" --standalone "${TLSFLAG[@]}" >"$OUT" 2>/dev/null &
 GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done

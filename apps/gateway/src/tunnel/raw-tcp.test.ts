@@ -91,6 +91,42 @@ test('a write the kernel cannot take at once is queued, counted and drained', as
   srv.close();
 });
 
+test('writes done inside the call and queued writes on two sockets in turn keep every byte in order', async () => {
+  // A write the kernel takes at once hands its request to the next write; one that is queued keeps
+  // its own until the callback. Interleaving both kinds on two sockets shows a request shared wrongly.
+  const peers: net.Socket[] = [];
+  const got: Promise<Buffer>[] = [];
+  const srv = await netServer((s) => {
+    peers.push(s);
+    const parts: Buffer[] = [];
+    s.on('data', (c) => parts.push(c));
+    got.push(once(s, 'end').then(() => Buffer.concat(parts)));
+  });
+  const a = await connected(srv.port);
+  const b = await connected(srv.port);
+  const sent: Buffer[][] = [[], []];
+  let callbacks = 0;
+  let writes = 0;
+  for (let i = 0; i < 40; i++) {
+    for (const [k, s] of [a, b].entries()) {
+      const piece = i % 4 === 3 ? pattern(3 * 1024 * 1024) : Buffer.from(`small ${k} ${i};`);
+      sent[k]!.push(piece);
+      writes++;
+      s.write(piece, () => callbacks++);
+    }
+    if (i % 8 === 7) await new Promise((r) => setImmediate(r));
+  }
+  a.end();
+  b.end();
+  const [gotA, gotB] = await Promise.all([got[0], got[1]]);
+  assert.deepEqual(gotA, Buffer.concat(sent[0]!));
+  assert.deepEqual(gotB, Buffer.concat(sent[1]!));
+  assert.equal(callbacks, writes, 'every write called back once');
+  a.destroy();
+  b.destroy();
+  srv.close();
+});
+
 test('a refused connect reports ECONNREFUSED and closes the socket', async () => {
   const srv = await netServer(() => {});
   const { port } = srv;

@@ -45,10 +45,10 @@ interface TcpHandle {
   listen(backlog: number): number;
 }
 interface WriteReq {
-  handle: TcpHandle;
+  handle: TcpHandle | null;
   oncomplete: (this: WriteReq, status: number) => void;
   async: boolean;
-  socket: RawSocket;
+  socket: RawSocket | null;
   buffer: Uint8Array;
   bytes: number;
   cb: (() => void) | undefined;
@@ -82,6 +82,18 @@ const { streamBaseState, kReadBytesOrError, kLastWriteWasAsync } = streamWrap;
 const UV_EOF = -4095;
 /** `write` answers false from this many queued bytes on, as a `net.Socket` does (Node's default). */
 const HIGH_WATER = getDefaultHighWaterMark(false);
+/**
+ * Linux gives an accepted socket its listener's TCP_NODELAY: a listener that has it saves every
+ * accepted socket its own setsockopt call.
+ */
+const ACCEPTED_INHERIT_NODELAY = process.platform === 'linux';
+
+/**
+ * A write request that a write did not need: the kernel took everything inside the call, so
+ * Node never tied it to a native request, and the next write may use it instead of building one
+ * (a native object with a persistent handle each time).
+ */
+let spareWriteReq: WriteReq | null = null;
 
 /** An `Error` like Node's for a libuv status: `code` is the errno name (`ECONNREFUSED`). */
 export function uvError(status: number, syscall: string): NodeJS.ErrnoException {
@@ -90,7 +102,13 @@ export function uvError(status: number, syscall: string): NodeJS.ErrnoException 
 }
 
 function onWriteComplete(this: WriteReq, status: number): void {
-  this.socket.afterWrite(this, status);
+  this.socket?.afterWrite(this, status);
+}
+
+function newWriteReq(): WriteReq {
+  const req = new streamWrap.WriteWrap();
+  req.oncomplete = onWriteComplete;
+  return req;
 }
 
 function onShutdownComplete(this: ShutdownReq, status: number): void {
@@ -117,9 +135,11 @@ export class RawSocket extends EventEmitter {
   private peer: string | undefined;
   private noDelay = false;
 
-  constructor(handle: TcpHandle) {
+  /** `noDelay`: the socket has TCP_NODELAY already (inherited from its listener). */
+  constructor(handle: TcpHandle, noDelay = false) {
     super();
     this.handle = handle;
+    this.noDelay = noDelay;
     handle.onread = this.onRead;
     handle.useUserBuffer(sharedReadBuffer());
   }
@@ -170,13 +190,18 @@ export class RawSocket extends EventEmitter {
    */
   write(data: Uint8Array, cb?: () => void): boolean {
     if (this.destroyed || this.writableEnded) return false;
-    const req = new streamWrap.WriteWrap();
+    const req = spareWriteReq ?? newWriteReq();
+    spareWriteReq = null;
     req.handle = this.handle;
-    req.oncomplete = onWriteComplete;
     req.socket = this;
     const err = this.handle.writeBuffer(req, data);
+    if (err || !streamBaseState[kLastWriteWasAsync]) {
+      // Done (or refused) inside the call: nothing holds `data`, and Node did not keep `req`.
+      req.handle = null;
+      req.socket = null;
+      spareWriteReq = req;
+    }
     if (err) {
-      // Refused outright: nothing holds `data`.
       cb?.();
       this.fail(err, 'write');
       return false;
@@ -333,9 +358,10 @@ export class RawServer {
     };
     const bound = net.isIPv6(ip) ? handle.bind6(ip, port, 0) : handle.bind(ip, port);
     if (bound) fail(bound, 'bind');
+    const inherited = ACCEPTED_INHERIT_NODELAY && handle.setNoDelay(true) === 0;
     handle.onconnection = (status, client) => {
       if (status < 0 || !client) return;
-      const socket = new RawSocket(client);
+      const socket = new RawSocket(client, inherited);
       socket.setNoDelay(true);
       this.connections++;
       socket.once('close', this.onClosed);
