@@ -16,11 +16,14 @@ export class LocalWrites {
   /** The slab the staged bytes lie in (one hold for all of them until the flush). */
   private slab: Slab | null = null;
   private staged: MuxStream[] = [];
+  /** Bytes staged since the last flush. */
+  stagedBytes = 0;
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */
   stage(st: MuxStream, piece: Buffer): void {
     const len = piece.length;
     if (this.slab && len > SLAB_BYTES - this.slab.used) this.flush();
+    this.stagedBytes += len;
     if (len > SLAB_BYTES) {
       // Larger than a slab (a 'data' chunk of a Node without own-buffer reads): it is ours to keep.
       this.write(st, Buffer.from(piece), null);
@@ -52,6 +55,7 @@ export class LocalWrites {
 
   /** Writes every stream's staged bytes; their slab goes back to the pool once every write is done. */
   flush(): void {
+    this.stagedBytes = 0;
     const list = this.staged;
     if (list.length) {
       this.staged = [];

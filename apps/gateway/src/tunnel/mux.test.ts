@@ -188,6 +188,66 @@ test('streams sharing the tunnel, one customer slow to read, each get exactly th
   }
 });
 
+test('a conversation of small messages goes back and forth with nothing else to carry it', async () => {
+  // Each message is the only thing in its tunnel read: the write at the end of that read's callback
+  // is all that moves it (no later flush comes along). A message lost there stalls the exchange.
+  const pong = net.createServer((s) => {
+    s.on('error', () => {});
+    s.on('data', (d: Buffer) => s.write(Buffer.concat([Buffer.from('re:'), d])));
+  });
+  await new Promise<void>((r) => pong.listen(0, '127.0.0.1', r));
+  const { gateway } = await muxPair();
+  try {
+    const { customer, code } = await openThrough(gateway, (pong.address() as net.AddressInfo).port);
+    assert.equal(code, 0);
+    for (let i = 0; i < 20; i++) {
+      const answer = new Promise<Buffer>((resolve) => customer.once('data', resolve));
+      customer.write(`ping ${i}`);
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer to ping ${i}`)), 2000).unref(),
+      );
+      assert.equal((await Promise.race([answer, timeout])).toString(), `re:ping ${i}`);
+    }
+    customer.destroy();
+  } finally {
+    gateway.destroy();
+    await new Promise<void>((r) => pong.close(() => r()));
+  }
+});
+
+test('small pieces written at once and bulk ones after the I/O phase keep each stream whole and in order', async () => {
+  // One tunnel read may carry a few bytes (written before the callback returns) or many records
+  // (written after the loop's I/O phase); four streams mixing both must each echo exactly.
+  const { gateway } = await muxPair();
+  try {
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(async (k) => {
+        const { customer, code } = await openThrough(gateway, echoPort);
+        assert.equal(code, 0);
+        const got = new Promise<Buffer>((resolve) => {
+          const parts: Buffer[] = [];
+          customer.on('data', (d: Buffer) => parts.push(d));
+          customer.on('end', () => resolve(Buffer.concat(parts)));
+        });
+        const sent: Buffer[] = [];
+        for (let i = 0; i < 30; i++) {
+          const piece = i % 5 === 4 ? pattern(40_000 + k) : Buffer.from(`stream ${k} piece ${i};`);
+          sent.push(piece);
+          customer.write(piece);
+          if (i % 3 === 0) await new Promise((r) => setTimeout(r, 1));
+        }
+        customer.end();
+        return { sent: Buffer.concat(sent), back: await got };
+      }),
+    );
+    for (const [k, { sent, back }] of results.entries()) {
+      assert.equal(back.length, sent.length, `stream ${k}: every byte echoed`);
+      assert.ok(back.equals(sent), `stream ${k}: bytes in order`);
+    }
+  } finally {
+    gateway.destroy();
+  }
+});
 /** The first bytes of a frame: type and stream id. */
 function frameStart(type: number, id: number): Buffer {
   const b = Buffer.from([type, 0, 0, 0, 0]);

@@ -8,6 +8,7 @@ import {
   DEFAULT_WINDOW,
   type MuxOptions,
   SOON_BYTES,
+  SOON_LOCAL_BYTES,
   SOON_STREAMS,
   TUNNEL_HIGH_WATER,
 } from './mux-options.ts';
@@ -36,6 +37,9 @@ export class Mux {
   private readonly writer = new FrameWriter();
   private readonly reader: FrameReader;
   private flushScheduled = false;
+  /** Inside the tunnel's read callback: DATA for local sockets is staged, and decided on after it. */
+  private inTunnelRead = false;
+  private localPending = false;
   private lazyTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly opts: MuxOptions;
@@ -57,7 +61,16 @@ export class Mux {
     });
     const onChunk = (chunk: Buffer) => {
       this.heard = true;
+      this.inTunnelRead = true;
       this.reader.push(chunk);
+      this.inTunnelRead = false;
+      if (this.localPending) {
+        this.localPending = false;
+        // A few bytes for the local sockets (a request, an answer) go now, before the loop's next
+        // callback; a bulk read's go after the loop's I/O, one write per socket for many records.
+        if (localWrites.stagedBytes <= SOON_LOCAL_BYTES) localWrites.flush();
+        else this.scheduleFlush();
+      }
     };
     if (!readIntoOwnBuffer(socket, onChunk)) socket.on('data', onChunk);
     socket.on('drain', () => this.onDrain());
@@ -321,7 +334,8 @@ export class Mux {
       return;
     }
     localWrites.stage(st, piece);
-    this.scheduleFlush();
+    if (this.inTunnelRead) this.localPending = true;
+    else this.scheduleFlush();
   }
 
   private onFrame(type: number, id: number, payload: Buffer): void {
