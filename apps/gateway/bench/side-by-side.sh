@@ -22,6 +22,8 @@ ARGS=("$@")
 [ ${#ARGS[@]} -eq 0 ] && ARGS=(--tests rate)
 SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
 NODE=$ROOT/node_modules/.bin/node
+# The node options docs/gateway.md runs both processes with.
+DEFAULT_FLAGS="--no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring"
 PIN=${PROXY_CPUS:-0}
 LOADGEN=${LOADGEN_CPUS:-1}
 WORK=$(mktemp -d)
@@ -63,7 +65,7 @@ start() {
 # start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
 start_base() {
   if [ -z "$PEER" ]; then
-    start "$WORK/base" "${BASE_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}"
+    start "$WORK/base" "${BASE_FLAGS-$DEFAULT_FLAGS}"
   else
     local PROXY PIDS
     eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
@@ -88,7 +90,7 @@ if [ -n "$PEER" ]; then BASE_NAME=$PEER; else BASE_NAME="$BASE_REF ($(git -C "$R
 echo "base: $BASE_NAME, new: working tree; ${MODE:-tls}; ${ARGS[*]}"
 for round in $(seq "$ROUNDS"); do
   read -r PB IB <<<"$(start_base)"
-  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}")"
+  read -r PN IN <<<"$(start "$ROOT" "${NEW_FLAGS-$DEFAULT_FLAGS}")"
   PIDS=(${IN//,/ })
   [ -z "$PEER" ] && PIDS+=(${IB//,/ })
   sleep 1

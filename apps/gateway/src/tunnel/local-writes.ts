@@ -16,7 +16,7 @@ export class LocalWrites {
   /** The slab the staged bytes lie in (one hold for all of them until the flush). */
   private slab: Slab | null = null;
   private staged: MuxStream[] = [];
-  /** Bytes staged since the last flush. */
+  /** Bytes staged since the last flush (an upper bound: `flushStream` does not subtract its own). */
   stagedBytes = 0;
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */

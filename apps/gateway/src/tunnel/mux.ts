@@ -62,8 +62,11 @@ export class Mux {
     const onChunk = (chunk: Buffer) => {
       this.heard = true;
       this.inTunnelRead = true;
-      this.reader.push(chunk);
-      this.inTunnelRead = false;
+      try {
+        this.reader.push(chunk);
+      } finally {
+        this.inTunnelRead = false;
+      }
       if (this.localPending) {
         this.localPending = false;
         // A few bytes for the local sockets (a request, an answer) go now, before the loop's next
