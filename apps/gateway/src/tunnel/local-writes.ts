@@ -4,6 +4,12 @@ import { RawSocket } from './raw-tcp.ts';
 import { abandon, type Slab, SlabPool } from './slab-pool.ts';
 
 const SLAB_BYTES = 256 * 1024;
+/**
+ * Staged bytes up to which `flushIfFew` writes at once: a request or an answer alone in its tunnel
+ * read leaves before the loop's other work, and saves the immediate; a bulk read's records still
+ * gather into one write per socket after the loop's I/O phase (docs/gateway.md, "Reads and copies").
+ */
+const FEW_BYTES = 4096;
 
 /**
  * DATA payloads on their way to the streams' local sockets. The tunnels' reads land in one reused
@@ -17,7 +23,7 @@ export class LocalWrites {
   private slab: Slab | null = null;
   private staged: MuxStream[] = [];
   /** Bytes staged since the last flush (an upper bound: `flushStream` does not subtract its own). */
-  stagedBytes = 0;
+  private stagedBytes = 0;
 
   /** Copies `piece` (only valid during the call) for the stream's socket. */
   stage(st: MuxStream, piece: Buffer): void {
@@ -51,6 +57,13 @@ export class LocalWrites {
   /** Writes the stream's staged bytes now (before its socket is ended). */
   flushStream(st: MuxStream): void {
     if (st.stagedEnd > st.stagedStart) this.writeStaged(st);
+  }
+
+  /** Writes the staged bytes now if they are few (true); else leaves them for the caller's flush. */
+  flushIfFew(): boolean {
+    if (this.stagedBytes > FEW_BYTES) return false;
+    this.flush();
+    return true;
   }
 
   /** Writes every stream's staged bytes; their slab goes back to the pool once every write is done. */

@@ -12,13 +12,6 @@ export const TUNNEL_HIGH_WATER = 1024 * 1024;
  */
 export const SOON_STREAMS = 4;
 export const SOON_BYTES = 1024;
-/**
- * DATA for local sockets staged by one read of the tunnel is written at the end of that read's
- * callback when it is at most this much (a request, an answer), else after the loop's I/O phase
- * (bulk: many records' worth in one write per socket). Writing small pieces at once saves the
- * immediate and lets the answer leave before the loop's other work.
- */
-export const SOON_LOCAL_BYTES = 4096;
 
 export interface MuxOptions {
   /** Receive window granted per stream (bytes). */

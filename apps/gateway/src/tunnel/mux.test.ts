@@ -30,6 +30,13 @@ function endOrClose(s: net.Socket): Promise<void> {
   });
 }
 
+/** Everything the socket receives until its peer's FIN. */
+function readToEnd(s: net.Socket): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  s.on('data', (d: Buffer) => parts.push(d));
+  return new Promise((resolve) => s.once('end', () => resolve(Buffer.concat(parts))));
+}
+
 /** Target: echoes everything and half-closes after the client's FIN (to test half-close). */
 let echo: net.Server;
 let echoPort: number;
@@ -108,11 +115,7 @@ async function echoRoundTrip(window: number): Promise<void> {
   const { customer, code } = await openThrough(gateway, echoPort);
   assert.equal(code, 0);
   const payload = pattern(1_000_000);
-  const got = new Promise<Buffer>((resolve) => {
-    const parts: Buffer[] = [];
-    customer.on('data', (d: Buffer) => parts.push(d));
-    customer.on('end', () => resolve(Buffer.concat(parts)));
-  });
+  const got = readToEnd(customer);
   customer.end(payload);
   const back = await got;
   assert.equal(back.length, payload.length, 'bytes echoed before the FIN');
@@ -166,12 +169,9 @@ test('streams sharing the tunnel, one customer slow to read, each get exactly th
         assert.equal(code, 0);
         // The first customer reads nothing for a while: the gateway's writes to it back up.
         if (i === 0) customer.pause();
-        const parts: Buffer[] = [];
-        customer.on('data', (d: Buffer) => parts.push(d));
-        const ended = new Promise<void>((r) => customer.once('end', () => r()));
+        const got = readToEnd(customer);
         if (i === 0) setTimeout(() => customer.resume(), 300);
-        await ended;
-        return Buffer.concat(parts);
+        return got;
       }),
     );
     for (const data of received) {
@@ -224,11 +224,7 @@ test('small pieces written at once and bulk ones after the I/O phase keep each s
       [0, 1, 2, 3].map(async (k) => {
         const { customer, code } = await openThrough(gateway, echoPort);
         assert.equal(code, 0);
-        const got = new Promise<Buffer>((resolve) => {
-          const parts: Buffer[] = [];
-          customer.on('data', (d: Buffer) => parts.push(d));
-          customer.on('end', () => resolve(Buffer.concat(parts)));
-        });
+        const got = readToEnd(customer);
         const sent: Buffer[] = [];
         for (let i = 0; i < 30; i++) {
           const piece = i % 5 === 4 ? pattern(40_000 + k) : Buffer.from(`stream ${k} piece ${i};`);

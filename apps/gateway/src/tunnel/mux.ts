@@ -8,7 +8,6 @@ import {
   DEFAULT_WINDOW,
   type MuxOptions,
   SOON_BYTES,
-  SOON_LOCAL_BYTES,
   SOON_STREAMS,
   TUNNEL_HIGH_WATER,
 } from './mux-options.ts';
@@ -69,10 +68,7 @@ export class Mux {
       }
       if (this.localPending) {
         this.localPending = false;
-        // A few bytes for the local sockets (a request, an answer) go now, before the loop's next
-        // callback; a bulk read's go after the loop's I/O, one write per socket for many records.
-        if (localWrites.stagedBytes <= SOON_LOCAL_BYTES) localWrites.flush();
-        else this.scheduleFlush();
+        if (!localWrites.flushIfFew()) this.scheduleFlush();
       }
     };
     if (!readIntoOwnBuffer(socket, onChunk)) socket.on('data', onChunk);
