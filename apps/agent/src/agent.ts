@@ -141,6 +141,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
       window: config.window ?? DEFAULT_WINDOW,
       pingIntervalMs: config.pingIntervalMs,
       idleTimeoutMs: config.idleTimeoutMs,
+      awaitLocalFin: true,
       onControl: (type, id, payload) => {
         if (type === T_OPEN) {
           if (agentId === undefined) return m.destroy(new Error('tunnel: OPEN before WELCOME'));

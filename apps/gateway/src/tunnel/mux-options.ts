@@ -28,6 +28,13 @@ export interface MuxOptions {
    * the customer's end of file and always goes at once. Saves the agent a wake-up per request.
    */
   lazyClosingFinMs?: number;
+  /**
+   * DATA read from a local socket waits for one more poll of the loop before it is written, so that
+   * a FIN the socket received right behind its last bytes rides in the same tunnel write. The agent
+   * sets it: targets often answer and close (HTTP with `Connection: close`, TLS close_notify), and
+   * then the gateway gets answer and end of file in one record instead of two.
+   */
+  awaitLocalFin?: boolean;
   /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
   onControl: (type: number, streamId: number, payload: Buffer) => void;
   /** Called once when the tunnel is gone. */

@@ -59,7 +59,7 @@ after(() => {
 });
 
 /** A gateway-side and an agent-side Mux; the agent side connects OPENs to the requested loopback port. */
-async function muxPair(opts: { window?: number; lazyClosingFinMs?: number } = {}) {
+async function muxPair(opts: { window?: number; lazyClosingFinMs?: number; awaitLocalFin?: boolean } = {}) {
   const [a, b] = await socketPair();
   const gateway = new Mux(a, {
     window: opts.window,
@@ -70,6 +70,7 @@ async function muxPair(opts: { window?: number; lazyClosingFinMs?: number } = {}
   const agent: Mux = new Mux(b, {
     window: opts.window,
     peerWindow: opts.window,
+    awaitLocalFin: opts.awaitLocalFin,
     onControl: (type, id, payload) => {
       if (type !== T_OPEN) return;
       const st = agent.accept(id);
@@ -305,6 +306,39 @@ test("the gateway's FIN after the agent's rides with the next write, and still a
     await new Promise<void>((r) => third.customer.once('end', r));
     third.customer.end();
     assert.ok(await waitFor(() => agent.streams.size === 0, 2000), 'a lone lazy FIN is flushed');
+  } finally {
+    gateway.destroy();
+    await new Promise<void>((r) => answering.close(() => r()));
+  }
+});
+
+test("a target's answer and its FIN right behind it leave the agent in one tunnel write", async () => {
+  const answering = net.createServer((s) => {
+    s.on('error', () => {});
+    s.end('answer');
+  });
+  await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
+  const port = (answering.address() as net.AddressInfo).port;
+  const { gateway, agent } = await muxPair({ awaitLocalFin: true });
+  try {
+    const writes: Buffer[] = [];
+    const write = agent.socket.write.bind(agent.socket) as (b: Buffer, cb?: () => void) => boolean;
+    agent.socket.write = ((b: Buffer, cb?: () => void) => {
+      writes.push(Buffer.from(b));
+      return write(b, cb);
+    }) as typeof agent.socket.write;
+    for (let round = 0; round < 3; round++) {
+      writes.length = 0;
+      const { customer, code } = await openThrough(gateway, port);
+      assert.equal(code, 0);
+      const id = [...gateway.streams.keys()].at(-1)!;
+      assert.equal(await readToEnd(customer).then(String), 'answer');
+      const withData = writes.filter((w) => w.includes(frameStart(T_DATA, id)));
+      assert.equal(withData.length, 1, 'the answer went out in one write');
+      assert.ok(withData[0].includes(frameStart(T_FIN, id)), 'and the FIN with it');
+      customer.end();
+      assert.ok(await waitFor(() => agent.streams.size === 0, 2000), "the agent's stream is released");
+    }
   } finally {
     gateway.destroy();
     await new Promise<void>((r) => answering.close(() => r()));

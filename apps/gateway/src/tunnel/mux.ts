@@ -19,6 +19,9 @@ export { DEFAULT_WINDOW, type MuxOptions } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
+const SOON = 0;
+const AFTER_IO = 1;
+const AFTER_NEXT_POLL = 2;
 
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
@@ -89,21 +92,29 @@ export class Mux {
   }
 
   /** Queues a frame; everything queued in one loop iteration goes out in one write. */
-  writeFrame(type: number, streamId: number, payload: Buffer, transient = false): void {
+  writeFrame(type: number, streamId: number, payload: Buffer, transient = false, localData = false): void {
     if (this.closed) return;
     this.writer.append(type, streamId, payload, transient);
     const queued = this.socket.writableLength;
     if (!this.blocked && queued + this.writer.bytes > TUNNEL_HIGH_WATER) this.blocked = true;
-    this.scheduleFlush(queued === 0 && this.writer.bytes < SOON_BYTES && this.streams.size <= SOON_STREAMS);
+    const soon = queued === 0 && this.writer.bytes < SOON_BYTES && this.streams.size <= SOON_STREAMS;
+    this.scheduleFlush(localData && this.opts.awaitLocalFin ? AFTER_NEXT_POLL : soon ? SOON : AFTER_IO);
   }
 
-  /** After this iteration's I/O callbacks (one write per socket for a poll), or `soon` (SOON_STREAMS). */
-  private scheduleFlush(soon = false): void {
+  /**
+   * SOON: right after this callback (SOON_STREAMS); AFTER_IO: after this iteration's I/O callbacks
+   * (one write per socket for a poll); AFTER_NEXT_POLL: after the next iteration's (awaitLocalFin).
+   */
+  private scheduleFlush(when = AFTER_IO): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    if (soon) process.nextTick(this.flush);
-    else setImmediate(this.flush);
+    if (when === SOON) process.nextTick(this.flush);
+    else if (when === AFTER_IO) setImmediate(this.flush);
+    else setImmediate(this.flushAfterNextPoll);
   }
+
+  /** An immediate queued from an immediate runs in the next iteration, after its poll (which does not block). */
+  private readonly flushAfterNextPoll = () => setImmediate(this.flush);
 
   /** Queues a frame that may wait for the next flush, at most `waitMs`. */
   private writeLazyFrame(type: number, streamId: number, payload: Buffer, waitMs: number): void {
@@ -201,7 +212,7 @@ export class Mux {
       const n = Math.min(chunk.length, st.sendWindow);
       if (n > 0) {
         st.sendWindow -= n;
-        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), transient);
+        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), transient, true);
       }
       if (n < chunk.length) {
         st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
