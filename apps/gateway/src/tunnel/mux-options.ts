@@ -13,6 +13,17 @@ export const TUNNEL_HIGH_WATER = 1024 * 1024;
 export const SOON_STREAMS = 4;
 export const SOON_BYTES = 1024;
 
+/**
+ * When a tunnel writes its queued frames. SOON: right after the callback that queued them (a quiet
+ * tunnel, SOON_STREAMS); AFTER_IO: after this iteration's I/O callbacks, one write for everything a
+ * poll brought; AFTER_NEXT_POLL: after the next iteration's, so that a local FIN read there rides
+ * along (`awaitLocalFin`).
+ */
+export const SOON = 0;
+export const AFTER_IO = 1;
+export const AFTER_NEXT_POLL = 2;
+export type FlushAt = typeof SOON | typeof AFTER_IO | typeof AFTER_NEXT_POLL;
+
 export interface MuxOptions {
   /** Receive window granted per stream (bytes). */
   window?: number;

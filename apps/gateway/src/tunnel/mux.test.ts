@@ -252,23 +252,37 @@ function frameStart(type: number, id: number): Buffer {
   return b;
 }
 
-test("the gateway's FIN after the agent's rides with the next write, and still arrives alone", async () => {
-  // A target that answers at once and closes first, as HTTP servers with `Connection: close` do.
-  const answering = net.createServer((s) => {
+/** A target that answers at once and closes first, as HTTP servers with `Connection: close` do. */
+async function answeringTarget(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = net.createServer((s) => {
     s.on('error', () => {});
     s.end('answer');
   });
-  await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
-  const port = (answering.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A copy of every buffer written to `socket` from now on (the tunnel writes through `write`). */
+function recordWrites(socket: net.Socket): Buffer[] {
+  const writes: Buffer[] = [];
+  const write = socket.write.bind(socket) as (b: Buffer, cb?: () => void) => boolean;
+  socket.write = ((b: Buffer, cb?: () => void) => {
+    writes.push(Buffer.from(b));
+    return write(b, cb);
+  }) as typeof socket.write;
+  return writes;
+}
+
+test("the gateway's FIN after the agent's rides with the next write, and still arrives alone", async () => {
+  const answering = await answeringTarget();
+  const port = answering.port;
   // A wide wait, so that a slow machine cannot flush the FIN before the test's next OPEN.
   const { gateway, agent } = await muxPair({ lazyClosingFinMs: 300 });
   try {
-    const writes: Buffer[] = [];
-    const write = gateway.socket.write.bind(gateway.socket) as (b: Buffer) => boolean;
-    gateway.socket.write = ((b: Buffer) => {
-      writes.push(Buffer.from(b));
-      return write(b);
-    }) as typeof gateway.socket.write;
+    const writes = recordWrites(gateway.socket);
 
     const first = await openThrough(gateway, port);
     assert.equal(first.code, 0);
@@ -308,25 +322,16 @@ test("the gateway's FIN after the agent's rides with the next write, and still a
     assert.ok(await waitFor(() => agent.streams.size === 0, 2000), 'a lone lazy FIN is flushed');
   } finally {
     gateway.destroy();
-    await new Promise<void>((r) => answering.close(() => r()));
+    await answering.close();
   }
 });
 
 test("a target's answer and its FIN right behind it leave the agent in one tunnel write", async () => {
-  const answering = net.createServer((s) => {
-    s.on('error', () => {});
-    s.end('answer');
-  });
-  await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
-  const port = (answering.address() as net.AddressInfo).port;
+  const answering = await answeringTarget();
+  const port = answering.port;
   const { gateway, agent } = await muxPair({ awaitLocalFin: true });
   try {
-    const writes: Buffer[] = [];
-    const write = agent.socket.write.bind(agent.socket) as (b: Buffer, cb?: () => void) => boolean;
-    agent.socket.write = ((b: Buffer, cb?: () => void) => {
-      writes.push(Buffer.from(b));
-      return write(b, cb);
-    }) as typeof agent.socket.write;
+    const writes = recordWrites(agent.socket);
     for (let round = 0; round < 3; round++) {
       writes.length = 0;
       const { customer, code } = await openThrough(gateway, port);
@@ -341,7 +346,7 @@ test("a target's answer and its FIN right behind it leave the agent in one tunne
     }
   } finally {
     gateway.destroy();
-    await new Promise<void>((r) => answering.close(() => r()));
+    await answering.close();
   }
 });
 

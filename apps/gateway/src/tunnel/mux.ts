@@ -3,10 +3,15 @@ import net from 'node:net';
 import { FrameReader } from './frame-reader.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
+import { Keepalive } from './keepalive.ts';
 import { localWrites } from './local-writes.ts';
 import {
+  AFTER_IO,
+  AFTER_NEXT_POLL,
   DEFAULT_WINDOW,
+  type FlushAt,
   type MuxOptions,
+  SOON,
   SOON_BYTES,
   SOON_STREAMS,
   TUNNEL_HIGH_WATER,
@@ -19,9 +24,6 @@ export { DEFAULT_WINDOW, type MuxOptions } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
-const SOON = 0;
-const AFTER_IO = 1;
-const AFTER_NEXT_POLL = 2;
 
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
@@ -45,9 +47,7 @@ export class Mux {
   private lazyTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly opts: MuxOptions;
-  private timer: NodeJS.Timeout | null = null;
-  private heard = true;
-  private silentMs = 0;
+  private readonly keepalive: Keepalive;
 
   constructor(socket: net.Socket, opts: MuxOptions) {
     this.socket = socket;
@@ -55,6 +55,13 @@ export class Mux {
     this.window = opts.window ?? DEFAULT_WINDOW;
     this.peerWindow = opts.peerWindow ?? DEFAULT_WINDOW;
     socket.setNoDelay(true);
+    const interval = opts.pingIntervalMs ?? 15_000;
+    this.keepalive = new Keepalive(
+      interval,
+      opts.idleTimeoutMs ?? interval * 3,
+      () => this.writeFrame(T_PING, 0, EMPTY),
+      () => this.destroy(new Error('tunnel keepalive timeout')),
+    );
     this.reader = new FrameReader({
       onData: (id, piece) => this.onData(id, piece),
       onFrame: (type, id, payload) => this.onFrame(type, id, payload),
@@ -62,7 +69,7 @@ export class Mux {
       isClosed: () => this.closed,
     });
     const onChunk = (chunk: Buffer) => {
-      this.heard = true;
+      this.keepalive.heard();
       this.inTunnelRead = true;
       try {
         this.reader.push(chunk);
@@ -79,16 +86,6 @@ export class Mux {
     socket.on('error', (err) => this.destroy(err));
     socket.on('close', () => this.destroy());
     socket.on('end', () => this.destroy());
-    const interval = opts.pingIntervalMs ?? 15_000;
-    const idle = opts.idleTimeoutMs ?? interval * 3;
-    this.timer = setInterval(() => {
-      if (this.heard) this.silentMs = 0;
-      else this.silentMs += interval;
-      this.heard = false;
-      if (this.silentMs >= idle) this.destroy(new Error('tunnel keepalive timeout'));
-      else this.writeFrame(T_PING, 0, EMPTY);
-    }, interval);
-    this.timer.unref();
   }
 
   /** Queues a frame; everything queued in one loop iteration goes out in one write. */
@@ -101,11 +98,8 @@ export class Mux {
     this.scheduleFlush(localData && this.opts.awaitLocalFin ? AFTER_NEXT_POLL : soon ? SOON : AFTER_IO);
   }
 
-  /**
-   * SOON: right after this callback (SOON_STREAMS); AFTER_IO: after this iteration's I/O callbacks
-   * (one write per socket for a poll); AFTER_NEXT_POLL: after the next iteration's (awaitLocalFin).
-   */
-  private scheduleFlush(when = AFTER_IO): void {
+  /** Writes the queued frames at the moment `when` names (see `FlushAt`). */
+  private scheduleFlush(when: FlushAt = AFTER_IO): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     if (when === SOON) process.nextTick(this.flush);
@@ -280,7 +274,7 @@ export class Mux {
   destroy(err?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    this.keepalive.stop();
     if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.writer.clear();
     this.socket.destroy();
