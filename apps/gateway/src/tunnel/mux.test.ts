@@ -20,6 +20,23 @@ async function socketPair(): Promise<[net.Socket, net.Socket]> {
   return [a, b];
 }
 
+/** A TCP server on a free loopback port, each connection handed to `serve` (socket errors ignored). */
+interface LoopbackTarget {
+  port: number;
+  close: () => Promise<void>;
+}
+async function loopbackTarget(serve: (s: net.Socket) => void): Promise<LoopbackTarget> {
+  const server = net.createServer((s) => {
+    s.on('error', () => {});
+    serve(s);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 /** Resolves when the socket's peer is gone (FIN or close), draining whatever arrives. */
 function endOrClose(s: net.Socket): Promise<void> {
   s.on('error', () => {});
@@ -152,16 +169,14 @@ test('streams sharing the tunnel, one customer slow to read, each get exactly th
   const SIZE = 12_000_000;
   // Each target connection sends its seed, then SIZE bytes seeded by it (more than loopback buffers hold), and closes.
   let next = 0x5a5a0000;
-  const source = net.createServer((s) => {
-    s.on('error', () => {});
+  const source = await loopbackTarget((s) => {
     const seed = next++;
     const head = Buffer.alloc(4);
     head.writeUInt32BE(seed >>> 0, 0);
     s.write(head);
     s.end(seeded(SIZE, seed));
   });
-  await new Promise<void>((r) => source.listen(0, '127.0.0.1', r));
-  const port = (source.address() as net.AddressInfo).port;
+  const port = source.port;
   const { gateway } = await muxPair();
   try {
     const received = await Promise.all(
@@ -185,21 +200,19 @@ test('streams sharing the tunnel, one customer slow to read, each get exactly th
     }
   } finally {
     gateway.destroy();
-    await new Promise<void>((r) => source.close(() => r()));
+    await source.close();
   }
 });
 
 test('a conversation of small messages goes back and forth with nothing else to carry it', async () => {
   // Each message is the only thing in its tunnel read: the write at the end of that read's callback
   // is all that moves it (no later flush comes along). A message lost there stalls the exchange.
-  const pong = net.createServer((s) => {
-    s.on('error', () => {});
+  const pong = await loopbackTarget((s) => {
     s.on('data', (d: Buffer) => s.write(Buffer.concat([Buffer.from('re:'), d])));
   });
-  await new Promise<void>((r) => pong.listen(0, '127.0.0.1', r));
   const { gateway } = await muxPair();
   try {
-    const { customer, code } = await openThrough(gateway, (pong.address() as net.AddressInfo).port);
+    const { customer, code } = await openThrough(gateway, pong.port);
     assert.equal(code, 0);
     for (let i = 0; i < 20; i++) {
       const answer = new Promise<Buffer>((resolve) => customer.once('data', resolve));
@@ -212,7 +225,7 @@ test('a conversation of small messages goes back and forth with nothing else to 
     customer.destroy();
   } finally {
     gateway.destroy();
-    await new Promise<void>((r) => pong.close(() => r()));
+    await pong.close();
   }
 });
 
@@ -253,16 +266,8 @@ function frameStart(type: number, id: number): Buffer {
 }
 
 /** A target that answers at once and closes first, as HTTP servers with `Connection: close` do. */
-async function answeringTarget(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = net.createServer((s) => {
-    s.on('error', () => {});
-    s.end('answer');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+function answeringTarget(): Promise<LoopbackTarget> {
+  return loopbackTarget((s) => s.end('answer'));
 }
 
 /** A copy of every buffer written to `socket` from now on (the tunnel writes through `write`). */
