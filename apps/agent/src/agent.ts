@@ -1,6 +1,4 @@
 import dns from 'node:dns';
-import net from 'node:net';
-import tls from 'node:tls';
 import {
   parseAddress,
   REP_GENERAL_FAILURE,
@@ -16,8 +14,9 @@ import {
   TUNNEL_VERSION,
   type WelcomeMessage,
 } from '@pm/gateway/tunnel/frames';
-import { DEFAULT_WINDOW, Mux, type MuxStream } from '@pm/gateway/tunnel/mux';
+import { DEFAULT_WINDOW, Mux, type MuxStream, type TunnelTransport } from '@pm/gateway/tunnel/mux';
 import { connectTcp, type RawSocket } from '@pm/gateway/tunnel/raw-tcp';
+import { type Dialing, dialGateway } from './dial.ts';
 import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 
 export interface AgentConfig extends DestinationPolicy {
@@ -25,6 +24,8 @@ export interface AgentConfig extends DestinationPolicy {
   key: string;
   /** TLS to the gateway: `ca` (PEM) to trust, `servername` for SNI/verification, `insecure` skips verification. */
   tls?: { ca?: string | Buffer; servername?: string; insecure?: boolean };
+  /** False: keep TLS records even where the sealed-record addon is built (tests of the fallback). */
+  sealedRecords?: boolean;
   conn?: 'wifi' | 'cell';
   dev?: 'android' | 'other';
   /** Public address override sent in HELLO (devnet synthetic identities; gateways ignore it unless configured to trust it). */
@@ -71,6 +72,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
   let agentId: string | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | null = null;
+  let dialing: Dialing | null = null;
   let waiters: (() => void)[] = [];
   const targets = new Set<RawSocket>();
 
@@ -127,16 +129,15 @@ export function startAgent(config: AgentConfig): AgentHandle {
   const dial = () => {
     retryTimer = null;
     if (stopped) return;
-    const { host, port } = config.gateway;
-    const socket = config.tls
-      ? tls.connect({
-          host,
-          port,
-          ca: config.tls.ca,
-          servername: config.tls.servername ?? (net.isIP(host) ? undefined : host),
-          rejectUnauthorized: !config.tls.insecure,
-        })
-      : net.connect({ host, port, noDelay: true });
+    dialing = dialGateway(config, lookup, connectTimeoutMs, runTunnel, () => {
+      dialing = null;
+      scheduleReconnect();
+    });
+  };
+
+  /** Runs the tunnel on a connected (and, with TLS, verified) transport, starting with HELLO. */
+  const runTunnel = (socket: TunnelTransport) => {
+    dialing = null;
     const m = new Mux(socket, {
       window: config.window ?? DEFAULT_WINDOW,
       pingIntervalMs: config.pingIntervalMs,
@@ -180,17 +181,15 @@ export function startAgent(config: AgentConfig): AgentHandle {
       },
     });
     mux = m;
-    socket.once(config.tls ? 'secureConnect' : 'connect', () => {
-      const hello: HelloMessage = {
-        v: TUNNEL_VERSION,
-        key: config.key,
-        conn: config.conn ?? 'wifi',
-        dev: config.dev ?? 'other',
-        window: m.window,
-        ...(config.ipOverride ? { ip: config.ipOverride } : {}),
-      };
-      m.writeFrame(T_HELLO, 0, Buffer.from(JSON.stringify(hello)));
-    });
+    const hello: HelloMessage = {
+      v: TUNNEL_VERSION,
+      key: config.key,
+      conn: config.conn ?? 'wifi',
+      dev: config.dev ?? 'other',
+      window: m.window,
+      ...(config.ipOverride ? { ip: config.ipOverride } : {}),
+    };
+    m.writeFrame(T_HELLO, 0, Buffer.from(JSON.stringify(hello)));
   };
 
   dial();
@@ -215,6 +214,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
     close: async () => {
       stopped = true;
       if (retryTimer) clearTimeout(retryTimer);
+      dialing?.cancel();
       mux?.destroy();
       for (const s of targets) s.destroy();
     },

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { encodeAddress } from '../protocol/socks5.ts';
 import { waitFor } from '../session/harness.testkit.ts';
 import { MAX_CONTROL_FRAME, T_DATA, T_FIN, T_OPEN } from './frames.ts';
-import { Mux } from './mux.ts';
+import { Mux, type TunnelTransport } from './mux.ts';
 
 /** Two connected sockets over loopback. */
 async function socketPair(): Promise<[net.Socket, net.Socket]> {
@@ -271,7 +271,7 @@ function answeringTarget(): Promise<LoopbackTarget> {
 }
 
 /** A copy of every buffer written to `socket` from now on (the tunnel writes through `write`). */
-function recordWrites(socket: net.Socket): Buffer[] {
+function recordWrites(socket: TunnelTransport): Buffer[] {
   const writes: Buffer[] = [];
   const write = socket.write.bind(socket) as (b: Buffer, cb?: () => void) => boolean;
   socket.write = ((b: Buffer, cb?: () => void) => {

@@ -25,12 +25,25 @@ export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
 
+/** What the mux needs of its connection: a socket (TLS or not), or the sealed-record socket. */
+export interface TunnelTransport extends EventEmitter {
+  readonly writableLength: number;
+  readonly remoteAddress?: string;
+  write(data: Buffer, cb?: () => void): boolean;
+  cork(): void;
+  uncork(): void;
+  setNoDelay(on?: boolean): unknown;
+  destroy(): unknown;
+  /** Hands each read to `onChunk`, valid only during the call (else: Node's own-buffer reads). */
+  readInto?(onChunk: (chunk: Buffer) => void): void;
+}
+
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
  * half-close, reset and keepalive. Both the gateway and the agent use it.
  */
 export class Mux {
-  readonly socket: net.Socket;
+  readonly socket: TunnelTransport;
   readonly streams = new Map<number, MuxStream>();
   readonly window: number;
   peerWindow: number;
@@ -49,7 +62,7 @@ export class Mux {
   private readonly opts: MuxOptions;
   private readonly keepalive: Keepalive;
 
-  constructor(socket: net.Socket, opts: MuxOptions) {
+  constructor(socket: TunnelTransport, opts: MuxOptions) {
     this.socket = socket;
     this.opts = opts;
     this.window = opts.window ?? DEFAULT_WINDOW;
@@ -81,7 +94,9 @@ export class Mux {
         if (!localWrites.flushIfFew()) this.scheduleFlush();
       }
     };
-    if (!readIntoOwnBuffer(socket, onChunk)) socket.on('data', onChunk);
+    if (socket.readInto) socket.readInto(onChunk);
+    else if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, onChunk)))
+      socket.on('data', onChunk);
     socket.on('drain', () => this.onDrain());
     socket.on('error', (err) => this.destroy(err));
     socket.on('close', () => this.destroy());

@@ -9,7 +9,10 @@ import {
   TUNNEL_VERSION,
   type WelcomeMessage,
 } from './frames.ts';
-import { DEFAULT_WINDOW, Mux } from './mux.ts';
+import { DEFAULT_WINDOW, Mux, type TunnelTransport } from './mux.ts';
+import { RawServer, type RawSocket } from './raw-tcp.ts';
+import { sealedAccept } from './sealed-handshake.ts';
+import { sealedRecordsAddon } from './sealed-records.ts';
 
 /** AES-128-GCM first: the cheapest AEAD on CPUs with AES instructions (our bench and servers). */
 export const TLS_CIPHERS = `TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:${tls.DEFAULT_CIPHERS}`;
@@ -19,6 +22,8 @@ export interface TunnelServerConfig {
   port: number;
   /** PEM certificate and key: the tunnel is TLS when given. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** False: keep TLS records even where the sealed-record addon is built (tests of the fallback). */
+  sealedRecords?: boolean;
   registry: AgentRegistry;
   /** Time allowed from TCP accept to a verified HELLO. */
   handshakeTimeoutMs: number;
@@ -48,19 +53,14 @@ export function normalizeIp(ip: string | undefined): string {
 /** Starts the agents' tunnel endpoint: authenticates HELLO with the registry and keeps one tunnel per agent. */
 export async function startTunnelServer(config: TunnelServerConfig): Promise<TunnelServer> {
   const agents = new Map<string, Mux>();
-  const sockets = new Set<net.Socket>();
+  const sockets = new Set<{ destroy(): unknown }>();
   const log = config.log ?? (() => {});
   const window = config.window ?? DEFAULT_WINDOW;
 
-  const onSocket = (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+  /** Runs the tunnel on a connection whose TLS (if any) is up; `timer`, set at accept, bounds the wait for HELLO. */
+  const onSocket = (socket: TunnelTransport, timer: NodeJS.Timeout) => {
     let agentId: string | undefined;
     let helloSeen = false;
-    const timer = setTimeout(
-      () => mux.destroy(new Error('tunnel handshake timeout')),
-      config.handshakeTimeoutMs,
-    );
     const mux: Mux = new Mux(socket, {
       window,
       pingIntervalMs: config.pingIntervalMs,
@@ -121,6 +121,56 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     });
   };
 
+  /** A net.Socket or TLS socket from Node's servers: the mux runs on it once its TLS is up. */
+  const onNodeSocket = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    onSocket(
+      socket,
+      setTimeout(() => socket.destroy(), config.handshakeTimeoutMs),
+    );
+  };
+
+  const native = config.tls && config.sealedRecords !== false ? sealedRecordsAddon() : null;
+  const listener =
+    native && config.tls ? await listenSealed(config.tls, native) : await listenNode(config, onNodeSocket);
+
+  /** TLS handshakes over raw sockets, handed over to sealed records where the agent can (`sealed-handshake.ts`). */
+  async function listenSealed(
+    pem: NonNullable<TunnelServerConfig['tls']>,
+    addon: NonNullable<typeof native>,
+  ) {
+    const context = tls.createSecureContext({ cert: pem.cert, key: pem.key, ciphers: TLS_CIPHERS });
+    const server = new RawServer((raw: RawSocket) => {
+      sockets.add(raw);
+      raw.once('close', () => sockets.delete(raw));
+      const timer = setTimeout(() => raw.destroy(), config.handshakeTimeoutMs);
+      sealedAccept(raw, context, addon).then(
+        (socket) => (raw.destroyed ? socket.destroy() : onSocket(socket, timer)),
+        () => {
+          clearTimeout(timer);
+          raw.destroy();
+        },
+      );
+    });
+    const port = await server.listen(config.port, config.host);
+    return { port, close: () => server.close() };
+  }
+
+  return {
+    port: listener.port,
+    get: (id) => agents.get(id),
+    agentIds: () => [...agents.keys()],
+    close: () => {
+      const closed = listener.close();
+      for (const s of sockets) s.destroy();
+      return closed;
+    },
+  };
+}
+
+/** Node's TLS or plain server, for gateways without the sealed-record addon and plain tunnels. */
+async function listenNode(config: TunnelServerConfig, onSocket: (socket: net.Socket) => void) {
   const server = config.tls
     ? tls.createServer(
         { cert: config.tls.cert, key: config.tls.key, noDelay: true, ciphers: TLS_CIPHERS },
@@ -137,16 +187,8 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
       resolve();
     });
   });
-  const port = (server.address() as net.AddressInfo).port;
-
   return {
-    port,
-    get: (id) => agents.get(id),
-    agentIds: () => [...agents.keys()],
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
