@@ -6,7 +6,8 @@
 #   usage: side-by-side.sh BASE_REF [ROUNDS] [bench.mjs args]     (default: --tests rate)
 #   e.g.   side-by-side.sh HEAD~1 3 --tests rate --rate-conc 1,64
 #          side-by-side.sh peer:ssh-r-aesgcm 3 --tests bulk,rate     (a reference peer as the base)
-#   env:   MODE=tls|plain (tls), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
+#   env:   MODE=tls|plain (tls), BASE_MODE (the base pair's mode when it differs, e.g. BASE_MODE=plain
+#          with BASE_REF HEAD: what TLS costs), BASE_FLAGS / NEW_FLAGS (node flags for the base / working-tree pair;
 #          default --no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring, as docs/gateway.md runs them),
 #          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured,
 #          NOAUTH=1: our pairs are measured on the lease's no-auth port (the ssh -R peers' exchange)
@@ -52,12 +53,12 @@ if [ -z "$PEER" ]; then
   cp -P "$ROOT"/node_modules/@pm/* "$WORK/base/node_modules/@pm/"
 fi
 
-# start TREE FLAGS -> "PROXY PIDLIST": that checkout's gateway and agent, started and warmed up by
-# this checkout's start-gateway.sh.
+# start TREE FLAGS [MODE] -> "PROXY PIDLIST": that checkout's gateway and agent, started and warmed
+# up by this checkout's start-gateway.sh.
 start() {
   local PROXY NOAUTH_PROXY PIDS
   eval "$(GATEWAY_ROOT=$1 NODE_FLAGS=$2 PROXY_CPUS=$PIN LOADGEN_CPUS=$LOADGEN SOCKS_BENCH=$SOCKS_BENCH \
-    "$HERE/start-gateway.sh" "${MODE:-tls}")"
+    "$HERE/start-gateway.sh" "${3:-${MODE:-tls}}")"
   [ -n "${NOAUTH:-}" ] && PROXY=$NOAUTH_PROXY
   echo "$PROXY $PIDS"
 }
@@ -65,7 +66,7 @@ start() {
 # start_base -> "PROXY PIDLIST" of the base: the worktree's pair, or the reference peer.
 start_base() {
   if [ -z "$PEER" ]; then
-    start "$WORK/base" "${BASE_FLAGS-$DEFAULT_FLAGS}"
+    start "$WORK/base" "${BASE_FLAGS-$DEFAULT_FLAGS}" "${BASE_MODE:-}"
   else
     local PROXY PIDS
     eval "$(PROXY_CPUS=$PIN "$SOCKS_BENCH/peers/start.sh" "$PEER")"
