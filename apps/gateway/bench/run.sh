@@ -5,7 +5,8 @@
 #   env: REPS (default 1), PEERS (default: direct, the OpenSSH variants, Dante, microsocks, ours;
 #        the names gateway-tls and gateway-plain stand for our two pairs, started only when listed;
 #        gateway-tls-noauth and gateway-plain-noauth are such a pair measured on its no-auth port,
-#        the SOCKS exchange without a password that the ssh -R peers offer),
+#        the SOCKS exchange without a password that the ssh -R peers offer; gateway-tlsrec is the TLS
+#        pair kept on TLS records, without the hand-over to sealed records),
 #        SOCKS_BENCH (path of the load generator), BENCH_ARGS, OUTDIR (passed to run-matrix.sh)
 #   e.g. PEERS="ssh-r ssh-r-aesgcm gateway-tls" BENCH_ARGS="--tests bulk,rate" npm run bench:gateway
 set -euo pipefail
@@ -25,9 +26,15 @@ WANTED=${PEERS:-"direct ssh-r ssh-r-aesgcm dante microsocks gateway-tls gateway-
 LIST=()
 for peer in $WANTED; do
   case "$peer" in
-    gateway-tls | gateway-plain | gateway-tls-noauth | gateway-plain-noauth)
+    gateway-tls | gateway-plain | gateway-tls-noauth | gateway-plain-noauth | gateway-tlsrec | gateway-tlsrec-noauth)
       mode=${peer#gateway-}
-      eval "$("$HERE/start-gateway.sh" "${mode%-noauth}")"
+      mode=${mode%-noauth}
+      # tlsrec: the TLS tunnel kept on TLS records (no hand-over to sealed records)
+      if [ "$mode" = tlsrec ]; then
+        eval "$(PM_TUNNEL_RECORDS=tls "$HERE/start-gateway.sh" tls)"
+      else
+        eval "$("$HERE/start-gateway.sh" "$mode")"
+      fi
       GW_PIDS+=(${PIDS//,/ })
       [[ $peer == *-noauth ]] && PROXY=$NOAUTH_PROXY
       LIST+=("ext:$peer:$PROXY:$PIDS") ;;

@@ -33,6 +33,8 @@ class HandshakeDuplex extends Duplex {
   private detached = false;
   private readonly onEnd = () => this.push(null);
   private readonly onError = (err: Error) => this.destroy(err);
+  /** Closed under the handshake (a timeout, the gateway shutting down): the TLS socket fails too. */
+  private readonly onClose = () => this.destroy(new Error('tunnel: closed during the TLS handshake'));
 
   constructor(raw: RawSocket) {
     super();
@@ -40,6 +42,7 @@ class HandshakeDuplex extends Duplex {
     raw.readInto((chunk) => this.push(Buffer.from(chunk)));
     raw.on('end', this.onEnd);
     raw.on('error', this.onError);
+    raw.on('close', this.onClose);
   }
 
   override _read(): void {}
@@ -64,6 +67,7 @@ class HandshakeDuplex extends Duplex {
     this.raw.onChunk = null;
     this.raw.off('end', this.onEnd);
     this.raw.off('error', this.onError);
+    this.raw.off('close', this.onClose);
   }
 
   /** Stops writing TLS: what the TLS socket writes from now on (a close alert) is dropped. */

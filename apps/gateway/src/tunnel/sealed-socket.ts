@@ -84,7 +84,7 @@ export class SealedSocket extends EventEmitter {
     this.batchBytes += data.length;
     if (cb) this.batchCallbacks.push(cb);
     if (this.corked === 0) this.sealBatch();
-    return this.writableLength < 64 * 1024;
+    return this.writableLength < HIGH_WATER;
   }
 
   cork(): void {
@@ -163,6 +163,8 @@ export class SealedSocket extends EventEmitter {
   }
 }
 
+/** `write` answers false from here on, as a net.Socket's default does. */
+const HIGH_WATER = 64 * 1024;
 /** Output of a write larger than this goes into a pooled buffer instead of Node's small-buffer pool. */
 const SMALL_OUTPUT = 4096;
 const OUTPUT_BYTES = 256 * 1024;
