@@ -8,6 +8,7 @@ import {
   Sealer,
   type sealedRecordsAddon,
 } from './sealed-records.ts';
+import { SlabPool } from './slab-pool.ts';
 
 export type SealedAddon = NonNullable<ReturnType<typeof sealedRecordsAddon>>;
 
@@ -134,11 +135,13 @@ export class SealedSocket extends EventEmitter {
     for (const p of pieces) total += p.length;
     const records = Math.max(1, Math.ceil(total / MAX_RECORD_PLAINTEXT));
     const size = total + records * recordBytes(0);
-    const pooled = size > SMALL_OUTPUT;
-    const out = pooled ? takeOutput(size) : Buffer.allocUnsafe(size);
-    let at = 0;
+    // Small output in Node's pooled small buffers, larger in the process's output slabs.
+    const slab = size > SMALL_OUTPUT && size <= OUTPUT_SLAB_BYTES ? outputSlabs.room(size) : null;
+    const out = slab ? slab.buf : Buffer.allocUnsafe(size);
+    const start = slab ? slab.used : 0;
+    let at = start;
     if (records === 1) {
-      at = this.sealer.seal(pieces, out, 0);
+      at += this.sealer.seal(pieces, out, at);
     } else {
       // Cut the pieces at the record boundaries.
       let record: Buffer[] = [];
@@ -156,8 +159,14 @@ export class SealedSocket extends EventEmitter {
       }
       if (record.length) at += this.sealer.seal(record, out, at);
     }
-    this.raw.write(pooled ? out.subarray(0, at) : out, () => {
-      if (pooled) releaseOutput(out);
+    if (!slab) {
+      this.raw.write(out.subarray(0, at), cb);
+      return;
+    }
+    slab.used = at;
+    slab.holds++;
+    this.raw.write(out.subarray(start, at), () => {
+      slab.release();
       cb();
     });
   }
@@ -165,21 +174,14 @@ export class SealedSocket extends EventEmitter {
 
 /** `write` answers false from here on, as a net.Socket's default does. */
 const HIGH_WATER = 64 * 1024;
-/** Output of a write larger than this goes into a pooled buffer instead of Node's small-buffer pool. */
+/** Output of a write larger than this goes into the output slabs instead of Node's small-buffer pool. */
 const SMALL_OUTPUT = 4096;
-const OUTPUT_BYTES = 256 * 1024;
-/** Pooled output buffers of the process (one per write in flight, at most this many kept). */
-const MAX_OUTPUT_SPARES = 8;
-const outputSpares: Buffer[] = [];
-
-function takeOutput(size: number): Buffer {
-  if (size > OUTPUT_BYTES) return Buffer.allocUnsafeSlow(size);
-  return outputSpares.pop() ?? Buffer.allocUnsafeSlow(OUTPUT_BYTES);
-}
-
-function releaseOutput(out: Buffer): void {
-  if (out.length === OUTPUT_BYTES && outputSpares.length < MAX_OUTPUT_SPARES) outputSpares.push(out);
-}
+/**
+ * Sealed output of the process's tunnels, reused like the frame staging slabs (`slab-pool.ts`): a
+ * fresh buffer per large write drives V8's external-memory collections in bulk.
+ */
+const OUTPUT_SLAB_BYTES = 1024 * 1024;
+const outputSlabs = new SlabPool(OUTPUT_SLAB_BYTES, 8);
 
 function noop(): void {}
 
