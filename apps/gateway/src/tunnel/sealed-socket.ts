@@ -21,9 +21,9 @@ export interface SealedKeys {
 }
 
 /**
- * The tunnel's transport once the TLS handshake has handed over to sealed records: writes are
- * sealed (a corked batch into one record), reads are opened and handed on, both straight on the
- * TCP handle. Offers what the mux uses of a socket.
+ * The tunnel's transport once the TLS handshake has handed over to sealed records: a write (or a
+ * corked batch of them) is sealed into records of up to 16 KiB that leave in one system call; reads
+ * are opened and handed on; both straight on the TCP handle. Offers what the mux uses of a socket.
  */
 export class SealedSocket extends EventEmitter {
   private readonly raw: RawSocket;
