@@ -1,3 +1,5 @@
+import type { EventEmitter } from 'node:events';
+
 /** Default per-stream receive window. */
 export const DEFAULT_WINDOW = 512 * 1024;
 /** Tunnel write buffer above which stream sources are paused. */
@@ -50,4 +52,17 @@ export interface MuxOptions {
   onControl: (type: number, streamId: number, payload: Buffer) => void;
   /** Called once when the tunnel is gone. */
   onClose?: (err?: Error) => void;
+}
+
+/** What the mux needs of its connection: a socket (TLS or not), or the sealed-record socket. */
+export interface TunnelTransport extends EventEmitter {
+  readonly writableLength: number;
+  readonly remoteAddress?: string;
+  write(data: Buffer, cb?: () => void): boolean;
+  cork(): void;
+  uncork(): void;
+  setNoDelay(on?: boolean): unknown;
+  destroy(): unknown;
+  /** Hands each read to `onChunk`, valid only during the call (else: Node's own-buffer reads). */
+  readInto?(onChunk: (chunk: Buffer) => void): void;
 }

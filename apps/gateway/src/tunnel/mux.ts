@@ -15,28 +15,16 @@ import {
   SOON_BYTES,
   SOON_STREAMS,
   TUNNEL_HIGH_WATER,
+  type TunnelTransport,
 } from './mux-options.ts';
 import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { readIntoOwnBuffer } from './own-buffer-reads.ts';
 import { RawSocket } from './raw-tcp.ts';
 
-export { DEFAULT_WINDOW, type MuxOptions } from './mux-options.ts';
+export { DEFAULT_WINDOW, type MuxOptions, type TunnelTransport } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
-
-/** What the mux needs of its connection: a socket (TLS or not), or the sealed-record socket. */
-export interface TunnelTransport extends EventEmitter {
-  readonly writableLength: number;
-  readonly remoteAddress?: string;
-  write(data: Buffer, cb?: () => void): boolean;
-  cork(): void;
-  uncork(): void;
-  setNoDelay(on?: boolean): unknown;
-  destroy(): unknown;
-  /** Hands each read to `onChunk`, valid only during the call (else: Node's own-buffer reads). */
-  readInto?(onChunk: (chunk: Buffer) => void): void;
-}
 
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,

@@ -19,6 +19,20 @@ after(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
+function dialRaw(port: number): Promise<RawSocket> {
+  return new Promise((resolve, reject) => {
+    const s = connectTcp('127.0.0.1', port, (err) => (err ? reject(err) : resolve(s)));
+  });
+}
+
+/** Closes the agent's end, waits for the gateway to see it, closes the gateway's. */
+async function closePair(agent: TunnelTransport, gateway: TunnelTransport): Promise<void> {
+  const ended = once(gateway, 'end');
+  agent.destroy();
+  await ended;
+  gateway.destroy();
+}
+
 async function connectPair(serverNative: typeof native, agentNative: typeof native, ca = pem.cert) {
   let accepted!: Promise<HandshakeResult>;
   const server = new RawServer((raw) => {
@@ -27,9 +41,7 @@ async function connectPair(serverNative: typeof native, agentNative: typeof nati
   });
   servers.push(server);
   const port = await server.listen(0, '127.0.0.1');
-  const raw: RawSocket = await new Promise((resolve, reject) => {
-    const s = connectTcp('127.0.0.1', port, (err) => (err ? reject(err) : resolve(s)));
-  });
+  const raw = await dialRaw(port);
   const agent = sealedConnect(raw, { ca, servername: 'localhost' }, agentNative).catch((err: Error) => {
     raw.destroy();
     throw err;
@@ -67,10 +79,7 @@ test('with the addon on both sides the tunnel hands over to sealed records, both
   assert.ok(agent instanceof SealedSocket);
   assert.ok(gateway instanceof SealedSocket);
   await exchange(agent, gateway);
-  const ended = once(gateway, 'end');
-  agent.destroy();
-  await ended;
-  gateway.destroy();
+  await closePair(agent, gateway);
 });
 
 test('where either side lacks the addon the tunnel keeps TLS records', async () => {
@@ -82,10 +91,7 @@ test('where either side lacks the addon the tunnel keeps TLS records', async () 
     assert.ok(agent instanceof tls.TLSSocket && gateway instanceof tls.TLSSocket);
     assert.equal(agent.alpnProtocol, 'pm-tunnel/1');
     await exchange(agent, gateway);
-    const ended = once(gateway, 'end');
-    agent.destroy();
-    await ended;
-    gateway.destroy();
+    await closePair(agent, gateway);
   }
 });
 
@@ -113,9 +119,7 @@ async function sealedAndRaw(holdWrites: boolean) {
   });
   servers.push(server);
   const port = await server.listen(0, '127.0.0.1');
-  const raw: RawSocket = await new Promise((resolve, reject) => {
-    const s = connectTcp('127.0.0.1', port, (err) => (err ? reject(err) : resolve(s)));
-  });
+  const raw = await dialRaw(port);
   assert.ok(await waitFor(() => sealed !== undefined, 2000));
   // The dialing side seals with the same keys (one direction's keys serve both ways here).
   const sealer = new Sealer(native, keys.sendKey, keys.sendIv);

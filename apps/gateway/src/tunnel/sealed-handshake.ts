@@ -1,7 +1,7 @@
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { RawSocket } from './raw-tcp.ts';
-import type { sealedRecordsAddon } from './sealed-records.ts';
+import type { SealedAddon } from './sealed-records.ts';
 import { type SealedKeys, SealedSocket } from './sealed-socket.ts';
 
 /**
@@ -21,8 +21,6 @@ export const ALPN_SEALED = 'pm-tunnel-sealed/1';
 export const ALPN_TLS_RECORDS = 'pm-tunnel/1';
 const EXPORTER_LABEL = 'EXPORTER-pm-tunnel-sealed-records';
 const SEAL = Buffer.from('SEAL');
-
-type Addon = NonNullable<ReturnType<typeof sealedRecordsAddon>>;
 
 /** What the mux runs on: the sealed socket, or the TLS socket itself when TLS records stay. */
 export type HandshakeResult = SealedSocket | tls.TLSSocket;
@@ -92,7 +90,7 @@ function handOver(
   socket: tls.TLSSocket,
   duplex: HandshakeDuplex,
   raw: RawSocket,
-  native: Addon | null,
+  native: SealedAddon | null,
   isAgent: boolean,
 ): Promise<HandshakeResult> {
   return new Promise((resolve, reject) => {
@@ -122,7 +120,7 @@ function handOver(
   });
 }
 
-function alpn(native: Addon | null): string[] {
+function alpn(native: SealedAddon | null): string[] {
   return native ? [ALPN_SEALED, ALPN_TLS_RECORDS] : [ALPN_TLS_RECORDS];
 }
 
@@ -130,7 +128,7 @@ function alpn(native: Addon | null): string[] {
 export function sealedConnect(
   raw: RawSocket,
   options: Omit<tls.ConnectionOptions, 'socket' | 'ALPNProtocols'>,
-  native: Addon | null,
+  native: SealedAddon | null,
 ): Promise<HandshakeResult> {
   const duplex = new HandshakeDuplex(raw);
   const socket = tls.connect({ ...options, socket: duplex, ALPNProtocols: alpn(native) });
@@ -141,7 +139,7 @@ export function sealedConnect(
 export function sealedAccept(
   raw: RawSocket,
   secureContext: tls.SecureContext,
-  native: Addon | null,
+  native: SealedAddon | null,
 ): Promise<HandshakeResult> {
   const duplex = new HandshakeDuplex(raw);
   const socket = new tls.TLSSocket(duplex, { isServer: true, secureContext, ALPNProtocols: alpn(native) });

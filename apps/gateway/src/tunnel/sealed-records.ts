@@ -22,25 +22,26 @@ const MAX_RECORD = RECORD_HEADER_BYTES + MAX_RECORD_BODY;
 const gatherSpares: Buffer[] = [];
 const MAX_GATHER_SPARES = 16;
 
-interface Addon {
+/** The addon's functions (`native/tunnel-aead.c`). */
+export interface SealedAddon {
   create(key: Buffer, iv: Buffer, encrypt: boolean): object;
   seal(sealer: object, pieces: Buffer[], out: Buffer, offset: number): number;
   open(opener: object, buf: Buffer, start: number, end: number): number;
 }
 
-let addon: Addon | null | undefined;
+let addon: SealedAddon | null | undefined;
 
 /**
  * The addon, or null where it was not built or `PM_TUNNEL_RECORDS=tls` asks for Node's TLS records
  * (the fallback, and the benchmark's comparison).
  */
-export function sealedRecordsAddon(): Addon | null {
+export function sealedRecordsAddon(): SealedAddon | null {
   if (addon !== undefined) return addon;
   addon = null;
   if (process.env.PM_TUNNEL_RECORDS === 'tls') return addon;
   try {
     const file = path.join(import.meta.dirname, '..', '..', 'native', 'build', 'tunnel-aead.node');
-    addon = createRequire(import.meta.url)(file) as Addon;
+    addon = createRequire(import.meta.url)(file) as SealedAddon;
   } catch {
     addon = null;
   }
@@ -57,10 +58,10 @@ export function recordBytes(plaintextBytes: number): number {
 
 /** One direction's sealing side: records numbered from 0. */
 export class Sealer {
-  private readonly native: Addon;
+  private readonly native: SealedAddon;
   private readonly ctx: object;
 
-  constructor(native: Addon, key: Buffer, iv: Buffer) {
+  constructor(native: SealedAddon, key: Buffer, iv: Buffer) {
     this.native = native;
     this.ctx = native.create(key, iv, true);
   }
@@ -77,14 +78,14 @@ export class Sealer {
  * place, in the chunk; one split over reads is gathered in a buffer of its own first).
  */
 export class Opener {
-  private readonly native: Addon;
+  private readonly native: SealedAddon;
   private readonly ctx: object;
   private readonly header = Buffer.alloc(RECORD_HEADER_BYTES);
   private headerHave = 0;
   private partial: Buffer | null = null;
   private partialHave = 0;
 
-  constructor(native: Addon, key: Buffer, iv: Buffer) {
+  constructor(native: SealedAddon, key: Buffer, iv: Buffer) {
     this.native = native;
     this.ctx = native.create(key, iv, false);
   }

@@ -5,12 +5,10 @@ import {
   Opener,
   RecordError,
   recordBytes,
+  type SealedAddon,
   Sealer,
-  type sealedRecordsAddon,
 } from './sealed-records.ts';
 import { SlabPool } from './slab-pool.ts';
-
-export type SealedAddon = NonNullable<ReturnType<typeof sealedRecordsAddon>>;
 
 /** Keys and IVs of both directions, as the handshake derived them. */
 export interface SealedKeys {
