@@ -52,10 +52,24 @@ static int get_buffer(napi_env env, napi_value v, unsigned char **data, size_t *
   return 1;
 }
 
-static aead_t *get_aead(napi_env env, napi_value v) {
+// The four arguments of seal and open; the first must be a context of the wanted direction (else NULL).
+static aead_t *aead_args(napi_env env, napi_callback_info info, napi_value argv[4], int encrypt) {
+  size_t argc = 4;
   void *p = NULL;
-  if (napi_get_value_external(env, v, &p) != napi_ok) return NULL;
-  return p;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 4 ||
+      napi_get_value_external(env, argv[0], &p) != napi_ok)
+    return NULL;
+  aead_t *a = p;
+  return a->encrypt == encrypt ? a : NULL;
+}
+
+// Starts the record at `rec`, whose header is in place: this record's nonce, the header as additional data.
+static int begin_record(aead_t *a, const unsigned char *rec) {
+  unsigned char nonce[12];
+  int len = 0;
+  nonce_for(a, nonce);
+  return EVP_CipherInit_ex(a->evp, NULL, NULL, NULL, nonce, -1) == 1 &&
+         EVP_CipherUpdate(a->evp, NULL, &len, rec, HEADER_BYTES) == 1;
 }
 
 // create(key: Buffer(16), iv: Buffer(12), encrypt: boolean) -> External
@@ -87,14 +101,12 @@ static napi_value create(napi_env env, napi_callback_info info) {
 
 // seal(ctx, pieces: Buffer[], out: Buffer, offset: number) -> bytes written (header + ciphertext + tag)
 static napi_value seal(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  aead_t *a = argc == 4 ? get_aead(env, argv[0]) : NULL;
+  aead_t *a = aead_args(env, info, argv, 1);
   unsigned char *out;
   size_t out_len;
   uint32_t count, offset;
-  if (!a || !a->encrypt || napi_get_array_length(env, argv[1], &count) != napi_ok || count > MAX_PIECES ||
+  if (!a || napi_get_array_length(env, argv[1], &count) != napi_ok || count > MAX_PIECES ||
       !get_buffer(env, argv[2], &out, &out_len) || napi_get_value_uint32(env, argv[3], &offset) != napi_ok)
     return throw_error(env, "seal(sealer, pieces: Buffer[] (at most 256), out: Buffer, offset: number)");
   unsigned char *pieces[MAX_PIECES];
@@ -114,13 +126,9 @@ static napi_value seal(napi_env env, napi_callback_info info) {
   rec[1] = n >> 16;
   rec[2] = n >> 8;
   rec[3] = n;
-  unsigned char nonce[12];
-  nonce_for(a, nonce);
   int len = 0;
   unsigned char *ct = rec + HEADER_BYTES;
-  if (EVP_EncryptInit_ex(a->evp, NULL, NULL, NULL, nonce) != 1 ||
-      EVP_EncryptUpdate(a->evp, NULL, &len, rec, HEADER_BYTES) != 1)
-    return throw_error(env, "seal: cipher failure");
+  if (!begin_record(a, rec)) return throw_error(env, "seal: cipher failure");
   for (uint32_t i = 0; i < count; i++) {
     if (lens[i] == 0) continue;
     if (EVP_EncryptUpdate(a->evp, ct, &len, pieces[i], (int)lens[i]) != 1) return throw_error(env, "seal: cipher failure");
@@ -139,14 +147,12 @@ static napi_value seal(napi_env env, napi_callback_info info) {
 // forged or out of order. buf[start..end) is one whole record; the plaintext replaces its
 // ciphertext (from start + 4). After a -1 every later call fails too.
 static napi_value open_record(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  aead_t *a = argc == 4 ? get_aead(env, argv[0]) : NULL;
+  aead_t *a = aead_args(env, info, argv, 0);
   unsigned char *buf;
   size_t buf_len;
   uint32_t start, end;
-  if (!a || a->encrypt || !get_buffer(env, argv[1], &buf, &buf_len) ||
+  if (!a || !get_buffer(env, argv[1], &buf, &buf_len) ||
       napi_get_value_uint32(env, argv[2], &start) != napi_ok || napi_get_value_uint32(env, argv[3], &end) != napi_ok)
     return throw_error(env, "open(opener, buf: Buffer, start: number, end: number)");
   if (end > buf_len || start > end || end - start < HEADER_BYTES + TAG_BYTES)
@@ -156,13 +162,10 @@ static napi_value open_record(napi_env env, napi_callback_info info) {
   if (n != end - start - HEADER_BYTES) return throw_error(env, "open: the length does not match the header");
   int result = -1;
   if (!a->broken) {
-    unsigned char nonce[12];
-    nonce_for(a, nonce);
     int len = 0, fin = 0;
     unsigned char *ct = rec + HEADER_BYTES;
     int ct_len = (int)(n - TAG_BYTES);
-    if (EVP_DecryptInit_ex(a->evp, NULL, NULL, NULL, nonce) == 1 &&
-        EVP_DecryptUpdate(a->evp, NULL, &len, rec, HEADER_BYTES) == 1 &&
+    if (begin_record(a, rec) &&
         (ct_len == 0 || EVP_DecryptUpdate(a->evp, ct, &len, ct, ct_len) == 1) &&
         EVP_CIPHER_CTX_ctrl(a->evp, EVP_CTRL_AEAD_SET_TAG, TAG_BYTES, ct + ct_len) == 1 &&
         EVP_DecryptFinal_ex(a->evp, ct + (ct_len ? len : 0), &fin) == 1) {
