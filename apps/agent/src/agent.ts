@@ -129,7 +129,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
   const dial = () => {
     retryTimer = null;
     if (stopped) return;
-    dialing = dialGateway(config, lookup, connectTimeoutMs, runTunnel, () => {
+    dialing = dialGateway(config, connectTimeoutMs, runTunnel, () => {
       dialing = null;
       scheduleReconnect();
     });

@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { TunnelTransport } from '@pm/gateway/tunnel/mux';
@@ -5,8 +6,6 @@ import { connectTcp, type RawSocket } from '@pm/gateway/tunnel/raw-tcp';
 import { sealedConnect } from '@pm/gateway/tunnel/sealed-handshake';
 import { sealedRecordsAddon } from '@pm/gateway/tunnel/sealed-records';
 import type { AgentConfig } from './agent.ts';
-
-type Lookup = NonNullable<AgentConfig['lookup']>;
 
 export interface Dialing {
   /** Gives up: the connection in progress is destroyed and neither callback is called. */
@@ -16,11 +15,11 @@ export interface Dialing {
 /**
  * Connects to the gateway and calls `onReady` with the tunnel's transport once it is usable (TLS
  * verified, and handed over to sealed records where both sides have the addon), or `onFail` once.
- * The whole dial is bounded by `timeoutMs`.
+ * The whole dial is bounded by `timeoutMs`. The gateway's name goes to the system resolver, as
+ * `net.connect` does on the other paths (the agent's `lookup` is for customers' destinations).
  */
 export function dialGateway(
   config: Pick<AgentConfig, 'gateway' | 'tls' | 'sealedRecords'>,
-  lookup: Lookup,
   timeoutMs: number,
   onReady: (socket: TunnelTransport) => void,
   onFail: (err: Error) => void,
@@ -51,7 +50,7 @@ export function dialGateway(
   const native = tlsOptions && config.sealedRecords !== false ? sealedRecordsAddon() : null;
 
   if (tlsOptions && native) {
-    lookup(host, (err, ip) => {
+    dns.lookup(host, { verbatim: true }, (err, ip) => {
       if (done) return;
       if (err) return finish(err);
       const raw: RawSocket = connectTcp(ip, port, (connectErr) => {

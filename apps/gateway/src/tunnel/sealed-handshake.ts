@@ -17,8 +17,8 @@ import { type SealedKeys, SealedSocket } from './sealed-socket.ts';
  *      writes nothing until the agent's first record has come;
  *   3. the agent reads SEAL (nothing follows it), stops reading TLS, and speaks sealed records.
  */
-export const ALPN_SEALED = 'pm-tunnel-sealed/1';
-export const ALPN_TLS_RECORDS = 'pm-tunnel/1';
+const ALPN_SEALED = 'pm-tunnel-sealed/1';
+const ALPN_TLS_RECORDS = 'pm-tunnel/1';
 const EXPORTER_LABEL = 'EXPORTER-pm-tunnel-sealed-records';
 const SEAL = Buffer.from('SEAL');
 
