@@ -35,13 +35,6 @@ export interface MuxOptions {
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
   /**
-   * A FIN sent after the peer's FIN only lets the peer free its stream: it may wait this long for
-   * the next write instead of waking the peer on its own (unset: it goes at once). The gateway
-   * sets it: its FIN then reaches a target that has closed already, while a FIN from the agent is
-   * the customer's end of file and always goes at once. Saves the agent a wake-up per request.
-   */
-  lazyClosingFinMs?: number;
-  /**
    * DATA read from a local socket waits for one more poll of the loop before it is written, so that
    * a FIN the socket received right behind its last bytes rides in the same tunnel write. The agent
    * sets it: targets often answer and close (HTTP with `Connection: close`, TLS close_notify), and

@@ -45,7 +45,6 @@ export class Mux {
   /** Inside the tunnel's read callback: DATA for local sockets is staged, and decided on after it. */
   private inTunnelRead = false;
   private localPending = false;
-  private lazyTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly opts: MuxOptions;
   private readonly keepalive: Keepalive;
@@ -113,21 +112,8 @@ export class Mux {
   /** An immediate queued from an immediate runs in the next iteration, after its poll (which does not block). */
   private readonly flushAfterNextPoll = () => setImmediate(this.flush);
 
-  /** Queues a frame that may wait for the next flush, at most `waitMs`. */
-  private writeLazyFrame(type: number, streamId: number, payload: Buffer, waitMs: number): void {
-    if (this.closed) return;
-    this.writer.append(type, streamId, payload);
-    if (this.flushScheduled || this.lazyTimer) return;
-    this.lazyTimer = setTimeout(this.flush, waitMs);
-    this.lazyTimer.unref();
-  }
-
   private readonly flush = () => {
     this.flushScheduled = false;
-    if (this.lazyTimer) {
-      clearTimeout(this.lazyTimer);
-      this.lazyTimer = null;
-    }
     // Local writes first (also after the tunnel closed: they free the slab), so that the window
     // credit they return goes out in this flush.
     localWrites.flush();
@@ -278,7 +264,6 @@ export class Mux {
     if (this.closed) return;
     this.closed = true;
     this.keepalive.stop();
-    if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.writer.clear();
     this.socket.destroy();
     for (const st of this.streams.values()) {
@@ -294,9 +279,7 @@ export class Mux {
 
   private sendFin(st: MuxStream): void {
     st.finSent = true;
-    const lazyMs = this.opts.lazyClosingFinMs;
-    if (st.finRecv && lazyMs) this.writeLazyFrame(T_FIN, st.id, EMPTY, lazyMs);
-    else this.writeFrame(T_FIN, st.id, EMPTY);
+    this.writeFrame(T_FIN, st.id, EMPTY);
   }
 
   private grant(st: MuxStream, n: number): void {

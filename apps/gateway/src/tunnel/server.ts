@@ -65,7 +65,6 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
       window,
       pingIntervalMs: config.pingIntervalMs,
       idleTimeoutMs: config.idleTimeoutMs,
-      lazyClosingFinMs: 10,
       onControl: (type, _id, payload) => {
         if (type !== T_HELLO || helloSeen) {
           mux.destroy(new Error(`tunnel: unexpected frame 0x${type.toString(16)}`));
