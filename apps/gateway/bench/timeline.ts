@@ -28,7 +28,8 @@ const ROLES: [string, string, string][] = [
   ['dst', targetPort, 'T'],
   ['src', targetPort, 'R'],
 ];
-const LINE = /^(\d+)\.(\d+) IP 127\.\d+\.\d+\.\d+\.(\d+) > 127\.\d+\.\d+\.\d+\.(\d+): Flags \[([^\]]*)\].*length (\d+)/;
+const LINE =
+  /^(\d+)\.(\d+) IP 127\.\d+\.\d+\.\d+\.(\d+) > 127\.\d+\.\d+\.\d+\.(\d+): Flags \[([^\]]*)\].*length (\d+)/;
 
 /** The capture's packets that matter, as labels with microsecond times. */
 function readPackets(): Packet[] {
@@ -82,7 +83,11 @@ const [, common] = ranked[0]!;
 const first = common[0]!;
 for (let i = 1; i < first.length; i++) {
   const step = median(common.map((r) => r[i]!.us - r[i - 1]!.us));
-  console.log(`${first[i - 1]!.label.padEnd(6)} -> ${first[i]!.label.padEnd(6)} ${step.toFixed(1).padStart(7)} µs`);
+  console.log(
+    `${first[i - 1]!.label.padEnd(6)} -> ${first[i]!.label.padEnd(6)} ${step.toFixed(1).padStart(7)} µs`,
+  );
 }
 const span = (r: Packet[]) => r[r.length - 1]!.us - r[0]!.us;
-console.log(`first to last packet: median ${median(common.map(span)).toFixed(1)} µs (${requests.length} requests)`);
+console.log(
+  `first to last packet: median ${median(common.map(span)).toFixed(1)} µs (${requests.length} requests)`,
+);
