@@ -71,7 +71,9 @@ const requests = splitRequests(readPackets());
 const bySequence = new Map<string, Packet[][]>();
 for (const r of requests) {
   const key = r.map((p) => p.label).join(' ');
-  bySequence.set(key, [...(bySequence.get(key) ?? []), r]);
+  const list = bySequence.get(key);
+  if (list) list.push(r);
+  else bySequence.set(key, [r]);
 }
 const ranked = [...bySequence.entries()].sort((a, b) => b[1].length - a[1].length);
 if (!ranked.length) {
