@@ -1,4 +1,5 @@
 export * from './accounts.ts';
+export * from './agents.ts';
 export * from './common.ts';
 export * from './environment.ts';
 export * from './errors.ts';

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ZConn, ZLoc, ZSpeed } from './agents.ts';
+import { ZCents, zQueryInt } from './common.ts';
 
 /** Lease ids: 4 word characters, a dash and 4 digits (SPEC 5, admin lease id search). */
 export const LEASE_ID_PATTERN = /^[a-z0-9]{4}-[0-9]{4}$/;
@@ -95,3 +97,97 @@ export const ZLeaseStats = z.object({
   refundable: z.boolean(),
 });
 export type TLeaseStats = z.infer<typeof ZLeaseStats>;
+
+/** Properties of the agent a lease was bought on (`info`) or has now (`currentInfo`), SPEC 3. */
+export const ZLeaseInfo = z.object({
+  ip: z.string(),
+  host: z.string(),
+  loc: ZLoc,
+  /** Clean score 1-10. */
+  score: z.number().int().min(1).max(10),
+  /** Active leases on the agent. */
+  leases: z.number().int().nonnegative(),
+  age: z.string().nullable(),
+  actv: z.number().min(0).max(1),
+  conn: ZConn,
+  blacklists: z.array(z.string()),
+});
+export type TLeaseInfo = z.infer<typeof ZLeaseInfo>;
+
+export const ZLeaseCurrentInfo = ZLeaseInfo.extend({
+  speedCheck: z.string().nullable(),
+  speed: ZSpeed.nullable(),
+});
+export type TLeaseCurrentInfo = z.infer<typeof ZLeaseCurrentInfo>;
+
+/**
+ * An active lease (SPEC 3 "Lease (active)"). `agent` is the agent's path (`/agents/{id}`),
+ * `exc` true means private, `renewable` is true in the last 5 hours, `user` the owner's id.
+ */
+export const ZLease = z.object({
+  id: z.string(),
+  agent: z.string(),
+  agentId: z.string(),
+  start: z.string(),
+  until: z.string(),
+  info: ZLeaseInfo,
+  currentInfo: ZLeaseCurrentInfo,
+  socks: ZSocks,
+  authPort: ZAuthPort.nullable(),
+  note: z.string(),
+  autoRenew: z.boolean(),
+  renewable: z.boolean(),
+  static: z.boolean(),
+  exc: z.boolean(),
+  purchasePriceC: ZCents,
+  stats: ZLeaseStats,
+  user: z.string(),
+});
+export type TLease = z.infer<typeof ZLease>;
+
+export const ZLeaseIdParams = z.object({ id: z.string().min(1).max(64) });
+
+/** `GET /leases?cursor=`: the caller's active leases a page at a time; `cursor` 0 means done. */
+export const ZLeasesQuery = z
+  .object({ cursor: zQueryInt(0, 1_000_000).default(0), limit: zQueryInt(1, 100).default(50) })
+  .strict();
+export const ZLeasesResponse = z.object({ leases: z.array(ZLease), cursor: z.number().int().nonnegative() });
+export type TLeasesResponse = z.infer<typeof ZLeasesResponse>;
+
+/** `POST /leases` (SPEC 7): `expPriceC` is the private or shared price the shop showed. */
+export const ZLeasePurchaseBody = z
+  .object({
+    agentID: z.string().min(1).max(64),
+    expPriceC: ZCents.nonnegative(),
+    probe: z.boolean().default(false),
+    exc: z.boolean(),
+  })
+  .strict();
+export type TLeasePurchaseBody = z.input<typeof ZLeasePurchaseBody>;
+
+/** `errorCode` of a refused purchase (409), SPEC 7; 402 means not enough funds. */
+export const PURCHASE_ERROR_CODES = [
+  'probeErrAgent',
+  'priceChanged',
+  'agentInfoChanged',
+  'agentAlreadyLeased',
+  'agentNotFound',
+] as const;
+export type PurchaseErrorCode = (typeof PURCHASE_ERROR_CODES)[number];
+
+/** What `agentInfoChanged` lists in `changes`; the dialog's names are in LEASE_CHANGE_LABELS. */
+export const LEASE_CHANGES = ['ip', 'geo', 'blacklists', 'host', 'score', 'rating'] as const;
+export type LeaseChange = (typeof LEASE_CHANGES)[number];
+export const LEASE_CHANGE_LABELS: Record<LeaseChange, string> = {
+  ip: 'IP Address',
+  geo: 'Geolocation',
+  blacklists: 'Blacklists',
+  host: 'DNS Hostname',
+  score: 'IP Score',
+  rating: 'Rating',
+};
+
+/** `PATCH /leases/{id}/autoRenew?set=true|false`. */
+export const ZAutoRenewQuery = z
+  .object({ set: z.enum(['true', 'false']).transform((s) => s === 'true') })
+  .strict();
