@@ -1,20 +1,48 @@
+import { MAX_CENTS } from '@pm/money';
 import { z } from 'zod';
 
-/** Integer cents; every money amount on the wire is one of these. */
-export const ZCents = z.number().int().safe();
+/**
+ * Integer cents; every money amount on the wire is one of these. Bounded by `MAX_CENTS`
+ * ($1,000,000,000.00) either way, the same bound as the database's CHECK constraints, so every
+ * amount a request may carry can be stored and read back.
+ */
+export const ZCents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS);
 
 /** A query-string integer (`?limit=10`), coerced and bounded. */
 export const zQueryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-/** A date or date-time in the query string (`2026-11-21` or ISO 8601), parsed to a Date. */
+/** Earliest instant any date input may name (inclusive): 2000-01-01T00:00:00Z. */
+export const MIN_DATE_MS = Date.UTC(2000, 0, 1);
+/** End of the supported date range (exclusive): 10000-01-01T00:00:00Z, so years 2000-9999. */
+export const MAX_DATE_MS = Date.UTC(10000, 0, 1);
+
+/** True when `d` is a valid date inside the supported range (years 2000-9999, UTC). */
+export function isSupportedDate(d: Date): boolean {
+  const ms = d.getTime();
+  return ms >= MIN_DATE_MS && ms < MAX_DATE_MS;
+}
+
+const QUERY_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Parses `YYYY-MM-DD` or an ISO 8601 date-time; null when malformed, not a calendar day, or out of range. */
+export function parseQueryDate(s: string): Date | null {
+  const m = QUERY_DATE.exec(s);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // Date.parse rolls 2026-02-30 over to March 2nd; a day the calendar does not have is refused.
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
+  const parsed = new Date(s);
+  return isSupportedDate(parsed) ? parsed : null;
+}
+
+/** A date or date-time in the query string (`2026-11-21` or ISO 8601), years 2000-9999, parsed to a Date. */
 export const ZQueryDate = z
   .string()
-  .refine(
-    (s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)),
-    {
-      message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time',
-    },
-  )
+  .refine((s) => parseQueryDate(s) !== null, {
+    message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time in the years 2000-9999',
+  })
   .transform((s) => new Date(s));
 
 /** Body of every error answer. `field` names the offending input for 400s. */

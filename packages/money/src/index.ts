@@ -1,7 +1,10 @@
 /** Integer US cents. Branded so a float or a dollar amount cannot be passed by mistake. */
 export type Cents = number & { readonly __brand: 'Cents' };
 
-/** Largest amount we accept anywhere: well inside Number's exact-integer range. */
+/**
+ * Largest amount, balance or price anywhere (either sign for amounts): well inside Number's
+ * exact-integer range. The contracts' `ZCents` and the database's CHECK constraints use this bound.
+ */
 export const MAX_CENTS = 1_000_000_000_00; // $1,000,000,000.00
 
 /** Checks that `n` is a safe integer amount of cents and brands it. */

@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { MONEY_BOUND_SQL } from './bounds.ts';
 
 /** Market account of a signed-in user: the prepaid balance in integer cents. */
 export const accounts = pgTable(
@@ -24,7 +25,10 @@ export const accounts = pgTable(
     blocked: boolean('blocked').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [check('accounts_balance_nonneg', sql`${t.balanceC} >= 0`)],
+  (t) => [
+    check('accounts_balance_nonneg', sql`${t.balanceC} >= 0`),
+    check('accounts_balance_max', sql`${t.balanceC} <= ${MONEY_BOUND_SQL}`),
+  ],
 );
 
 /** The ledger: one row per balance change, written in the same transaction as the change. */
@@ -48,5 +52,9 @@ export const txrecords = pgTable(
     index('txrecords_user_time_idx').on(t.userId, t.time),
     uniqueIndex('txrecords_idem_key_uq').on(t.idemKey),
     check('txrecords_bal_nonneg', sql`${t.balC} >= 0`),
+    check(
+      'txrecords_amounts_bounded',
+      sql`${t.balC} <= ${MONEY_BOUND_SQL} AND ${t.amtC} BETWEEN -${MONEY_BOUND_SQL} AND ${MONEY_BOUND_SQL}`,
+    ),
   ],
 );

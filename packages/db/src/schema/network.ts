@@ -14,6 +14,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { MONEY_BOUND_SQL } from './bounds.ts';
 
 /**
  * The proxy network: gateway nodes, the agents that dial them, presence and probe history,
@@ -92,6 +93,10 @@ export const agents = pgTable(
     index('agents_cc_idx').on(t.cc),
     check('agents_stars_range', sql`${t.stars} BETWEEN 1 AND 10`),
     check('agents_prices_nonneg', sql`${t.priceExcC} >= 0 AND ${t.priceShrC} >= 0`),
+    check(
+      'agents_prices_max',
+      sql`${t.priceExcC} <= ${MONEY_BOUND_SQL} AND ${t.priceShrC} <= ${MONEY_BOUND_SQL}`,
+    ),
   ],
 );
 
@@ -175,6 +180,10 @@ export const leases = pgTable(
     uniqueIndex('leases_node_auth_port_uq')
       .on(t.nodeId, t.authPort)
       .where(sql`${t.endedAt} IS NULL AND ${t.authPort} IS NOT NULL`),
+    check(
+      'leases_amounts_bounded',
+      sql`${t.purchasePriceC} BETWEEN 0 AND ${MONEY_BOUND_SQL} AND (${t.refundAmountC} IS NULL OR ${t.refundAmountC} BETWEEN 0 AND ${MONEY_BOUND_SQL})`,
+    ),
     check('leases_id_pattern', sql`${t.id} ~ '^[a-z0-9]{4}-[0-9]{4}$'`),
     check(
       'leases_stats_nonneg',

@@ -1,0 +1,4 @@
+ALTER TABLE "accounts" ADD CONSTRAINT "accounts_balance_max" CHECK ("accounts"."balance_c" <= 100000000000);--> statement-breakpoint
+ALTER TABLE "txrecords" ADD CONSTRAINT "txrecords_amounts_bounded" CHECK ("txrecords"."bal_c" <= 100000000000 AND "txrecords"."amt_c" BETWEEN -100000000000 AND 100000000000);--> statement-breakpoint
+ALTER TABLE "agents" ADD CONSTRAINT "agents_prices_max" CHECK ("agents"."price_exc_c" <= 100000000000 AND "agents"."price_shr_c" <= 100000000000);--> statement-breakpoint
+ALTER TABLE "leases" ADD CONSTRAINT "leases_amounts_bounded" CHECK ("leases"."purchase_price_c" BETWEEN 0 AND 100000000000 AND ("leases"."refund_amount_c" IS NULL OR "leases"."refund_amount_c" BETWEEN 0 AND 100000000000));
