@@ -59,6 +59,20 @@ describe('web listener', () => {
     }
   });
 
+  test('client routes with dots in a parameter get index.html, loaded or reloaded', async () => {
+    const urls = ['/my/history-details/1.2.3.4', '/my/history-details/2001:db8::1', '/my/10.0.0.1?tab=2'];
+    for (const url of [...urls, '/shop/id.with.dots', '/charges/tx.1.json']) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await web.inject({ method, url, headers: { accept: 'text/html' } });
+        assert.equal(res.statusCode, 200, `${method} ${url}`);
+        assert.match(String(res.headers['content-type']), /text\/html/, url);
+        if (method === 'GET') assert.equal(res.body, INDEX, url);
+      }
+    }
+    const missing = await web.inject({ method: 'GET', url: '/assets/missing.js' });
+    assert.equal(missing.statusCode, 404);
+  });
+
   test('assets are served with a long immutable cache; a missing asset or file is a 404', async () => {
     const asset = await web.inject({ method: 'GET', url: '/assets/app-1a2b.js' });
     assert.equal(asset.statusCode, 200);

@@ -45,8 +45,18 @@ export function contentSecurityPolicy(environments: TEnvironment[]): string {
 }
 
 /**
+ * Whether a path that matched no file names a file after all (so a 404, not the app): anything
+ * under `/assets/`, and a top-level name with an extension (`/robots.txt`, `/sw.js`). Deeper paths
+ * are client routes whatever their last segment holds: `/my/history-details/1.2.3.4` is an IP.
+ */
+export function looksLikeFile(path: string): boolean {
+  if (path.startsWith('/assets/')) return true;
+  return path.lastIndexOf('/') === 0 && extname(path) !== '';
+}
+
+/**
  * The web listener: serves the built SPA from `root` with `index.html` for client routes
- * (`/my/history`), long-lived caching for the hashed `/assets/*`, security headers, and
+ * (`/my/history`, `/my/history-details/1.2.3.4`), long-lived caching for the hashed `/assets/*`, security headers, and
  * `GET /environments.json` = `{ environments }`.
  */
 export async function buildWebApp(options: WebAppOptions): Promise<FastifyInstance> {
@@ -73,8 +83,7 @@ export async function buildWebApp(options: WebAppOptions): Promise<FastifyInstan
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
-    const isClientRoute =
-      (req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/assets/') && extname(path) === '';
+    const isClientRoute = (req.method === 'GET' || req.method === 'HEAD') && !looksLikeFile(path);
     if (isClientRoute) return reply.type('text/html; charset=utf-8').sendFile('index.html');
     return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
   });
