@@ -9,6 +9,7 @@ import { createAdminRouter } from './admin.routes.ts';
 import { corsFor, securityHeaders, sendHtml } from './http.ts';
 import { createLimits, type LimitName, type LimitSpec } from './limits.ts';
 import { createMailer, type Mailer } from './mail.ts';
+import { createAssetRouter } from './pages/assets.ts';
 import { createPageRouter } from './pages/routes.ts';
 import { errorPage } from './pages/views.ts';
 import { registerPasswordGrant } from './password-grant.ts';
@@ -160,6 +161,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   });
   provider.use(pageErrors(config.appUrl));
   provider.use(admin.routes());
+  provider.use(createAssetRouter().routes());
   provider.use(pages.routes());
   provider.on('server_error', (_ctx, err) => {
     console.error('identity: server error', err);

@@ -102,6 +102,36 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
     assert.deepEqual(payload.permissions, ['read:users', 'update:accounts']);
   });
 
+  test('userinfo answers a standard client that asks for no resource, after refresh too', async () => {
+    assert.equal(config.serverMetadata().userinfo_endpoint, `${idp.url}/me`);
+    const tokens = await codeFlowSignIn(
+      config,
+      new Browser(idp.url),
+      { email: 'alice@example.com', password: 'alice password' },
+      {},
+      null,
+    );
+    const expected = {
+      sub: customer.id,
+      email: 'alice@example.com',
+      email_verified: true,
+      referral_code: customer.referralCode,
+    };
+    assert.deepEqual(await oidc.fetchUserInfo(config, tokens.access_token, customer.id), expected);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    assert.deepEqual(await oidc.fetchUserInfo(config, refreshed.access_token, customer.id), expected);
+  });
+
+  test('an access token for the market API is not a userinfo token (RFC 8707 audience)', async () => {
+    const tokens = await codeFlowSignIn(config, new Browser(idp.url), {
+      email: 'alice@example.com',
+      password: 'alice password',
+    });
+    const res = await fetch(`${idp.url}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('www-authenticate') ?? '', /invalid_token/);
+  });
+
   test('refresh tokens rotate; reusing an old one revokes the whole family', async () => {
     const first = await codeFlowSignIn(config, new Browser(idp.url), {
       email: 'alice@example.com',
@@ -127,7 +157,7 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
     });
   });
 
-  test('a second sign-in in the same browser is silent (session), and end_session signs out', async () => {
+  test('a second sign-in in the same browser is silent (session); the app signs out without a question', async () => {
     const browser = new Browser(idp.url);
     const tokens = await codeFlowSignIn(config, browser, {
       email: 'alice@example.com',
@@ -148,14 +178,24 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
     );
     assert.ok(again.url.startsWith(REDIRECT_URI) && again.url.includes('code='), again.url);
 
+    // Asked without a hint (anyone's link could do that), the sign-in host asks first.
+    const asked = await (await browser.go(`${idp.url}/session/end`)).res.text();
+    assert.match(asked, /Do you want to sign out\?/);
+    // The app's own request carries its ID token: no question, the page submits itself at once.
     const logoutUrl = oidc.buildEndSessionUrl(config, {
       id_token_hint: tokens.id_token!,
       post_logout_redirect_uri: 'http://127.0.0.1:9/app',
     });
-    const confirm = await browser.go(logoutUrl.href);
-    const html = await confirm.res.text();
-    assert.match(html, /Do you want to sign out\?/);
-    assert.doesNotMatch(html, /<script/i);
+    const page = await browser.go(logoutUrl.href);
+    const html = await page.res.text();
+    assert.doesNotMatch(html, /Do you want to sign out\?/);
+    assert.match(html, /<input type="hidden" name="logout" value="yes" form="op\.logoutForm">/);
+    assert.match(html, /<script src="\/assets\/logout\.js"><\/script>/);
+    assert.match(page.res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const script = await fetch(`${idp.url}/assets/logout.js`);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    assert.match(await script.text(), /getElementById\('op\.logoutForm'\)\.submit\(\)/);
+    // What the script does: post the form with the field that ends the whole session.
     const out = await browser.submit(formAction(html), html, { logout: 'yes' });
     assert.equal(out.url, 'http://127.0.0.1:9/app');
     const afterLogout = await browser.go(
@@ -235,6 +275,17 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
     const html = await bad.text();
     assert.match(html, /Something went wrong/);
     assert.doesNotMatch(html, /<script/i);
+  });
+
+  test('the sign-in host has a favicon, linked from its pages', async () => {
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      const res = await fetch(`${idp.url}${path}`);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get('content-type'), 'image/svg+xml', path);
+      assert.match(await res.text(), /^<svg /, path);
+    }
+    const page = await (await fetch(`${idp.url}/forgot`)).text();
+    assert.match(page, /<link rel="icon" href="\/favicon\.svg" type="image\/svg\+xml">/);
   });
 
   test('health endpoint', async () => {

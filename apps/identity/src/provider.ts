@@ -1,7 +1,7 @@
 import type { DbHandle } from '@pm/db';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createAdapterFactory } from './adapter.ts';
-import { errorPage, logoutConfirmPage, messagePage } from './pages/views.ts';
+import { errorPage, logoutConfirmPage, logoutSubmitPage, messagePage } from './pages/views.ts';
 import type { UsersService } from './users.service.ts';
 
 export interface ProviderOptions {
@@ -29,6 +29,17 @@ export function apiResourceServer(apiAudience: string, accessTokenTtlSeconds: nu
     accessTokenFormat: 'jwt' as const,
     jwt: { sign: { alg: 'ES256' as const } },
   };
+}
+
+/**
+ * True when the signed-in user's own client asked to sign out: the request carries an ID token
+ * hint (oidc-provider has verified its signature) for the account of this browser session. Only
+ * then is there no question; a bare link to the end-session endpoint, which any site could
+ * embed, still asks.
+ */
+function isOwnSignOut(ctx: KoaContextWithOIDC): boolean {
+  const sub = ctx.oidc.entities.IdTokenHint?.payload.sub;
+  return typeof sub === 'string' && sub === ctx.oidc.session?.accountId;
 }
 
 /** Builds the OpenID provider: clients, token formats, lifetimes, account lookup and page templates. */
@@ -80,7 +91,9 @@ export function createProvider(o: ProviderOptions): Provider {
         enabled: true,
         async logoutSource(ctx, form) {
           ctx.type = 'html';
-          ctx.body = logoutConfirmPage({ form, appUrl: o.appUrl });
+          ctx.body = isOwnSignOut(ctx)
+            ? logoutSubmitPage({ form })
+            : logoutConfirmPage({ form, appUrl: o.appUrl });
         },
         async postLogoutSuccessSource(ctx) {
           ctx.type = 'html';
@@ -94,7 +107,10 @@ export function createProvider(o: ProviderOptions): Provider {
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async () => o.apiAudience,
+        // No default resource: a client that asks for the market API (the web app always does) gets
+        // its JWT; one that asks for nothing (a plain OpenID client) gets an opaque token for userinfo.
+        defaultResource: async (_ctx, _client, oneOf) => (oneOf ? o.apiAudience : undefined),
+        // The resource asked for at authorization carries over to code exchange and refresh.
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
           if (indicator !== o.apiAudience) throw new errors.InvalidTarget();

@@ -213,13 +213,15 @@ export async function discoverWebClient(issuer: string): Promise<oidc.Configurat
 
 /**
  * Runs authorization code + PKCE through the sign-in page with `browser`, then redeems the code
- * with openid-client. `extra` adds authorization parameters (e.g. `ref`).
+ * with openid-client. It asks for the market API's resource, as the web app does, unless
+ * `resource` is null (a plain OpenID client). `extra` adds authorization parameters (e.g. `ref`).
  */
 export async function codeFlowSignIn(
   config: oidc.Configuration,
   browser: Browser,
   creds: { email: string; password: string },
   extra: Record<string, string> = {},
+  resource: string | null = API_AUDIENCE,
 ) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -229,6 +231,7 @@ export async function codeFlowSignIn(
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
+    ...(resource ? { resource } : {}),
     ...extra,
   });
   const page = await browser.go(authUrl.href);
@@ -241,8 +244,10 @@ export async function codeFlowSignIn(
       `sign-in did not reach the client: ${done.res.status} ${(await done.res.text()).slice(0, 600)}`,
     );
   }
-  return oidc.authorizationCodeGrant(config, new URL(done.url), {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-  });
+  return oidc.authorizationCodeGrant(
+    config,
+    new URL(done.url),
+    { pkceCodeVerifier: verifier, expectedState: state },
+    resource ? { resource } : undefined,
+  );
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import { isAppError } from '@pm/contracts';
 import type { Context } from 'koa';
@@ -18,7 +17,6 @@ export interface PageDeps {
   apiAudience: string;
 }
 
-const STYLE = readFileSync(new URL('./style.css', import.meta.url), 'utf8');
 const CSRF_ERROR = 'Your session expired. Please try again.';
 /** Invite code from `/signup?ref=`, kept while the visitor finds their way to the sign-up form. */
 const REF_COOKIE = 'pm_ref';
@@ -96,12 +94,6 @@ export function createPageRouter(d: PageDeps): Router {
     if (!id || !at || Date.now() - Number(at) > FRESH_MAX_AGE_MS) return undefined;
     return id;
   }
-
-  router.get('/assets/style.css', (ctx) => {
-    ctx.type = 'text/css';
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = STYLE;
-  });
 
   router.get('/interaction/:uid', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);

@@ -7,7 +7,10 @@ interface LayoutOptions {
   body: SafeHtml;
 }
 
-/** The page shell: no scripts at all, one same-origin stylesheet, so `script-src 'self'` holds. */
+/**
+ * The page shell: one same-origin stylesheet and the favicon, no inline script or style, so
+ * `script-src 'self'` holds (only the app's own sign-out page loads a same-origin script).
+ */
 export function layout({ title, body }: LayoutOptions): string {
   return html`<!doctype html>
 <html lang="en">
@@ -17,6 +20,7 @@ export function layout({ title, body }: LayoutOptions): string {
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${PRODUCT_NAME}</title>
 <link rel="stylesheet" href="/assets/style.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">
@@ -135,6 +139,22 @@ export function logoutConfirmPage(o: { form: string; appUrl: string }): string {
 ${raw(o.form)}
 <button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
 <p class="links"><a href="${o.appUrl}">No, back to the app</a></p>`,
+  });
+}
+
+/**
+ * Sign-out the app itself asked for (its ID token came with the request): no question, the form
+ * (oidc-provider's, with its xsrf token) is posted at once with `logout=yes`, which ends the whole
+ * session at the sign-in host. Without JavaScript the visitor presses Continue.
+ */
+export function logoutSubmitPage(o: { form: string }): string {
+  return layout({
+    title: 'Signing out',
+    body: html`<p>Signing you out…</p>
+${raw(o.form)}
+<input type="hidden" name="logout" value="yes" form="op.logoutForm">
+<noscript><button type="submit" form="op.logoutForm">Continue</button></noscript>
+<script src="/assets/logout.js"></script>`,
   });
 }
 
