@@ -14,7 +14,20 @@ export function Footer() {
         <Link href="https://www.routeviews.org" target="_blank" rel="noopener noreferrer" color="inherit">
           RouteViews
         </Link>{' '}
-        and DB-IP
+        and DB-IP · Postal code centres from{' '}
+        <Link href="https://www.geonames.org" target="_blank" rel="noopener noreferrer" color="inherit">
+          GeoNames
+        </Link>{' '}
+        (
+        <Link
+          href="https://creativecommons.org/licenses/by/4.0/"
+          target="_blank"
+          rel="noopener noreferrer"
+          color="inherit"
+        >
+          CC BY 4.0
+        </Link>
+        )
       </Typography>
     </Box>
   );
