@@ -1,5 +1,6 @@
 import { AppError, type TTxRecord, type TTxRecordsResponse, type TxType } from '@pm/contracts';
 import type { Db, DbHandle, DbOrTx } from '@pm/db';
+import { formatUsd, MAX_CENTS } from '@pm/money';
 import { drizzleOf } from '../../platform/db.ts';
 import { createLedgerRepository, type LedgerRepository, type TxRecordRow } from './ledger.repository.ts';
 
@@ -36,7 +37,8 @@ export interface ListTxRecordsInput {
 export interface LedgerService {
   /**
    * Moves `amountC` into (or out of) the account in one transaction: locks the account row,
-   * refuses with PAYMENT_REQUIRED if the balance would go below zero, updates the balance and
+   * refuses with PAYMENT_REQUIRED if the balance would go below zero and with CONFLICT
+   * (`errorCode: 'balanceLimit'`) if it would pass MAX_CENTS, updates the balance and
    * writes the txrecord with the new balance. Pass `tx` to run inside the caller's transaction
    * (e.g. create a lease and debit atomically); the caller's transaction then owns commit/rollback.
    * Throws NOT_FOUND when the account does not exist, CONFLICT when `idemKey` was used for a
@@ -106,6 +108,13 @@ export function createLedgerService(db: DbHandle | Db): LedgerService {
         userMessage: 'Not enough funds',
       });
     }
+    if (newBalanceC > MAX_CENTS) {
+      throw new AppError('CONFLICT', {
+        message: `balance ${balanceC} of ${input.userId} cannot take ${input.amountC} (${input.type})`,
+        userMessage: `Balance cannot exceed ${formatUsd(MAX_CENTS)}`,
+        details: { errorCode: 'balanceLimit' },
+      });
+    }
     const row = await repo.insert(
       {
         userId: input.userId,
@@ -131,9 +140,13 @@ export function createLedgerService(db: DbHandle | Db): LedgerService {
 
   return {
     async move(input, tx) {
-      if (!Number.isSafeInteger(input.amountC) || input.amountC === 0) {
+      if (
+        !Number.isSafeInteger(input.amountC) ||
+        input.amountC === 0 ||
+        Math.abs(input.amountC) > MAX_CENTS
+      ) {
         throw new AppError('VALIDATION_FAILED', {
-          message: `ledger amount must be a non-zero integer of cents, got ${input.amountC}`,
+          message: `ledger amount must be a non-zero integer of cents within ±${MAX_CENTS}, got ${input.amountC}`,
           details: { field: 'amountC' },
         });
       }
