@@ -12,7 +12,8 @@ import { register as registerLedger } from './modules/ledger/ledger.routes.ts';
 import { createLedgerService, type LedgerService } from './modules/ledger/ledger.service.ts';
 import { createAuthHook, createTokenVerifier, type TokenVerifier } from './platform/auth.ts';
 import type { OidcConfig } from './platform/config.ts';
-import { registerErrorHandling } from './platform/errors.ts';
+import { handleFrameworkError, registerErrorHandling } from './platform/errors.ts';
+import { registerInputRules } from './platform/input.ts';
 import { registerMetrics } from './platform/metrics.ts';
 
 /** The services route modules may use (features talk through services, never repositories). */
@@ -51,6 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     // Close every socket on shutdown, including browsers' pre-opened ones that never sent a request.
     forceCloseConnections: true,
+    // Bad percent-encodings and over-long path segments are answered in the API's error format.
+    frameworkErrors: handleFrameworkError,
     logger: {
       level: deps.logLevel ?? 'info',
       redact: ['req.headers.authorization'],
@@ -66,20 +69,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   registerErrorHandling(app);
-
-  // An empty JSON body (e.g. `PUT /accounts/my` sent with a JSON content type) parses as "no body";
-  // the route's schema decides whether that is acceptable.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') return done(null, undefined);
-    return parseJson(req, body as string, done);
-  });
-  // `fetch(url, { method: 'PUT', body: '' })` sends an empty text/plain body: also "no body".
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, body === '' ? undefined : body);
-  });
+  // Body parsing (strict UTF-8, empty means no body) and the input rules every route obeys.
+  registerInputRules(app);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -56,6 +56,27 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, body: TE
 }
 
 /**
+ * Answers the errors Fastify raises before routing (its `frameworkErrors` option) in the API's
+ * own format: a path with a malformed percent-encoding (FST_ERR_BAD_URL) or a path segment past
+ * the router's length limit (FST_ERR_MAX_PARAM_LENGTH) is a 400 naming `path`; anything else
+ * is a masked 500. No hook has run, so the request id header is set here too.
+ */
+export function handleFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const reason: Record<string, string> = {
+    FST_ERR_BAD_URL: 'path: malformed percent-encoding (must encode UTF-8)',
+    FST_ERR_MAX_PARAM_LENGTH: 'path: a path segment is too long',
+  };
+  const message = err.code === undefined ? undefined : reason[err.code];
+  if (message !== undefined) {
+    req.log.info({ code: err.code, reason: message }, 'request refused');
+    send(req, reply, 400, { error: 'VALIDATION_FAILED', message, field: 'path' });
+    return;
+  }
+  req.log.error({ err }, 'framework error');
+  send(req, reply, 500, { error: 'INTERNAL', message: 'Something went wrong' });
+}
+
+/**
  * The one error handler: maps AppError codes to statuses through HTTP_STATUS, validation and
  * body-parse failures to 400 naming the field, and everything else to a masked 500.
  */
