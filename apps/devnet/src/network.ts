@@ -1,13 +1,15 @@
 /**
  * The demo proxy network for `npm start`: one gateway node on the product's database, a few dozen
- * real agents with synthetic public identities (documentation address ranges), and a loopback HTTP
- * target the gateway probes and speed-tests through them.
+ * real agents with synthetic public identities (documentation address ranges, one tunnel each), a
+ * few of them already shared by other demo customers, and a loopback HTTP target the gateway
+ * probes and speed-tests through them.
  */
 import type { DbHandle } from '@pm/db';
 import { type GatewayHandle, startGateway } from '@pm/gateway/gateway';
 import { createPresenceMonitor, type PresenceMonitor } from '@pm/gateway/presence/presence';
 import { type ControlPlane, startControlPlane } from '@pm/gateway/store/control-plane';
 import { type DemoAgents, demoGeo, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
+import { seedDemoSharedLeases } from './demo-leases.ts';
 
 /** SOCKS ports of a node are its base port plus these (SPEC 9). */
 const SOCKS_OFFSETS = [2080, 3080, 4080, 5080];
@@ -26,6 +28,8 @@ export interface DemoNetworkConfig {
   agentCount: number;
   metricsPort?: number | undefined;
   probeIntervalMs?: number;
+  /** Give the agents marked `sharers` their other customers' shared leases at start (default true). */
+  sharedLeases?: boolean;
 }
 
 export interface DemoNetwork {
@@ -97,6 +101,11 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     });
     closers.push({ name: 'demo agents', close: () => agents.close() });
     await agents.waitConnected(15_000);
+    if (cfg.sharedLeases ?? true) {
+      // The leases name the agent's node, which the registry writes off the tunnel's path.
+      await plane.registry.idle();
+      await seedDemoSharedLeases(cfg.db, identities);
+    }
     const presence = createPresenceMonitor({
       db: cfg.db,
       nodeId: cfg.nodeId,
