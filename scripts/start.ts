@@ -17,6 +17,7 @@ import {
 import { join, resolve } from 'node:path';
 import { createDb, migrateDb } from '@pm/db';
 import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from '@pm/devnet/demo';
+import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
 import { z } from 'zod';
 
@@ -46,7 +47,7 @@ const Env = z.object({
   GATEWAY_METRICS_PORT: port(7311),
   AUTH_PORT_MIN: port(20000),
   AUTH_PORT_MAX: port(20999),
-  DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(36),
+  DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(DEMO_AGENT_COUNT),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 

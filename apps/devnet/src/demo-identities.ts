@@ -44,7 +44,7 @@ type Place = [
 
 // biome-ignore format: one place a line
 const PLACES: Place[] = [
-  // Nine agents within 30 miles of 10001, in three states.
+  // Ten agents within 50 miles of 10001 in three states, eight of them within 10 miles.
   ['US', 'NY', 'New York', '10001', 40.7484, -73.9967, 'Hudson Fiber', 'Empire Mobile', 3, [0, 1, 0]],
   ['US', 'NY', 'Brooklyn', '11201', 40.694, -73.9903, 'Hudson Fiber', 'Liberty Wireless', 2, [0, 2]],
   ['US', 'NJ', 'Jersey City', '07302', 40.7221, -74.0469, 'Garden State Net', 'Empire Mobile', 2],
