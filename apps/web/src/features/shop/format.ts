@@ -1,0 +1,127 @@
+/** How the shop and My Proxies show an agent's fields (SPEC 2, 5, 9). Pure, so Node tests it. */
+import { ACTIVITY_MEDIUM, ACTIVITY_OK, MAX_SHARED_LEASES, type TAgent, type TConn } from '@pm/contracts';
+
+/** The hidden part of an agent's IP arrives as underscores and is shown as asterisks. */
+export const maskIp = (ip: string): string => ip.replaceAll('_', '*');
+
+/** The Shared column: "Private" while nobody leases the agent, else "N of 4". */
+export const sharedLabel = (activeLeases: number): string =>
+  activeLeases === 0 ? 'Private' : `${activeLeases} of ${MAX_SHARED_LEASES}`;
+
+/** Clean scores are coloured in two bands: 1-5 and 6-10. */
+export const cleanBand = (stars: number): 'low' | 'high' => (stars <= 5 ? 'low' : 'high');
+
+/** Activity bands of SPEC 9: 0.7 or above ok, 0.4 or above medium, else low. */
+export function activityBand(actv: number): 'ok' | 'medium' | 'low' {
+  if (actv >= ACTIVITY_OK) return 'ok';
+  if (actv >= ACTIVITY_MEDIUM) return 'medium';
+  return 'low';
+}
+
+const ACTIVITY_WORDS = { ok: 'Good', medium: 'Medium', low: 'Low' } as const;
+
+/** "85% (Good)". */
+export const activityLabel = (actv: number): string =>
+  `${Math.round(actv * 100)}% (${ACTIVITY_WORDS[activityBand(actv)]})`;
+
+export const connLabel = (conn: TConn): string => (conn === 'wifi' ? 'Wifi' : 'Cell');
+
+/** "New" means not sold in the last 30 days (`leases.worn` false). */
+export const newLabel = (agent: Pick<TAgent, 'leases'>): 'Yes' | 'No' => (agent.leases.worn ? 'No' : 'Yes');
+
+/** The lease type offered first: shared when the agent already has leases, else private (SPEC 4). */
+export const isPrivateByDefault = (agent: Pick<TAgent, 'leases'>): boolean => agent.leases.count === 0;
+
+/** Private is possible only without active leases; shared only below four. */
+export const canBuyPrivate = (agent: Pick<TAgent, 'leases'>): boolean => agent.leases.count === 0;
+export const canBuyShared = (agent: Pick<TAgent, 'leases'>): boolean =>
+  agent.leases.count < MAX_SHARED_LEASES;
+
+/** The price sent and shown for a lease type. */
+export const priceFor = (agent: Pick<TAgent, 'priceExcC' | 'priceShrC'>, isPrivate: boolean): number =>
+  isPrivate ? agent.priceExcC : agent.priceShrC;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A span of time as "3d 4h", "5h 12m" or "12m". */
+export function formatSpan(ms: number): string {
+  const days = Math.floor(ms / DAY_MS);
+  const hours = Math.floor((ms % DAY_MS) / HOUR_MS);
+  const minutes = Math.floor((ms % HOUR_MS) / MINUTE_MS);
+  if (days > 0) return `${days}d ${hours}h`;
+  if (hours > 0) return `${hours}h ${minutes}m`;
+  return `${minutes}m`;
+}
+
+/** Time since `since` (uptime); unknown or future starts say "Unknown". */
+export function formatDuration(since: string | null, nowMs: number): string {
+  const start = since === null ? Number.NaN : Date.parse(since);
+  if (Number.isNaN(start) || start > nowMs) return 'Unknown';
+  return formatSpan(nowMs - start);
+}
+
+/** Time left until `until`: "23h 59m", "12m", or "Expired". */
+export function formatTimeLeft(until: string, nowMs: number): string {
+  const end = Date.parse(until);
+  if (Number.isNaN(end)) return 'Unknown';
+  return end <= nowMs ? 'Expired' : formatSpan(end - nowMs);
+}
+
+/** Speed in Mbps with one decimal (SPEC 5). */
+export const formatMbps = (bps: number): string => `${(bps / 1_000_000).toFixed(1)} Mbps`;
+
+/** Byte counts in decimal units: "0 B", "1.5 kB", "12.3 MB", "2.0 GB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Scores of a score check are shown rounded to 2 decimals (SPEC 5). */
+export const formatScore = (score: number): string => String(Math.round(score * 100) / 100);
+
+/**
+ * Lists that are dropped from the blacklist view: they list address ranges by the owner's policy
+ * (dynamic or end-user space), which says nothing about abuse from the address itself.
+ */
+export const IGNORED_BLACKLISTS: readonly string[] = ['pbl', 'uceprotect3'];
+
+/** Friendly names of known list ids; an unknown id is shown as sent. */
+export const BLACKLIST_NAMES: Readonly<Record<string, string>> = {
+  zen: 'Spamhaus ZEN',
+  sbl: 'Spamhaus SBL',
+  xbl: 'Spamhaus XBL',
+  css: 'Spamhaus CSS',
+  barracuda: 'Barracuda',
+  spamcop: 'SpamCop',
+  sorbs: 'SORBS',
+  psbl: 'Passive Spam Block List',
+  uceprotect1: 'UCEPROTECT Level 1',
+  uceprotect2: 'UCEPROTECT Level 2',
+  mailspike: 'Mailspike',
+  abuseat: 'Abuseat CBL',
+  dronebl: 'DroneBL',
+  blocklistde: 'blocklist.de',
+  firehol: 'FireHOL Level 1',
+  stopforumspam: 'StopForumSpam',
+};
+
+/** The blacklists to show: empty and ignored entries dropped, known ids named, duplicates once. */
+export function blacklistNames(listIds: readonly string[]): string[] {
+  const names: string[] = [];
+  for (const raw of listIds) {
+    const id = raw.trim().toLowerCase();
+    if (id === '' || IGNORED_BLACKLISTS.includes(id)) continue;
+    const name = BLACKLIST_NAMES[id] ?? raw.trim();
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}

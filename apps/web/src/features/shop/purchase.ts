@@ -1,0 +1,118 @@
+/**
+ * The lease purchase of SPEC 4 and its failure mapping of SPEC 8: states, the answer of a refused
+ * `POST /leases` mapped to a state, and the dialog texts. Pure, so Node tests it.
+ */
+import {
+  LEASE_CHANGE_LABELS,
+  LEASE_CHANGES,
+  type LeaseChange,
+  PURCHASE_ERROR_CODES,
+  type PurchaseErrorCode,
+  type TAgent,
+} from '@pm/contracts';
+
+/** What the customer is buying: the agent as the shop showed it, and private (`exc`) or shared. */
+export interface PurchaseOrder {
+  agent: TAgent;
+  exc: boolean;
+}
+
+export type PurchaseFailure =
+  | { step: 'NOT_ENOUGH_FUNDS' }
+  | { step: 'PRICE_CHANGED' }
+  | { step: 'TEST_FAILED' }
+  | { step: 'INFO_CHANGED'; changes: LeaseChange[] }
+  | { step: 'ALREADY_LEASED' }
+  | { step: 'AGENT_NOT_FOUND' }
+  | { step: 'GENERIC_ERROR' };
+
+export type PurchaseState =
+  | { step: 'OFF' }
+  | { step: 'CONFIRM'; order: PurchaseOrder }
+  | { step: 'LEASING'; order: PurchaseOrder }
+  | { step: 'SUCCESS' }
+  | (PurchaseFailure & { order: PurchaseOrder });
+
+export type PurchaseStep = PurchaseState['step'];
+
+const FAILURE_OF_CODE: Record<Exclude<PurchaseErrorCode, 'agentInfoChanged'>, PurchaseFailure> = {
+  probeErrAgent: { step: 'TEST_FAILED' },
+  priceChanged: { step: 'PRICE_CHANGED' },
+  agentAlreadyLeased: { step: 'ALREADY_LEASED' },
+  agentNotFound: { step: 'AGENT_NOT_FOUND' },
+};
+
+const isPurchaseErrorCode = (code: unknown): code is PurchaseErrorCode =>
+  (PURCHASE_ERROR_CODES as readonly unknown[]).includes(code);
+
+/**
+ * Maps a refused purchase to its state (SPEC 8 "Lease purchase mapping"): 402 is not enough funds,
+ * a 409's `errorCode` names the rest, anything else (or no answer at all) is the generic failure.
+ */
+export function purchaseFailureOf(status: number | null, body: unknown): PurchaseFailure {
+  if (status === 402) return { step: 'NOT_ENOUGH_FUNDS' };
+  const code =
+    typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
+  if (status !== 409 || !isPurchaseErrorCode(code)) return { step: 'GENERIC_ERROR' };
+  if (code !== 'agentInfoChanged') return FAILURE_OF_CODE[code];
+  const sent = (body as { changes?: unknown }).changes;
+  const changes = Array.isArray(sent) ? LEASE_CHANGES.filter((c) => sent.includes(c)) : [];
+  return { step: 'INFO_CHANGED', changes };
+}
+
+/** Failures after which the selected proxy and the list are reloaded: the proxy moved on (SPEC 4). */
+export const reloadsProxies = (step: PurchaseStep): boolean =>
+  step === 'PRICE_CHANGED' ||
+  step === 'INFO_CHANGED' ||
+  step === 'ALREADY_LEASED' ||
+  step === 'AGENT_NOT_FOUND';
+
+/** The success dialog closes itself after this long (SPEC 9). */
+export const SUCCESS_DIALOG_MS = 1_000;
+
+export interface FailureText {
+  title: string;
+  text: string;
+}
+
+/** Titles and texts of the failure dialogs (SPEC 8). */
+export const FAILURE_TEXTS: Record<PurchaseFailure['step'], FailureText> = {
+  TEST_FAILED: {
+    title: 'The proxy is not responding',
+    text:
+      'Our test connection through this proxy did not get an answer. You can still buy it: if 40% or more ' +
+      'of your requests through it fail, its price is refunded to your balance automatically.',
+  },
+  PRICE_CHANGED: {
+    title: 'Price Changed',
+    text: 'The price of this proxy has changed. Check the new price and buy again.',
+  },
+  NOT_ENOUGH_FUNDS: {
+    title: 'Not Enough Funds',
+    text: 'Your balance does not cover the price of this proxy. Add funds and try again.',
+  },
+  GENERIC_ERROR: {
+    title: 'Purchase Failed',
+    text: 'The proxy could not be purchased. Please try again or contact support.',
+  },
+  INFO_CHANGED: {
+    title: 'Proxy Parameters Changed',
+    text: 'These parameters of the proxy changed since it was listed. Check the proxy and buy again:',
+  },
+  ALREADY_LEASED: {
+    title: 'Already Purchased',
+    text: 'This proxy is currently purchased and unavailable.',
+  },
+  AGENT_NOT_FOUND: {
+    title: 'Proxy offline',
+    text: 'This proxy is currently offline.',
+  },
+};
+
+/** The dialog's names of the changed parameters, in the spec's order. */
+export const changeLabels = (changes: readonly LeaseChange[]): string[] =>
+  changes.map((c) => LEASE_CHANGE_LABELS[c]);
+
+/** Information shown before buying (SPEC 2, "Proxy detail and purchase"). */
+export const AUTO_REFUND_NOTE =
+  'Note: if 40% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically.';
