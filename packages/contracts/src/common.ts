@@ -1,12 +1,17 @@
-import { MAX_CENTS } from '@pm/money';
+import { type Cents, MAX_CENTS } from '@pm/money';
 import { z } from 'zod';
+
+/** A schema whose parsed value is typed `T`: how zod's own `.brand()` types its output. */
+type Yields<S extends z.ZodType, T> = S & { _zod: { output: T } };
 
 /**
  * Integer cents; every money amount on the wire is one of these. Bounded by `MAX_CENTS`
  * ($1,000,000,000.00) either way, the same bound as the database's CHECK constraints, so every
- * amount a request may carry can be stored and read back.
+ * amount a request may carry can be stored and read back. A parsed value is typed `Cents`
+ * (`@pm/money`'s brand), so web and server amounts cannot be mixed up with plain numbers; what
+ * a client sends is typed `number`.
  */
-export const ZCents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS);
+export const ZCents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS) as Yields<z.ZodNumber, Cents>;
 
 /** A query-string integer (`?limit=10`), coerced and bounded. */
 export const zQueryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

@@ -1,6 +1,7 @@
 export * from './accounts.ts';
 export * from './agents.ts';
 export * from './common.ts';
+export * from './currencies.ts';
 export * from './environment.ts';
 export * from './errors.ts';
 export * from './http.ts';

@@ -11,6 +11,8 @@ export const LEASE_ID_SEARCH = /\w{4}-\d{4}/;
 export const MAX_SHARED_LEASES = 4;
 /** Lease duration (SPEC 9). */
 export const LEASE_DURATION_MS = 24 * 60 * 60 * 1000;
+/** A lease is renewable in its last 5 hours (SPEC 4, Renew). */
+export const RENEW_WINDOW_MS = 5 * 60 * 60 * 1000;
 /** Offsets added to a node's SOCKS base port; every one accepts the lease's credentials (SPEC 9). */
 export const SOCKS_PORT_OFFSETS = [2080, 3080, 4080, 5080] as const;
 /** Entries in a lease's no-auth whitelist. */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { cents } from '@pm/money';
 import { eq } from 'drizzle-orm';
 import { createDb, type DbHandle, migrateDb } from './client.ts';
 import { accounts } from './schema/index.ts';
@@ -14,7 +15,10 @@ async function smoke(h: DbHandle): Promise<void> {
   const [row] = await h.db.select().from(accounts).where(eq(accounts.userId, 'u1'));
   assert.equal(row?.balanceC, 0);
   await assert.rejects(
-    h.db.update(accounts).set({ balanceC: -1 }).where(eq(accounts.userId, 'u1')),
+    h.db
+      .update(accounts)
+      .set({ balanceC: cents(-1) })
+      .where(eq(accounts.userId, 'u1')),
     (e: Error) =>
       /accounts_balance_nonneg/.test(String((e.cause as Error | undefined)?.message ?? e.message)),
   );

@@ -52,3 +52,4 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
     },
   };
 }
+export * from './factories.ts';

@@ -1,3 +1,4 @@
+import { type Cents, cents } from '@pm/money';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -19,7 +20,7 @@ export const accounts = pgTable(
     /** The identity provider's subject (`sub`). */
     userId: text('user_id').primaryKey(),
     email: text('email').notNull().default(''),
-    balanceC: bigint('balance_c', { mode: 'number' }).notNull().default(0),
+    balanceC: bigint('balance_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
     refcode: text('refcode'),
     blocked: boolean('blocked').notNull().default(false),
@@ -42,9 +43,9 @@ export const txrecords = pgTable(
     time: timestamp('time', { withTimezone: true }).notNull().defaultNow(),
     type: text('type').notNull(),
     memo: text('memo').notNull().default(''),
-    amtC: bigint('amt_c', { mode: 'number' }).notNull(),
+    amtC: bigint('amt_c', { mode: 'number' }).$type<Cents>().notNull(),
     /** Balance right after this change. */
-    balC: bigint('bal_c', { mode: 'number' }).notNull(),
+    balC: bigint('bal_c', { mode: 'number' }).$type<Cents>().notNull(),
     /** Set for every credit from outside; the unique index makes a replay a no-op. */
     idemKey: text('idem_key'),
   },

@@ -1,3 +1,4 @@
+import { type Cents, cents } from '@pm/money';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -69,8 +70,8 @@ export const agents = pgTable(
       .default('other'),
     /** Clean score 1-10. */
     stars: integer('stars').notNull().default(5),
-    priceExcC: bigint('price_exc_c', { mode: 'number' }).notNull().default(0),
-    priceShrC: bigint('price_shr_c', { mode: 'number' }).notNull().default(0),
+    priceExcC: bigint('price_exc_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
+    priceShrC: bigint('price_shr_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     /** Static proxies are sold 24-hour private only, from their own list. */
     isStatic: boolean('is_static').notNull().default(false),
     firstSeen: timestamp('first_seen', { withTimezone: true }),
@@ -150,8 +151,8 @@ export const leases = pgTable(
     until: timestamp('until', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
     refundedAt: timestamp('refunded_at', { withTimezone: true }),
-    refundAmountC: bigint('refund_amount_c', { mode: 'number' }),
-    purchasePriceC: bigint('purchase_price_c', { mode: 'number' }).notNull().default(0),
+    refundAmountC: bigint('refund_amount_c', { mode: 'number' }).$type<Cents>(),
+    purchasePriceC: bigint('purchase_price_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     autoRenew: boolean('auto_renew').notNull().default(false),
     note: text('note').notNull().default(''),
     socksUser: text('socks_user').notNull(),

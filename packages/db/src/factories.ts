@@ -1,0 +1,134 @@
+/**
+ * Test factories: rows of every table a test needs (accounts with a balance, gateway nodes,
+ * agents, leases), inserted directly and consistently (a seeded balance has its ledger row).
+ * Tests only; the apps never import this.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Cents, cents } from '@pm/money';
+import type { DbHandle } from './client.ts';
+import { accounts, agents, gatewayNodes, leases, txrecords } from './schema/index.ts';
+
+let seq = 0;
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+/** A unique id for a test row, e.g. `user-3-a1b2c3`. */
+export function newUserId(prefix = 'user'): string {
+  return `${prefix}-${++seq}-${hex(3)}`;
+}
+
+export type AccountRow = typeof accounts.$inferSelect;
+export type NodeRow = typeof gatewayNodes.$inferSelect;
+export type AgentRow = typeof agents.$inferSelect;
+export type LeaseRow = typeof leases.$inferSelect;
+
+/**
+ * Inserts an account; a starting `balanceC` comes with its one 'adjustment' ledger row, so the
+ * books balance as if the ledger had credited it.
+ */
+export async function buildAccount(
+  db: DbHandle,
+  o: { userId?: string; email?: string; balanceC?: number; permissions?: string[]; blocked?: boolean } = {},
+): Promise<AccountRow> {
+  const userId = o.userId ?? newUserId();
+  const balanceC = cents(o.balanceC ?? 0);
+  return db.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(accounts)
+      .values({
+        userId,
+        email: o.email ?? `${userId}@example.test`,
+        permissions: o.permissions ?? [],
+        blocked: o.blocked ?? false,
+        balanceC,
+      })
+      .returning();
+    if (balanceC > 0) {
+      await tx.insert(txrecords).values({
+        userId,
+        type: 'adjustment',
+        memo: 'test seed',
+        amtC: balanceC,
+        balC: balanceC,
+        idemKey: `seed:${userId}`,
+      });
+    }
+    return row!;
+  });
+}
+
+/** Inserts a gateway node (SOCKS base port 10000, no-auth ports 20000-20009 unless given). */
+export async function buildNode(
+  db: DbHandle,
+  overrides: Partial<typeof gatewayNodes.$inferInsert> = {},
+): Promise<NodeRow> {
+  const rows = await db.db
+    .insert(gatewayNodes)
+    .values({
+      id: `node-${hex(3)}`,
+      publicHost: 'gw.example.test',
+      publicIp: '127.0.0.1',
+      socksBasePort: 10000,
+      authPortMin: 20000,
+      authPortMax: 20009,
+      ...overrides,
+    })
+    .returning();
+  return rows[0]!;
+}
+
+/** Inserts an online agent in San Jose, US, priced $5.00 private and $2.00 shared; `nodeId` null means never connected. */
+export async function buildAgent(
+  db: DbHandle,
+  overrides: Partial<typeof agents.$inferInsert> = {},
+): Promise<AgentRow> {
+  const rows = await db.db
+    .insert(agents)
+    .values({
+      id: `ag-${hex(4)}`,
+      keyHash: hex(32),
+      ip: '192.0.2.10',
+      cc: 'US',
+      reg: 'CA',
+      city: 'San Jose',
+      zip: '95131',
+      isp: 'Example ISP',
+      priceExcC: cents(500),
+      priceShrC: cents(200),
+      online: true,
+      ...overrides,
+    })
+    .returning();
+  return rows[0]!;
+}
+
+/**
+ * Inserts an active shared lease of `agentId` (served by the agent's node unless `nodeId` is
+ * given), one hour long, with fresh SOCKS credentials. Leases a service should create (price,
+ * info snapshot, overselling checks) belong to the lease service, not here.
+ */
+export async function buildLease(
+  db: DbHandle,
+  agentId: string,
+  overrides: Partial<typeof leases.$inferInsert> & { untilMs?: number; purchasePriceC?: Cents } = {},
+): Promise<LeaseRow> {
+  const { untilMs, ...values } = overrides;
+  const nodeId =
+    values.nodeId ??
+    (await db.query<{ node_id: string | null }>('SELECT node_id FROM agents WHERE id = $1', [agentId]))[0]
+      ?.node_id;
+  const rows = await db.db
+    .insert(leases)
+    .values({
+      id: `${hex(2)}-${String(++seq % 10000).padStart(4, '0')}`,
+      userId: newUserId(),
+      agentId,
+      exc: false,
+      until: new Date(untilMs ?? Date.now() + 3600_000),
+      socksUser: hex(5),
+      socksPwd: hex(8),
+      nodeId: nodeId ?? null,
+      ...values,
+    })
+    .returning();
+  return rows[0]!;
+}
