@@ -2,7 +2,8 @@
 import { PERMISSION_DEPOSIT, STAFF_PERMISSIONS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { ensureUser } from '@pm/identity';
-import { createLedgerService, ensureAccount } from '@pm/server';
+import { cents } from '@pm/money';
+import { createServices } from '@pm/server';
 
 export interface DemoCredentials {
   customer: { email: string; password: string };
@@ -11,7 +12,7 @@ export interface DemoCredentials {
 
 export const DEMO_CUSTOMER_EMAIL = 'customer@example.com';
 export const DEMO_ADMIN_EMAIL = 'admin@example.com';
-export const DEMO_BALANCE_C = 5000;
+export const DEMO_BALANCE_C = cents(5000);
 
 /** Creates (or re-creates) the demo users; the customer's $50 is credited once (idempotency key). */
 export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promise<void> {
@@ -26,14 +27,15 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
     emailVerified: true,
     permissions: [...STAFF_PERMISSIONS],
   });
-  await ensureAccount(db, {
+  const { accounts, ledger } = createServices(db);
+  await accounts.ensureAccount({
     userId: customer.id,
     email: creds.customer.email,
     permissions: [PERMISSION_DEPOSIT],
     refcode: customer.referralCode,
   });
-  await ensureAccount(db, { userId: admin.id, email: creds.admin.email, refcode: admin.referralCode });
-  await createLedgerService(db).move({
+  await accounts.ensureAccount({ userId: admin.id, email: creds.admin.email, refcode: admin.referralCode });
+  await ledger.move({
     userId: customer.id,
     amountC: DEMO_BALANCE_C,
     type: 'adjustment',

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import { createLeaseService } from '@pm/server/modules/leases/lease.service';
+import { createServices } from '@pm/server';
 import { demoIdentities } from './agents.ts';
 import { type DemoNetwork, startDemoNetwork } from './network.ts';
 
@@ -75,7 +75,7 @@ test('every demo agent dials in and is online in the database', async () => {
 
 test('a lease on a demo agent relays real traffic with curl on each of its four ports, metered', async () => {
   const agentId = demoIdentities(4)[0]!.id;
-  const leases = createLeaseService({ db: db.db });
+  const { leases } = createServices(db);
   const lease = await leases.createLease({ userId: 'u-demo', agentId, exc: true });
   assert.ok(lease.socks, 'the lease has SOCKS credentials');
   const { user, pwd, port } = lease.socks;

@@ -1,22 +1,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DbHandle } from '@pm/db';
-import type { FastifyInstance } from 'fastify';
+import { newUserId } from '@pm/db/testing';
 import { buildApp } from './app.ts';
+import { compose } from './compose.ts';
+import { createLogger } from './platform/logger.ts';
+import { defineModule, type Platform } from './platform/module.ts';
 import { createTestApp, TEST_AUDIENCE, TEST_ORIGIN, type TestApp } from './test/app.ts';
-import { newUserId } from './test/factories.ts';
 
 let t: TestApp;
 
 before(async () => {
   t = await createTestApp('app', {
     modules: [
-      (app: FastifyInstance) => {
-        app.get('/boom', { config: { auth: 'public' } }, async () => {
-          throw new Error('secret internals: password=hunter2');
-        });
-        app.get('/boom-db', async () => t.db.query('SELECT * FROM no_such_table'));
-      },
+      defineModule({
+        name: 'boom',
+        needs: [],
+        services: () => ({}),
+        routes: (app) => {
+          app.get('/boom', { config: { auth: 'public' } }, async () => {
+            throw new Error('secret internals: password=hunter2');
+          });
+          app.get('/boom-db', async () => t.db.query('SELECT * FROM no_such_table'));
+          app.get(
+            '/limited',
+            { config: { auth: 'user', rateLimit: { max: 2, timeWindow: 60_000 } } },
+            async () => ({
+              ok: true,
+            }),
+          );
+        },
+      }),
     ],
   });
 });
@@ -207,5 +221,32 @@ describe('CORS', () => {
       headers: { origin: 'https://evil.example' },
     });
     assert.equal(evil.headers['access-control-allow-origin'], undefined);
+  });
+});
+
+describe('modules', () => {
+  test('a route with config.rateLimit answers 429 past its limit, counted per user', async () => {
+    const alice = await t.auth(newUserId('alice'));
+    const codes = [];
+    for (let i = 0; i < 3; i++)
+      codes.push((await t.app.inject({ method: 'GET', url: '/limited', headers: alice })).statusCode);
+    assert.deepEqual(codes, [200, 200, 429]);
+    const refused = await t.app.inject({ method: 'GET', url: '/limited', headers: alice });
+    assert.equal(refused.json().error, 'RATE_LIMITED');
+    assert.equal(refused.json().requestId, refused.headers['x-request-id']);
+    const bob = await t.auth(newUserId('bob'));
+    assert.equal((await t.app.inject({ method: 'GET', url: '/limited', headers: bob })).statusCode, 200);
+  });
+
+  test('a module that needs a service no earlier module provides is refused at build time', () => {
+    const needy = defineModule({
+      name: 'needy',
+      needs: ['missing'],
+      services: (_platform: Platform, _needs: { missing: unknown }) => ({}),
+    });
+    assert.throws(
+      () => compose({ db: t.db, log: createLogger({ level: 'silent' }), extraModules: [needy] }),
+      /module needy needs missing, which no module before it provides/,
+    );
   });
 });

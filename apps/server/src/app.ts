@@ -1,30 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCors from '@fastify/cors';
+import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import type { DbHandle } from '@pm/db';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { register as registerAccounts } from './modules/accounts/accounts.routes.ts';
-import { type AccountService, createAccountService } from './modules/accounts/accounts.service.ts';
-import { authportModule } from './modules/authport/authport.module.ts';
-import { register as registerHealth } from './modules/health/health.routes.ts';
-import { register as registerLedger } from './modules/ledger/ledger.routes.ts';
-import { createLedgerService, type LedgerService } from './modules/ledger/ledger.service.ts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { type Composition, compose, registerModuleRoutes } from './compose.ts';
 import { createAuthHook, createTokenVerifier, type TokenVerifier } from './platform/auth.ts';
 import type { OidcConfig } from './platform/config.ts';
 import { handleFrameworkError, registerErrorHandling } from './platform/errors.ts';
 import { registerInputRules } from './platform/input.ts';
+import { createLogger } from './platform/logger.ts';
 import { registerMetrics } from './platform/metrics.ts';
-
-/** The services route modules may use (features talk through services, never repositories). */
-export interface CoreServices {
-  db: DbHandle;
-  ledger: LedgerService;
-  accounts: AccountService;
-}
-
-/** A feature's routes, registered after the core ones, e.g. `(app, core) => registerLeases(app, { ... })`. */
-export type RouteModule = (app: FastifyInstance, core: CoreServices) => void | Promise<void>;
+import type { AnyModule } from './platform/module.ts';
 
 export interface AppDeps {
   db: DbHandle;
@@ -35,8 +28,14 @@ export interface AppDeps {
   logStream?: { write(line: string): void } | undefined;
   /** How long a "not blocked" answer may be cached; default 1000 ms. */
   blockCacheMs?: number | undefined;
-  /** Feature route modules (leases, authport, ...). */
-  modules?: RouteModule[] | undefined;
+  /**
+   * The services to serve; `start()` passes the composition it shares with the worker role.
+   * Without it the app composes its own (sender-only jobs) and stops it on close; then
+   * `db`, `logLevel` and `logStream` configure it.
+   */
+  composition?: Composition | undefined;
+  /** Modules after the product's own, when the app composes its own (tests add throwaway routes). */
+  extraModules?: readonly AnyModule[] | undefined;
   /** Replaces the JWKS-based verifier (only for tests of other modules). */
   verifier?: TokenVerifier | undefined;
 }
@@ -45,20 +44,24 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Builds the market API: zod validation and serialization, one error handler, request ids,
- * bearer-token auth on every non-public route, metrics, OpenAPI, and the route modules.
- * Not listening; `start()` listens, tests use `app.inject`.
+ * bearer-token auth on every non-public route, per-route rate limits, metrics, OpenAPI, and the
+ * routes of every feature module. Not listening; `start()` listens, tests use `app.inject`.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const composition =
+    deps.composition ??
+    compose({
+      db: deps.db,
+      log: createLogger({ level: deps.logLevel, stream: deps.logStream }),
+      extraModules: deps.extraModules,
+    });
   const app = Fastify({
     // Close every socket on shutdown, including browsers' pre-opened ones that never sent a request.
     forceCloseConnections: true,
     // Bad percent-encodings and over-long path segments are answered in the API's error format.
     frameworkErrors: handleFrameworkError,
-    logger: {
-      level: deps.logLevel ?? 'info',
-      redact: ['req.headers.authorization'],
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
+    // pino's Logger is a FastifyBaseLogger; typed as one so the app keeps Fastify's default instance type.
+    loggerInstance: composition.platform.log as FastifyBaseLogger,
     // A caller's well-formed x-request-id is kept so logs can be joined across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -90,23 +93,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  const { registry } = registerMetrics(app);
-
-  const ledger = createLedgerService(deps.db);
-  const accounts = createAccountService(deps.db, ledger);
+  registerMetrics(app, composition.platform.metrics);
+  // Routes opt in with `config.rateLimit`; counted per signed-in user (the auth hook has run by preHandler), else per IP.
+  await app.register(fastifyRateLimit, {
+    global: false,
+    hook: 'preHandler',
+    keyGenerator: (req) => req.principal?.userId ?? req.ip,
+  });
   app.addHook(
     'onRequest',
     createAuthHook({
       verifier: deps.verifier ?? createTokenVerifier(deps.oidc),
-      isBlocked: (userId) => accounts.isBlocked(userId),
+      isBlocked: (userId) => composition.services.accounts.isBlocked(userId),
       blockCacheMs: deps.blockCacheMs ?? 1000,
     }),
   );
-
-  registerHealth(app, { db: deps.db, registry });
-  registerAccounts(app, { accounts });
-  registerLedger(app, { ledger });
-  const core: CoreServices = { db: deps.db, ledger, accounts };
-  for (const mod of [authportModule, ...(deps.modules ?? [])]) await mod(app, core);
+  registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition);
+  if (!deps.composition) app.addHook('onClose', () => composition.jobs.stop());
   return app;
 }

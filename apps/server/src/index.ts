@@ -1,21 +1,18 @@
+import type { DbHandle } from '@pm/db';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { bindModuleJobs, compose } from './compose.ts';
+import type { Services } from './modules/index.ts';
 import { httpUrl, type ServerConfig } from './platform/config.ts';
+import { createLogger } from './platform/logger.ts';
 import { buildWebApp } from './platform/web.ts';
 
-export { type AppDeps, buildApp, type CoreServices, type RouteModule } from './app.ts';
-export {
-  type AccountService,
-  createAccountService,
-  type EnsureAccountInput,
-  ensureAccount,
-} from './modules/accounts/accounts.service.ts';
-export {
-  createLedgerService,
-  type LedgerService,
-  type MoveInput,
-  type MoveResult,
-} from './modules/ledger/ledger.service.ts';
+export { type AppDeps, buildApp } from './app.ts';
+export { type Composition, compose } from './compose.ts';
+export type { AccountService, EnsureAccountInput } from './modules/accounts/accounts.service.ts';
+export type { Services } from './modules/index.ts';
+export type { CreateLeaseInput, LeaseService } from './modules/leases/leases.service.ts';
+export type { LedgerService, MoveInput, MoveResult } from './modules/ledger/ledger.service.ts';
 export {
   type AuthLevel,
   createTokenVerifier,
@@ -23,48 +20,69 @@ export {
   type Principal,
   type TokenVerifier,
 } from './platform/auth.ts';
-export type { OidcConfig, ServerConfig, WebConfig } from './platform/config.ts';
+export type { OidcConfig, ServerConfig, ServerRole, WebConfig } from './platform/config.ts';
 
 export interface ServerHandle {
-  apiUrl: string;
+  /** The API's URL; undefined without the http role. */
+  apiUrl?: string;
   webUrl?: string;
   close(): Promise<void>;
 }
 
-/** Starts the API listener (and the web listener when `config.web` is set). The database must be migrated. */
+/**
+ * The services of every module over `db`, for scripts such as the launcher's demo seed. Jobs can
+ * be sent but none run here.
+ */
+export function createServices(db: DbHandle, logLevel = 'warn'): Services {
+  return compose({ db, log: createLogger({ level: logLevel }) }).services;
+}
+
+/**
+ * Starts the server's roles (default both): the API listener (and the web listener when
+ * `config.web` is set) and the job workers, sharing one set of services. The database must be
+ * migrated.
+ */
 export async function start(config: ServerConfig): Promise<ServerHandle> {
-  const api = await buildApp({
+  const roles = config.roles ?? ['http', 'worker'];
+  const composition = compose({
     db: config.db,
-    oidc: config.oidc,
-    corsOrigins: config.corsOrigins,
-    logLevel: config.logLevel,
-    blockCacheMs: config.blockCacheMs,
+    log: createLogger({ level: config.logLevel }),
+    isWorker: roles.includes('worker'),
+    jobPollingIntervalMs: config.jobPollingIntervalMs,
   });
   const started: FastifyInstance[] = [];
+  const handle: ServerHandle = {
+    async close() {
+      for (const app of started.reverse()) await app.close();
+      await composition.jobs.stop();
+    },
+  };
   try {
-    await api.listen({ host: config.host, port: config.port });
+    if (roles.includes('worker')) await composition.jobs.work(bindModuleJobs(composition));
+    if (!roles.includes('http')) return handle;
+    const api = await buildApp({
+      db: config.db,
+      oidc: config.oidc,
+      corsOrigins: config.corsOrigins,
+      blockCacheMs: config.blockCacheMs,
+      composition,
+    });
     started.push(api);
-    const apiPort = (api.server.address() as { port: number }).port;
-    const handle: ServerHandle = {
-      apiUrl: httpUrl(config.host, apiPort),
-      async close() {
-        for (const app of started.reverse()) await app.close();
-      },
-    };
+    await api.listen({ host: config.host, port: config.port });
+    handle.apiUrl = httpUrl(config.host, (api.server.address() as { port: number }).port);
     if (config.web) {
       const web = await buildWebApp({
         root: config.web.root,
         environments: config.web.environments,
         logLevel: config.logLevel,
       });
-      await web.listen({ host: config.web.host, port: config.web.port });
       started.push(web);
+      await web.listen({ host: config.web.host, port: config.web.port });
       handle.webUrl = httpUrl(config.web.host, (web.server.address() as { port: number }).port);
     }
     return handle;
   } catch (e) {
-    for (const app of started.reverse()) await app.close().catch(() => {});
-    if (!started.includes(api)) await api.close().catch(() => {});
+    await handle.close().catch(() => {});
     throw e;
   }
 }

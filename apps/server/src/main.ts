@@ -1,13 +1,18 @@
 /**
- * Runs the market API as its own process.
+ * Runs the market API server as its own process: `node src/main.ts [--role=http|worker|http,worker]`.
+ *
+ * Roles (default both): `http` serves the API (and the SPA when WEB_PORT is set); `worker` runs the
+ * background jobs and their cron schedules (pg-boss in the same database). Scale them apart on
+ * PostgreSQL (N API processes with `--role=http`, M workers with `--role=worker`); on PGlite run
+ * both in one process, since only one process can open the data directory.
  *
  * Environment variables:
  *   PORT               API port (default 7301; 0 picks a free one)
  *   HOST               API listen address (default 127.0.0.1)
  *   DATABASE_URL       postgres://… ; when unset, PGlite under DATA_DIR
  *   DATA_DIR           local state directory for PGlite (default ./data)
- *   OIDC_ISSUER        required; exact `iss` of access tokens, also the discovery base
- *   OIDC_AUDIENCE      required; required `aud` of access tokens (the API identifier)
+ *   OIDC_ISSUER        required with the http role; exact `iss` of access tokens, also the discovery base
+ *   OIDC_AUDIENCE      required with the http role; required `aud` of access tokens (the API identifier)
  *   OIDC_ALGS          allowed JWS algorithms, comma separated (default ES256)
  *   OIDC_JWKS_URI      optional; else read from the issuer's discovery document
  *   PERMISSIONS_CLAIM  claim with the permissions array (default permissions; dotted paths
@@ -21,11 +26,13 @@
  */
 import { createDb, migrateDb } from '@pm/db';
 import { start } from './index.ts';
-import { readEnvConfig } from './platform/env.ts';
+import { readEnvConfig, readRoles } from './platform/env.ts';
 
 let env: ReturnType<typeof readEnvConfig>;
+let roles: ReturnType<typeof readRoles>;
 try {
-  env = readEnvConfig(process.env);
+  roles = readRoles(process.argv.slice(2));
+  env = readEnvConfig(process.env, undefined, roles);
 } catch (e) {
   console.error((e as Error).message);
   process.exit(2);
@@ -33,16 +40,21 @@ try {
 
 const db = await createDb({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
 await migrateDb(db);
-const server = await start({ ...env, db });
-console.log(`market API on ${server.apiUrl}${server.webUrl ? `, web on ${server.webUrl}` : ''}`);
+const server = await start({ ...env, db, roles });
+const parts = [
+  server.apiUrl ? `market API on ${server.apiUrl}` : undefined,
+  server.webUrl ? `web on ${server.webUrl}` : undefined,
+  roles.includes('worker') ? 'job workers running' : undefined,
+];
+console.log(parts.filter(Boolean).join(', '));
 
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: shutting down`);
-  // Bounded: a stuck connection must not keep the process alive forever.
-  const force = setTimeout(() => process.exit(1), 10_000);
+  // Bounded: a stuck connection or job must not keep the process alive forever.
+  const force = setTimeout(() => process.exit(1), 15_000);
   force.unref();
   await server.close();
   await db.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '@pm/contracts';
+import { buildAccount, newUserId } from '@pm/db/testing';
 import { createTestApp, TEST_AUDIENCE, type TestApp } from '../test/app.ts';
-import { buildAccount, newUserId } from '../test/factories.ts';
 import { startTestIssuer } from '../test/issuer.ts';
 import { createTokenVerifier } from './auth.ts';
 
@@ -83,10 +83,10 @@ describe('bearer tokens', () => {
 
 describe('blocked accounts', () => {
   test('a blocked user is refused within 5 seconds of the block, and back after unblocking', async () => {
-    const { userID } = await buildAccount(t.db);
-    const headers = await t.auth(userID);
+    const { userId } = await buildAccount(t.db);
+    const headers = await t.auth(userId);
     assert.equal((await t.app.inject({ method: 'GET', url: '/accounts/my', headers })).statusCode, 200);
-    await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [userID]);
+    await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [userId]);
     const blockedAt = Date.now();
     let res = await t.app.inject({ method: 'GET', url: '/txrecords', headers });
     while (res.statusCode === 200 && Date.now() - blockedAt < 5000) {
@@ -100,7 +100,7 @@ describe('blocked accounts', () => {
     );
     assert.ok(Date.now() - blockedAt < 5000);
 
-    await t.db.query('UPDATE accounts SET blocked = false WHERE user_id = $1', [userID]);
+    await t.db.query('UPDATE accounts SET blocked = false WHERE user_id = $1', [userId]);
     assert.equal((await t.app.inject({ method: 'GET', url: '/accounts/my', headers })).statusCode, 200);
   });
 });
@@ -110,16 +110,16 @@ describe('staff routes', () => {
     const target = await buildAccount(t.db);
     const me = await buildAccount(t.db);
     for (const permissions of [[], ['read:users'], ['update:accounts'], ['DEPOSIT']]) {
-      const headers = await t.auth(me.userID, permissions);
+      const headers = await t.auth(me.userId, permissions);
       const calls = [
-        { method: 'GET' as const, url: `/accounts/${target.userID}` },
-        { method: 'PATCH' as const, url: `/accounts/${target.userID}`, payload: { balanceDeltaC: 100 } },
+        { method: 'GET' as const, url: `/accounts/${target.userId}` },
+        { method: 'PATCH' as const, url: `/accounts/${target.userId}`, payload: { balanceDeltaC: 100 } },
         {
           method: 'PATCH' as const,
-          url: `/accounts/${target.userID}`,
+          url: `/accounts/${target.userId}`,
           payload: { permissions: { add: ['DEPOSIT'] } },
         },
-        { method: 'GET' as const, url: `/txrecords?uid=${target.userID}` },
+        { method: 'GET' as const, url: `/txrecords?uid=${target.userId}` },
       ];
       for (const call of calls) {
         const res = await t.app.inject({ ...call, headers });
@@ -129,8 +129,8 @@ describe('staff routes', () => {
     }
     const after = await t.app.inject({
       method: 'GET',
-      url: `/accounts/${target.userID}`,
-      headers: await t.staffAuth(me.userID),
+      url: `/accounts/${target.userId}`,
+      headers: await t.staffAuth(me.userId),
     });
     assert.equal(after.json().balanceC, 0);
   });

@@ -23,12 +23,19 @@ export interface WebConfig {
   environments: TEnvironment[];
 }
 
+/** What a server process does: serve the HTTP API, run background jobs, or both. */
+export type ServerRole = 'http' | 'worker';
+export const SERVER_ROLES: readonly ServerRole[] = ['http', 'worker'];
+
 export interface ServerConfig {
+  /** Default both: the API and the job workers in one process (what `npm start` runs). */
+  roles?: readonly ServerRole[] | undefined;
   /** API listener (tests: 127.0.0.1 and port 0). */
   host: string;
   port: number;
   /** A migrated database. */
   db: DbHandle;
+  /** Token checks of the HTTP role. */
   oidc: OidcConfig;
   corsOrigins: string[];
   /** Optional second listener serving the built SPA and `/environments.json`. */
@@ -36,6 +43,8 @@ export interface ServerConfig {
   logLevel?: string | undefined;
   /** How long a "not blocked" answer may be cached per user; default 1000. */
   blockCacheMs?: number | undefined;
+  /** How often an idle worker looks for jobs; default 2000 ms. */
+  jobPollingIntervalMs?: number | undefined;
 }
 
 /** `http://host:port`, with brackets around an IPv6 host. */

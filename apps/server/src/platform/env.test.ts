@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readEnvConfig } from './env.ts';
+import { readEnvConfig, readRoles } from './env.ts';
 
 test('defaults and lists', () => {
   const c = readEnvConfig({
@@ -61,4 +61,18 @@ test('the web listener reads its environments file', () => {
       ),
     /WEB_ENVIRONMENTS_FILE f is not a valid environments file/,
   );
+});
+
+test('roles: both by default, one or both by --role, an unknown one refused', () => {
+  assert.deepEqual(readRoles(['node', 'main.ts']), ['http', 'worker']);
+  assert.deepEqual(readRoles(['--role=worker']), ['worker']);
+  assert.deepEqual(readRoles(['--role=worker,http']), ['http', 'worker']);
+  assert.throws(() => readRoles(['--role=cron']), /--role must be/);
+  assert.throws(() => readRoles(['--role=http,cron']), /--role must be/);
+});
+
+test('the worker role needs no OIDC settings', () => {
+  const c = readEnvConfig({ DATABASE_URL: 'postgres://db/x' }, undefined, ['worker']);
+  assert.equal(c.databaseUrl, 'postgres://db/x');
+  assert.throws(() => readEnvConfig({}, undefined, ['http']), /OIDC_ISSUER is required/);
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
-import type { OidcConfig } from './config.ts';
+import { type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
 
 /** Everything `main.ts` reads from the environment, validated. */
 export interface EnvConfig {
@@ -18,13 +18,31 @@ export interface EnvConfig {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
+ * The roles named by `--role=http`, `--role=worker` or `--role=http,worker` among the process
+ * arguments; both when there is no `--role`. Throws on an unknown role.
+ */
+export function readRoles(argv: readonly string[]): ServerRole[] {
+  const arg = argv.find((a) => a.startsWith('--role='));
+  if (arg === undefined) return [...SERVER_ROLES];
+  const names = arg.slice('--role='.length).split(',').filter(Boolean);
+  const roles = SERVER_ROLES.filter((r) => names.includes(r));
+  if (roles.length === 0 || roles.length !== names.length) {
+    throw new Error(`--role must be ${SERVER_ROLES.join(', ')} or both comma separated, got "${arg}"`);
+  }
+  return roles;
+}
+
+/**
  * Reads and validates the server's environment variables; throws one Error naming every bad
- * value, so a misconfigured deployment fails at start with a clear message.
+ * value, so a misconfigured deployment fails at start with a clear message. The OIDC variables
+ * are required only with the http role.
  */
 export function readEnvConfig(
   env: NodeJS.ProcessEnv,
   readFile = (p: string) => readFileSync(p, 'utf8'),
+  roles: readonly ServerRole[] = SERVER_ROLES,
 ): EnvConfig {
+  const isHttp = roles.includes('http');
   const problems: string[] = [];
   const str = (name: string, fallback?: string): string => {
     const v = env[name]?.trim();
@@ -54,7 +72,7 @@ export function readEnvConfig(
       .map((s) => s.trim())
       .filter(Boolean);
 
-  const issuer = str('OIDC_ISSUER');
+  const issuer = str('OIDC_ISSUER', isHttp ? undefined : '');
   url('OIDC_ISSUER', issuer);
   const jwksUri = env.OIDC_JWKS_URI?.trim() || undefined;
   if (jwksUri) url('OIDC_JWKS_URI', jwksUri);
@@ -98,7 +116,7 @@ export function readEnvConfig(
     dataDir: str('DATA_DIR', './data'),
     oidc: {
       issuer,
-      audience: str('OIDC_AUDIENCE'),
+      audience: str('OIDC_AUDIENCE', isHttp ? undefined : ''),
       algorithms,
       permissionsClaim: str('PERMISSIONS_CLAIM', 'permissions'),
       jwksUri,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZErrorBody } from '@pm/contracts';
+import { buildAccount, newUserId } from '@pm/db/testing';
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createTestApp, type TestApp } from '../test/app.ts';
-import { buildAccount, newUserId } from '../test/factories.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerInputRules } from './input.ts';
 
@@ -17,7 +17,7 @@ let customerId: string;
 before(async () => {
   t = await createTestApp('input_rules');
   staff = await t.staffAuth(newUserId('staff'));
-  customerId = (await buildAccount(t.db, { balanceC: 1000 })).userID;
+  customerId = (await buildAccount(t.db, { balanceC: 1000 })).userId;
   customer = await t.auth(customerId);
 });
 after(async () => {

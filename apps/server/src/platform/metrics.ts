@@ -1,16 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-
-export interface Metrics {
-  registry: Registry;
-}
+import { Counter, collectDefaultMetrics, Histogram, type Registry } from 'prom-client';
 
 /**
- * Prometheus metrics for one app instance (its own registry, so several apps can live in one
+ * Prometheus metrics into `registry` (one per app instance, so several apps can live in one
  * process): default process metrics plus request count and duration by route and status.
  */
-export function registerMetrics(app: FastifyInstance): Metrics {
-  const registry = new Registry();
+export function registerMetrics(app: FastifyInstance, registry: Registry): void {
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
@@ -36,5 +31,4 @@ export function registerMetrics(app: FastifyInstance): Metrics {
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
   });
-  return { registry };
 }

@@ -123,7 +123,7 @@ describe('start()', () => {
       web: { host: '127.0.0.1', port: 0, root, environments: [environment] },
     });
     try {
-      assert.match(server.apiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.match(server.apiUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await fetch(`${server.apiUrl}/readyz`, { signal: AbortSignal.timeout(5000) });
       assert.deepEqual(await health.json(), { status: 'ok' });
       const page = await fetch(`${server.webUrl}/my/history`, { signal: AbortSignal.timeout(5000) });
@@ -143,7 +143,7 @@ describe('start()', () => {
   test('close does not wait for an open socket that never sent a request', async () => {
     const server = await startOnLoopback();
     // Browsers pre-open connections like this one; shutdown must not wait for their headers timeout.
-    const url = new URL(server.apiUrl);
+    const url = new URL(server.apiUrl!);
     const socket = connect(Number(url.port), url.hostname);
     await once(socket, 'connect');
     const closed = once(socket, 'close');

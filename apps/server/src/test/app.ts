@@ -1,7 +1,8 @@
 import { STAFF_PERMISSIONS } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type RouteModule } from '../app.ts';
+import { buildApp } from '../app.ts';
+import type { AnyModule } from '../platform/module.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
 export const TEST_AUDIENCE = 'https://api.market.test';
@@ -22,10 +23,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh database, a loopback issuer and the API built on them (for `app.inject`). */
+/**
+ * A fresh database, a loopback issuer and the API built on them (for `app.inject`). `modules` are
+ * added after the product's own (throwaway routes for a test).
+ */
 export async function createTestApp(
   label: string,
-  o: { blockCacheMs?: number; modules?: RouteModule[] } = {},
+  o: { blockCacheMs?: number; modules?: AnyModule[] } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(label);
   const issuer = await startTestIssuer(TEST_AUDIENCE);
@@ -40,7 +44,7 @@ export async function createTestApp(
     corsOrigins: [TEST_ORIGIN],
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     blockCacheMs: o.blockCacheMs,
-    modules: o.modules,
+    extraModules: o.modules,
   });
   await app.ready();
   const auth = async (userId: string, permissions: string[] = [], claims: Record<string, unknown> = {}) => ({

@@ -1,4 +1,4 @@
-import { accounts, type DbOrTx } from '@pm/db';
+import { accounts, type Db, type DbOrTx, type Tx } from '@pm/db';
 import { eq } from 'drizzle-orm';
 
 export type AccountRow = typeof accounts.$inferSelect;
@@ -10,36 +10,30 @@ export interface NewAccount {
   refcode: string | null;
 }
 
-/** The only place that reads and writes `accounts` rows (the balance column belongs to the ledger). */
-export interface AccountRepository {
-  findById(userId: string, tx?: DbOrTx): Promise<AccountRow | undefined>;
-  /** Locks the row (SELECT … FOR UPDATE) for the rest of the transaction. */
-  lockById(userId: string, tx: DbOrTx): Promise<AccountRow | undefined>;
-  /** Inserts the account unless it exists; never changes an existing row. */
-  insertIfMissing(account: NewAccount, tx?: DbOrTx): Promise<void>;
-  setPermissions(userId: string, permissions: string[], tx?: DbOrTx): Promise<void>;
-  /** undefined when the account does not exist. */
-  findBlocked(userId: string, tx?: DbOrTx): Promise<boolean | undefined>;
-}
-
-/** Builds the accounts repository over a Drizzle database. */
-export function createAccountRepository(db: DbOrTx): AccountRepository {
+/**
+ * The only place that reads and writes `accounts` rows (the balance column belongs to the ledger,
+ * `blocked` to identity). Every method takes the caller's `tx` last; `lock*` methods require one.
+ */
+export function createAccountRepository(db: Db) {
   return {
-    async findById(userId, tx = db) {
+    async findById(userId: string, tx: DbOrTx = db): Promise<AccountRow | undefined> {
       const rows = await tx.select().from(accounts).where(eq(accounts.userId, userId)).limit(1);
       return rows[0];
     },
-    async lockById(userId, tx) {
+    /** Locks the row (SELECT … FOR UPDATE) for the rest of the transaction. */
+    async lockById(userId: string, tx: Tx): Promise<AccountRow | undefined> {
       const rows = await tx.select().from(accounts).where(eq(accounts.userId, userId)).for('update');
       return rows[0];
     },
-    async insertIfMissing(account, tx = db) {
+    /** Inserts the account unless it exists; never changes an existing row. */
+    async insertIfMissing(account: NewAccount, tx: DbOrTx = db): Promise<void> {
       await tx.insert(accounts).values(account).onConflictDoNothing({ target: accounts.userId });
     },
-    async setPermissions(userId, permissions, tx = db) {
+    async setPermissions(userId: string, permissions: string[], tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ permissions }).where(eq(accounts.userId, userId));
     },
-    async findBlocked(userId, tx = db) {
+    /** undefined when the account does not exist. */
+    async findBlocked(userId: string, tx: DbOrTx = db): Promise<boolean | undefined> {
       const rows = await tx
         .select({ blocked: accounts.blocked })
         .from(accounts)
@@ -49,3 +43,5 @@ export function createAccountRepository(db: DbOrTx): AccountRepository {
     },
   };
 }
+
+export type AccountRepository = ReturnType<typeof createAccountRepository>;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZAccount } from '@pm/contracts';
+import { buildAccount, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { buildAccount, newUserId } from '../../test/factories.ts';
 
 let t: TestApp;
 let staff: Record<string, string>;
@@ -90,7 +90,7 @@ describe('GET/PUT /accounts/my', () => {
 describe('staff: GET/PATCH /accounts/{id}', () => {
   test('GET answers any account; 404 for an unknown one', async () => {
     const acc = await buildAccount(t.db, { balanceC: 1234, permissions: ['DEPOSIT'] });
-    const res = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userID}`, headers: staff });
+    const res = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userId}`, headers: staff });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().balanceC, 1234);
     assert.deepEqual(res.json().permissions, ['DEPOSIT']);
@@ -103,7 +103,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     const patch = (payload: unknown) =>
       t.app.inject({
         method: 'PATCH',
-        url: `/accounts/${acc.userID}`,
+        url: `/accounts/${acc.userId}`,
         headers: staff,
         payload: payload as object,
       });
@@ -122,7 +122,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     const acc = await buildAccount(t.db);
     const res = await t.app.inject({
       method: 'PATCH',
-      url: `/accounts/${acc.userID}`,
+      url: `/accounts/${acc.userId}`,
       headers: staff,
       payload: { balanceDeltaC: 2500, memo: 'Goodwill credit' },
     });
@@ -131,14 +131,14 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     assert.equal(res.json().balanceCents, 2500);
     const debit = await t.app.inject({
       method: 'PATCH',
-      url: `/accounts/${acc.userID}`,
+      url: `/accounts/${acc.userId}`,
       headers: staff,
       payload: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] } },
     });
     assert.equal(debit.json().balanceC, 2000);
     assert.deepEqual(debit.json().permissions, ['DEPOSIT']);
     assert.deepEqual(
-      (await ledgerRows(acc.userID)).map((r) => [r.type, r.memo, Number(r.amt_c), Number(r.bal_c)]),
+      (await ledgerRows(acc.userId)).map((r) => [r.type, r.memo, Number(r.amt_c), Number(r.bal_c)]),
       [
         ['adjustment', 'Goodwill credit', 2500, 2500],
         ['adjustment', 'Balance adjustment', -500, 2000],
@@ -150,7 +150,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     const acc = await buildAccount(t.db, { balanceC: 300 });
     const res = await t.app.inject({
       method: 'PATCH',
-      url: `/accounts/${acc.userID}`,
+      url: `/accounts/${acc.userId}`,
       headers: staff,
       payload: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] } },
     });
@@ -159,7 +159,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       { error: res.json().error, message: res.json().message },
       { error: 'CONFLICT', message: 'Balance cannot go below zero' },
     );
-    const now = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userID}`, headers: staff });
+    const now = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userId}`, headers: staff });
     assert.equal(now.json().balanceC, 300);
     assert.deepEqual(now.json().permissions, []);
   });
@@ -169,7 +169,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     const send = () =>
       t.app.inject({
         method: 'PATCH',
-        url: `/accounts/${acc.userID}`,
+        url: `/accounts/${acc.userId}`,
         headers: { ...staff, 'idempotency-key': 'adj-7f3a' },
         payload: { balanceDeltaC: 1000 },
       });
@@ -177,10 +177,10 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     assert.equal(a.json().balanceC, 1000);
     assert.equal(b.json().balanceC, 1000);
     assert.equal((await send()).json().balanceC, 1000);
-    assert.equal((await ledgerRows(acc.userID)).length, 1);
+    assert.equal((await ledgerRows(acc.userId)).length, 1);
     const bad = await t.app.inject({
       method: 'PATCH',
-      url: `/accounts/${acc.userID}`,
+      url: `/accounts/${acc.userId}`,
       headers: { ...staff, 'idempotency-key': 'has space' },
       payload: { balanceDeltaC: 1 },
     });
@@ -218,7 +218,7 @@ describe('bad input on PATCH /accounts/{id}', () => {
       const acc = await buildAccount(t.db);
       const res = await t.app.inject({
         method: 'PATCH',
-        url: `/accounts/${acc.userID}`,
+        url: `/accounts/${acc.userId}`,
         headers: { ...staff, 'content-type': 'application/json' },
         payload,
       });

@@ -6,33 +6,33 @@ import {
   ZIdempotencyKeyHeaders,
   ZPatchAccountRequest,
 } from '@pm/contracts';
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getPrincipal } from '../../platform/auth.ts';
+import type { ApiApp } from '../../platform/module.ts';
 import type { AccountService } from './accounts.service.ts';
 
 const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 404: ZErrorBody };
 
 /** `GET|PUT /accounts/my` (any signed-in user), `GET|PATCH /accounts/{id}` (staff). */
-export function register(app: FastifyInstance, deps: { accounts: AccountService }): void {
-  const r = app.withTypeProvider<ZodTypeProvider>();
-
-  r.get(
+export function registerAccountsRoutes(app: ApiApp, deps: { accounts: AccountService }): void {
+  app.get(
     '/accounts/my',
-    { schema: { tags: ['accounts'], response: { 200: ZAccount, ...errors } } },
+    { config: { auth: 'user' }, schema: { tags: ['accounts'], response: { 200: ZAccount, ...errors } } },
     async (req) => deps.accounts.getAccount(getPrincipal(req).userId),
   );
 
-  r.put(
+  app.put(
     '/accounts/my',
-    { schema: { tags: ['accounts'], body: ZEmptyBody, response: { 200: ZAccount, ...errors } } },
+    {
+      config: { auth: 'user' },
+      schema: { tags: ['accounts'], body: ZEmptyBody, response: { 200: ZAccount, ...errors } },
+    },
     async (req) => {
       const p = getPrincipal(req);
       return deps.accounts.ensureAccount({ userId: p.userId, email: p.email, refcode: p.refcode });
     },
   );
 
-  r.get(
+  app.get(
     '/accounts/:id',
     {
       config: { auth: 'staff' },
@@ -41,7 +41,7 @@ export function register(app: FastifyInstance, deps: { accounts: AccountService 
     async (req) => deps.accounts.getAccount(req.params.id),
   );
 
-  r.patch(
+  app.patch(
     '/accounts/:id',
     {
       config: { auth: 'staff' },

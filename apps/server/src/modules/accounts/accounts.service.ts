@@ -1,6 +1,5 @@
 import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
-import type { Db, DbHandle } from '@pm/db';
-import { drizzleOf } from '../../platform/db.ts';
+import type { Db } from '@pm/db';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { type AccountRow, createAccountRepository } from './accounts.repository.ts';
 
@@ -18,16 +17,13 @@ export interface PatchAccountOptions {
   actorId: string;
 }
 
-export interface AccountService {
-  /** The account, or NOT_FOUND. */
-  getAccount(userId: string): Promise<TAccount>;
-  /** Creates the account if missing (email, refcode, permissions only used on creation); returns it. */
-  ensureAccount(input: EnsureAccountInput): Promise<TAccount>;
-  /** Staff edit: grant/revoke permissions and/or adjust the balance through the ledger, atomically. */
-  patchAccount(userId: string, patch: TPatchAccountRequest, options: PatchAccountOptions): Promise<TAccount>;
-  /** True when the account exists and is blocked. */
-  isBlocked(userId: string): Promise<boolean>;
+export interface AccountServiceDeps {
+  db: Db;
+  /** Balance changes go through the ledger only. */
+  ledger: Pick<LedgerService, 'move'>;
 }
+
+export type AccountService = ReturnType<typeof createAccountService>;
 
 /** Maps a stored account to its wire shape. */
 export function toAccount(row: AccountRow): TAccount {
@@ -56,18 +52,19 @@ export function applyPermissionChange(
   return next;
 }
 
-/** Builds the accounts service; balance changes go through `ledger` only. */
-export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerService, 'move'>): AccountService {
-  const drizzleDb = drizzleOf(db);
-  const repo = createAccountRepository(drizzleDb);
+/** Accounts: reading, creating from token claims, staff edits (permissions and balance), block state. */
+export function createAccountService(deps: AccountServiceDeps) {
+  const repo = createAccountRepository(deps.db);
 
   return {
-    async getAccount(userId) {
+    /** The account, or NOT_FOUND. */
+    async getAccount(userId: string): Promise<TAccount> {
       const row = await repo.findById(userId);
       if (!row) throw notFound(userId);
       return toAccount(row);
     },
-    async ensureAccount(input) {
+    /** Creates the account if missing (email, refcode, permissions only used on creation); returns it. */
+    async ensureAccount(input: EnsureAccountInput): Promise<TAccount> {
       await repo.insertIfMissing({
         userId: input.userId,
         email: input.email,
@@ -78,7 +75,12 @@ export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerServi
       if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
       return toAccount(row);
     },
-    async patchAccount(userId, patch, options) {
+    /** Staff edit: grant/revoke permissions and/or adjust the balance through the ledger, atomically. */
+    async patchAccount(
+      userId: string,
+      patch: TPatchAccountRequest,
+      options: PatchAccountOptions,
+    ): Promise<TAccount> {
       const both = (patch.permissions?.add ?? []).filter((p) => patch.permissions?.remove?.includes(p));
       if (both.length > 0) {
         throw new AppError('VALIDATION_FAILED', {
@@ -86,7 +88,7 @@ export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerServi
           details: { field: 'permissions' },
         });
       }
-      return drizzleDb.transaction(async (tx) => {
+      return deps.db.transaction(async (tx) => {
         const row = await repo.lockById(userId, tx);
         if (!row) throw notFound(userId);
         if (patch.permissions) {
@@ -94,7 +96,7 @@ export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerServi
         }
         if (patch.balanceDeltaC !== undefined) {
           try {
-            await ledger.move(
+            await deps.ledger.move(
               {
                 userId,
                 amountC: patch.balanceDeltaC,
@@ -122,16 +124,9 @@ export function createAccountService(db: DbHandle | Db, ledger: Pick<LedgerServi
         return toAccount(updated);
       });
     },
-    async isBlocked(userId) {
+    /** True when the account exists and is blocked. */
+    async isBlocked(userId: string): Promise<boolean> {
       return (await repo.findBlocked(userId)) === true;
     },
   };
-}
-
-/** Creates the account if missing (used by the launcher for demo users). */
-export function ensureAccount(db: DbHandle | Db, input: EnsureAccountInput): Promise<TAccount> {
-  const noLedger = {
-    move: () => Promise.reject(new AppError('INTERNAL', { message: 'ensureAccount moves no money' })),
-  };
-  return createAccountService(db, noLedger).ensureAccount(input);
 }

@@ -1,17 +1,17 @@
-import type { RouteModule } from '../../app.ts';
-import { getPrincipal } from '../../platform/auth.ts';
-import { createLeaseService } from '../leases/lease.service.ts';
-import { register } from './authport.routes.ts';
+import { defineModule, type Platform } from '../../platform/module.ts';
+import type { LeaseService } from '../leases/leases.service.ts';
+import { registerAuthPortRoutes } from './authport.routes.ts';
 import { createAuthPortService } from './authport.service.ts';
 
-/** Wires `POST /authport/create/{id}` to the lease service for the signed-in caller. */
-export const authportModule: RouteModule = (app, core) => {
-  const leases = createLeaseService({ db: core.db.db });
-  register(app, {
+/** No-auth ports: `POST /authport/create/{id}` for the lease's owner, on the lease service. */
+export const authportModule = defineModule({
+  name: 'authport',
+  needs: ['leases'],
+  services: (
+    _platform: Platform,
+    { leases }: { leases: Pick<LeaseService, 'getLease' | 'allocateAuthPort'> },
+  ) => ({
     authport: createAuthPortService({ leases }),
-    getCaller: (request) => {
-      const p = getPrincipal(request);
-      return { userId: p.userId, isStaff: p.isStaff };
-    },
-  });
-};
+  }),
+  routes: registerAuthPortRoutes,
+});

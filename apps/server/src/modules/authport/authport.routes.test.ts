@@ -1,47 +1,32 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AppError } from '@pm/contracts';
-import { ZAuthPortCreateResponse } from '@pm/contracts/leases';
-import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { registerErrorHandling } from '../../platform/errors.ts';
-import { createLeaseService } from '../leases/lease.service.ts';
-import { buildAgent, buildNode } from '../leases/lease.testkit.ts';
-import { register } from './authport.routes.ts';
-import { createAuthPortService } from './authport.service.ts';
+import { ZAuthPortCreateResponse } from '@pm/contracts';
+import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createLeaseService } from '../leases/leases.service.ts';
 
-let db: TestDatabase;
-let app: FastifyInstance;
+let t: TestApp;
 let leaseId: string;
+let alice: string;
 
 before(async () => {
-  db = await createTestDatabase('authport_routes');
-  const leases = createLeaseService({ db: db.db });
-  app = Fastify();
-  registerErrorHandling(app);
-  register(app, {
-    authport: createAuthPortService({ leases }),
-    getCaller(request) {
-      const user = request.headers['x-test-user'];
-      if (typeof user !== 'string') throw new AppError('UNAUTHENTICATED');
-      return { userId: user, isStaff: user === 'staff' };
-    },
-  });
-  await app.ready();
-  const node = await buildNode(db.db, { publicIp: '203.0.113.7', authPortMin: 40000, authPortMax: 40100 });
-  const agent = await buildAgent(db.db, { nodeId: node.id });
-  leaseId = (await leases.createLease({ userId: 'alice', agentId: agent.id, exc: false })).id;
+  t = await createTestApp('authport_routes');
+  const node = await buildNode(t.db, { publicIp: '203.0.113.7', authPortMin: 40000, authPortMax: 40100 });
+  const agent = await buildAgent(t.db, { nodeId: node.id });
+  alice = newUserId('alice');
+  leaseId = (
+    await createLeaseService({ db: t.db.db }).createLease({ userId: alice, agentId: agent.id, exc: false })
+  ).id;
 });
 after(async () => {
-  await app.close();
-  await db.drop();
+  await t?.close();
 });
 
-const post = (body: unknown, user = 'alice', id = leaseId) =>
-  app.inject({
+const post = async (body: unknown, headers?: Record<string, string>, id = leaseId) =>
+  t.app.inject({
     method: 'POST',
     url: `/authport/create/${id}`,
-    headers: { 'x-test-user': user, 'content-type': 'application/json' },
+    headers: { ...(headers ?? (await t.auth(alice))), 'content-type': 'application/json' },
     payload: JSON.stringify(body),
   });
 
@@ -59,7 +44,7 @@ test('accepts { whitelist } and keeps the same port', async () => {
   assert.deepEqual(res.json().authPort, { node: '203.0.113.7', port: 40000, whitelist: '127.0.0.4' });
 });
 
-test('a bad entry is a 400 naming it', async () => {
+test('a bad entry is a 400 naming it; a body of the wrong type is a 400', async () => {
   const res = await post('127.0.0.3,300.1.1.1');
   assert.equal(res.statusCode, 400);
   assert.equal(res.json().error, 'VALIDATION_FAILED');
@@ -68,17 +53,27 @@ test('a bad entry is a 400 naming it', async () => {
   const wrongType = await post({ whitelist: 5 });
   assert.equal(wrongType.statusCode, 400);
   assert.equal(wrongType.json().error, 'VALIDATION_FAILED');
+  // Neither a string nor { whitelist: string | string[] }: the union as a whole is refused.
+  assert.equal(wrongType.json().field, 'body');
 });
 
-test("another user's lease is 404; staff may; no caller is 401", async () => {
-  assert.equal((await post('1.1.1.1', 'mallory')).statusCode, 404);
-  assert.equal((await post('1.1.1.1', 'staff')).statusCode, 200);
-  assert.equal((await post('1.1.1.1', 'alice', 'zzzz-0000')).statusCode, 404);
-  const anonymous = await app.inject({
+test("another user's lease is 404; staff may; no token is 401", async () => {
+  assert.equal((await post('1.1.1.1', await t.auth(newUserId('mallory')))).statusCode, 404);
+  assert.equal((await post('1.1.1.1', await t.staffAuth(newUserId('staff')))).statusCode, 200);
+  assert.equal((await post('1.1.1.1', undefined, 'zzzz-0000')).statusCode, 404);
+  const anonymous = await t.app.inject({
     method: 'POST',
     url: `/authport/create/${leaseId}`,
     headers: { 'content-type': 'application/json' },
     payload: '"1.1.1.1"',
   });
   assert.equal(anonymous.statusCode, 401);
+});
+
+test('the route is in the OpenAPI document with its body and response', async () => {
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const op = doc.paths['/authport/create/{id}'].post;
+  assert.ok(op.requestBody.content['application/json'].schema);
+  assert.ok(op.responses['200'].content['application/json'].schema.properties.authPort);
+  assert.ok(op.responses['429']);
 });

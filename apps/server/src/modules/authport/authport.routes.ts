@@ -1,33 +1,31 @@
-import { AppError } from '@pm/contracts';
-import { ZAuthPortCreateBody, ZAuthPortParams } from '@pm/contracts/leases';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
-import type { AuthPortService, Caller } from './authport.service.ts';
+import { ZAuthPortCreateBody, ZAuthPortCreateResponse, ZAuthPortParams, ZErrorBody } from '@pm/contracts';
+import { getPrincipal } from '../../platform/auth.ts';
+import type { ApiApp } from '../../platform/module.ts';
+import type { AuthPortService } from './authport.service.ts';
 
-export interface AuthPortRoutesDeps {
-  authport: Pick<AuthPortService, 'createAuthPort'>;
-  /** The signed-in caller of a request; throws UNAUTHENTICATED (the app's auth layer provides it). */
-  getCaller(request: FastifyRequest): Caller | Promise<Caller>;
-}
+const errors = { 400: ZErrorBody, 401: ZErrorBody, 404: ZErrorBody, 409: ZErrorBody, 429: ZErrorBody };
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, context: string): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = [context, ...(issue?.path ?? []).map(String)].join('.');
-  throw new AppError('VALIDATION_FAILED', {
-    userMessage: `${field}: ${issue?.message ?? 'Invalid value'}`,
-    details: { field },
-  });
-}
-
-/** `POST /authport/create/{id}`: body is the whitelist (a JSON string, or `{ whitelist }`). */
-export function register(app: FastifyInstance, deps: AuthPortRoutesDeps): void {
-  app.post('/authport/create/:id', async (request) => {
-    const caller = await deps.getCaller(request);
-    const { id } = parse(ZAuthPortParams, request.params, 'params');
-    const body = parse(ZAuthPortCreateBody, request.body ?? '', 'whitelist');
-    const whitelist = typeof body === 'string' ? body : body.whitelist;
-    return deps.authport.createAuthPort(caller, id, whitelist);
-  });
+/** `POST /authport/create/{id}`: the body is the whitelist (a JSON string, `{ whitelist }` or a list). */
+export function registerAuthPortRoutes(
+  app: ApiApp,
+  deps: { authport: Pick<AuthPortService, 'createAuthPort'> },
+) {
+  app.post(
+    '/authport/create/:id',
+    {
+      // Each call may allocate a port on the node: a few a minute is plenty for a person.
+      config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
+      schema: {
+        tags: ['leases'],
+        params: ZAuthPortParams,
+        body: ZAuthPortCreateBody,
+        response: { 200: ZAuthPortCreateResponse, ...errors },
+      },
+    },
+    async (req) => {
+      const { userId, isStaff } = getPrincipal(req);
+      const whitelist = typeof req.body === 'string' ? req.body : req.body.whitelist;
+      return deps.authport.createAuthPort({ userId, isStaff }, req.params.id, whitelist);
+    },
+  );
 }

@@ -1,11 +1,11 @@
-import { AppError } from '@pm/contracts';
-import type { TAuthPortCreateResponse } from '@pm/contracts/leases';
-import type { LeaseService } from '../leases/lease.service.ts';
+import { AppError, type TAuthPortCreateResponse } from '@pm/contracts';
+import type { LeaseService } from '../leases/leases.service.ts';
 
 export interface AuthPortServiceDeps {
   leases: Pick<LeaseService, 'getLease' | 'allocateAuthPort'>;
 }
 
+/** Who asks: the signed-in user, and whether they are staff. */
 export interface Caller {
   userId: string;
   isStaff: boolean;
@@ -26,7 +26,7 @@ export function createAuthPortService(deps: AuthPortServiceDeps) {
       whitelist: string | readonly string[],
     ): Promise<TAuthPortCreateResponse> {
       const lease = await deps.leases.getLease(leaseId);
-      if (lease.userId !== caller.userId && !caller.isStaff) {
+      if (lease.user !== caller.userId && !caller.isStaff) {
         throw new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
       }
       const authPort = await deps.leases.allocateAuthPort(leaseId, whitelist);

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError, ZAccount, ZErrorBody, ZTxRecordsResponse } from '@pm/contracts';
-import { MAX_CENTS } from '@pm/money';
+import { buildAccount, buildAgent, newUserId } from '@pm/db/testing';
+import { type Cents, cents, MAX_CENTS } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { buildAccount, newUserId } from '../../test/factories.ts';
-import { buildAgent } from '../leases/lease.testkit.ts';
 import { createLedgerService, type LedgerService } from './ledger.service.ts';
 
 let t: TestApp;
@@ -13,7 +12,7 @@ let staff: Record<string, string>;
 
 before(async () => {
   t = await createTestApp('ledger_bounds');
-  ledger = createLedgerService(t.db);
+  ledger = createLedgerService({ db: t.db.db });
   staff = await t.staffAuth(newUserId('staff'));
 });
 after(async () => {
@@ -30,22 +29,22 @@ const isCode = (code: string, errorCode?: string) => (e: unknown) =>
 
 describe('ledger.move within MAX_CENTS', () => {
   test('a credit that would take the balance past MAX_CENTS is a CONFLICT and changes nothing', async () => {
-    const { userID } = await buildAccount(t.db, { balanceC: MAX_CENTS - 10 });
+    const { userId } = await buildAccount(t.db, { balanceC: MAX_CENTS - 10 });
     const before = await snapshot();
     await assert.rejects(
-      ledger.move({ userId: userID, amountC: 11, type: 'deposit' }),
+      ledger.move({ userId, amountC: cents(11), type: 'deposit' }),
       isCode('CONFLICT', 'balanceLimit'),
     );
     assert.equal(await snapshot(), before);
-    const exact = await ledger.move({ userId: userID, amountC: 10, type: 'deposit' });
+    const exact = await ledger.move({ userId, amountC: cents(10), type: 'deposit' });
     assert.equal(exact.balanceC, MAX_CENTS);
   });
 
   test('an amount past MAX_CENTS either way is refused before touching the database', async () => {
-    const { userID } = await buildAccount(t.db);
+    const { userId } = await buildAccount(t.db);
     for (const amountC of [MAX_CENTS + 1, -MAX_CENTS - 1, Number.MAX_SAFE_INTEGER, 2 ** 53, Number.NaN]) {
       await assert.rejects(
-        ledger.move({ userId: userID, amountC, type: 'adjustment' }),
+        ledger.move({ userId, amountC: amountC as Cents, type: 'adjustment' }),
         isCode('VALIDATION_FAILED'),
         String(amountC),
       );
@@ -59,18 +58,18 @@ describe('the database refuses money past MAX_CENTS in every money column', () =
   };
 
   test('accounts.balance_c and txrecords.amt_c / bal_c', async () => {
-    const { userID } = await buildAccount(t.db);
-    await t.db.query('UPDATE accounts SET balance_c = $2 WHERE user_id = $1', [userID, MAX_CENTS]);
-    await refuses('UPDATE accounts SET balance_c = $2 WHERE user_id = $1', [userID, MAX_CENTS + 1]);
+    const { userId } = await buildAccount(t.db);
+    await t.db.query('UPDATE accounts SET balance_c = $2 WHERE user_id = $1', [userId, MAX_CENTS]);
+    await refuses('UPDATE accounts SET balance_c = $2 WHERE user_id = $1', [userId, MAX_CENTS + 1]);
     const insert = "INSERT INTO txrecords (user_id, type, amt_c, bal_c) VALUES ($1, 'adjustment', $2, $3)";
-    await t.db.query(insert, [userID, -MAX_CENTS, MAX_CENTS]);
-    await refuses(insert, [userID, MAX_CENTS + 1, 0]);
-    await refuses(insert, [userID, -MAX_CENTS - 1, 0]);
-    await refuses(insert, [userID, 1, MAX_CENTS + 1]);
+    await t.db.query(insert, [userId, -MAX_CENTS, MAX_CENTS]);
+    await refuses(insert, [userId, MAX_CENTS + 1, 0]);
+    await refuses(insert, [userId, -MAX_CENTS - 1, 0]);
+    await refuses(insert, [userId, 1, MAX_CENTS + 1]);
   });
 
   test('agents.price_exc_c / price_shr_c and leases.purchase_price_c / refund_amount_c', async () => {
-    const agent = await buildAgent(t.db.db, { priceExcC: MAX_CENTS, priceShrC: MAX_CENTS });
+    const agent = await buildAgent(t.db, { priceExcC: cents(MAX_CENTS), priceShrC: cents(MAX_CENTS) });
     await refuses('UPDATE agents SET price_exc_c = $2 WHERE id = $1', [agent.id, MAX_CENTS + 1]);
     await refuses('UPDATE agents SET price_shr_c = $2 WHERE id = $1', [agent.id, MAX_CENTS + 1]);
     const insert = `INSERT INTO leases (id, user_id, agent_id, exc, until, socks_user, socks_pwd, purchase_price_c, refund_amount_c)
@@ -84,12 +83,12 @@ describe('the database refuses money past MAX_CENTS in every money column', () =
 
 describe('PATCH /accounts/{id} balanceDeltaC (issue 15, defect 2)', () => {
   test('MAX_SAFE_INTEGER, then +1: refused and nothing saved; the account and its records still read back', async () => {
-    const { userID } = await buildAccount(t.db);
-    const customer = await t.auth(userID);
+    const { userId } = await buildAccount(t.db);
+    const customer = await t.auth(userId);
     const patch = (balanceDeltaC: number) =>
       t.app.inject({
         method: 'PATCH',
-        url: `/accounts/${userID}`,
+        url: `/accounts/${userId}`,
         headers: { ...staff, 'content-type': 'application/json' },
         payload: { balanceDeltaC },
       });
@@ -113,9 +112,9 @@ describe('PATCH /accounts/{id} balanceDeltaC (issue 15, defect 2)', () => {
 
     for (const [url, headers, schema] of [
       ['/accounts/my', customer, ZAccount],
-      [`/accounts/${userID}`, staff, ZAccount],
+      [`/accounts/${userId}`, staff, ZAccount],
       ['/txrecords', customer, ZTxRecordsResponse],
-      [`/txrecords?uid=${userID}`, staff, ZTxRecordsResponse],
+      [`/txrecords?uid=${userId}`, staff, ZTxRecordsResponse],
     ] as const) {
       const res = await t.app.inject({ method: 'GET', url, headers });
       assert.equal(res.statusCode, 200, `${url}: ${res.body}`);

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AppError } from '@pm/contracts';
-import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { buildAccount, createTestDatabase, newUserId, type TestDatabase } from '@pm/db/testing';
+import { cents } from '@pm/money';
 import fc from 'fast-check';
-import { buildAccount, newUserId } from '../../test/factories.ts';
 import { createLedgerService, type LedgerService, type MoveResult } from './ledger.service.ts';
 
 const ACCOUNTS = 4;
@@ -19,7 +19,7 @@ let ledger: LedgerService;
 
 before(async () => {
   db = await createTestDatabase('ledger_prop');
-  ledger = createLedgerService(db);
+  ledger = createLedgerService({ db: db.db });
 });
 after(async () => {
   await db?.drop();
@@ -54,7 +54,7 @@ async function checkRun(ops: Op[]): Promise<void> {
     const base = op.key === null ? op : (firstByKey.get(op.key) ?? firstByKey.set(op.key, op).get(op.key)!);
     return {
       userId: users[base.account]!,
-      amountC: base.amountC,
+      amountC: cents(base.amountC),
       type: base.amountC > 0 ? ('deposit' as const) : ('purchase' as const),
       idemKey: op.key === null ? undefined : `run${run}:key${op.key}`,
     };

@@ -1,4 +1,5 @@
-import { accounts, type DbOrTx, txrecords } from '@pm/db';
+import { accounts, type Db, type DbOrTx, type Tx, txrecords } from '@pm/db';
+import type { Cents } from '@pm/money';
 import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 
 /** One ledger row as stored. */
@@ -8,8 +9,8 @@ export interface NewTxRecord {
   userId: string;
   type: string;
   memo: string;
-  amtC: number;
-  balC: number;
+  amtC: Cents;
+  balC: Cents;
   idemKey: string | null;
 }
 
@@ -21,22 +22,6 @@ export interface TxRecordFilter {
   end?: Date | undefined;
 }
 
-/** The only place that reads and writes `txrecords` and `accounts.balance_c`. Every method takes the caller's `db` or `tx`. */
-export interface LedgerRepository {
-  /** Locks the account row (SELECT … FOR UPDATE) and returns its balance; undefined when the account is missing. */
-  lockBalance(userId: string, tx: DbOrTx): Promise<number | undefined>;
-  findByIdemKey(idemKey: string, tx?: DbOrTx): Promise<TxRecordRow | undefined>;
-  /** Inserts a record; undefined when a record with the same idempotency key already exists (ON CONFLICT DO NOTHING). */
-  insert(row: NewTxRecord, tx: DbOrTx): Promise<TxRecordRow | undefined>;
-  setBalance(userId: string, balanceC: number, tx: DbOrTx): Promise<void>;
-  /** Newest first (by id: within one account id order is the balance chain order). */
-  findRecords(
-    filter: TxRecordFilter & { offset: number; limit: number },
-    tx?: DbOrTx,
-  ): Promise<TxRecordRow[]>;
-  countRecords(filter: TxRecordFilter, tx?: DbOrTx): Promise<number>;
-}
-
 function where(f: TxRecordFilter): SQL | undefined {
   return and(
     eq(txrecords.userId, f.userId),
@@ -45,10 +30,14 @@ function where(f: TxRecordFilter): SQL | undefined {
   );
 }
 
-/** Builds the ledger repository over a Drizzle database. */
-export function createLedgerRepository(db: DbOrTx): LedgerRepository {
+/**
+ * The only place that reads and writes `txrecords` and `accounts.balance_c`. Every method takes
+ * the caller's `tx` last; `lockBalance` requires one (a row lock outside a transaction is released at once).
+ */
+export function createLedgerRepository(db: Db) {
   return {
-    async lockBalance(userId, tx) {
+    /** Locks the account row (SELECT … FOR UPDATE) and returns its balance; undefined when the account is missing. */
+    async lockBalance(userId: string, tx: Tx): Promise<Cents | undefined> {
       const rows = await tx
         .select({ balanceC: accounts.balanceC })
         .from(accounts)
@@ -56,11 +45,12 @@ export function createLedgerRepository(db: DbOrTx): LedgerRepository {
         .for('update');
       return rows[0]?.balanceC;
     },
-    async findByIdemKey(idemKey, tx = db) {
+    async findByIdemKey(idemKey: string, tx: DbOrTx = db): Promise<TxRecordRow | undefined> {
       const rows = await tx.select().from(txrecords).where(eq(txrecords.idemKey, idemKey)).limit(1);
       return rows[0];
     },
-    async insert(row, tx) {
+    /** Inserts a record; undefined when a record with the same idempotency key already exists (ON CONFLICT DO NOTHING). */
+    async insert(row: NewTxRecord, tx: DbOrTx = db): Promise<TxRecordRow | undefined> {
       const rows = await tx
         .insert(txrecords)
         // clock_timestamp(), not now(): several moves in one transaction get distinct, ordered times.
@@ -69,10 +59,14 @@ export function createLedgerRepository(db: DbOrTx): LedgerRepository {
         .returning();
       return rows[0];
     },
-    async setBalance(userId, balanceC, tx) {
+    async setBalance(userId: string, balanceC: Cents, tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ balanceC }).where(eq(accounts.userId, userId));
     },
-    async findRecords(f, tx = db) {
+    /** Newest first (by id: within one account id order is the balance chain order). */
+    async findRecords(
+      f: TxRecordFilter & { offset: number; limit: number },
+      tx: DbOrTx = db,
+    ): Promise<TxRecordRow[]> {
       return tx
         .select()
         .from(txrecords)
@@ -81,9 +75,11 @@ export function createLedgerRepository(db: DbOrTx): LedgerRepository {
         .offset(f.offset)
         .limit(f.limit);
     },
-    async countRecords(f, tx = db) {
+    async countRecords(f: TxRecordFilter, tx: DbOrTx = db): Promise<number> {
       const rows = await tx.select({ n: count() }).from(txrecords).where(where(f));
       return Number(rows[0]?.n ?? 0);
     },
   };
 }
+
+export type LedgerRepository = ReturnType<typeof createLedgerRepository>;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZTxRecordsResponse } from '@pm/contracts';
+import { buildAccount, newUserId } from '@pm/db/testing';
+import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { buildAccount, newUserId } from '../../test/factories.ts';
 import { createLedgerService } from './ledger.service.ts';
 
 let t: TestApp;
@@ -11,12 +12,12 @@ let headers: Record<string, string>;
 
 before(async () => {
   t = await createTestApp('txrecords_routes');
-  customer = (await buildAccount(t.db)).userID;
+  customer = (await buildAccount(t.db)).userId;
   headers = await t.auth(customer);
-  const ledger = createLedgerService(t.db);
+  const ledger = createLedgerService({ db: t.db.db });
   // 12 records: +100 … +1200, then backdate them one day apart (newest today).
   for (let i = 1; i <= 12; i++)
-    await ledger.move({ userId: customer, amountC: i * 100, type: 'deposit', memo: `#${i}` });
+    await ledger.move({ userId: customer, amountC: cents(i * 100), type: 'deposit', memo: `#${i}` });
   await t.db.query(
     `UPDATE txrecords
      SET time = (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '12 hours' - (12 - amt_c / 100) * interval '1 day')
@@ -78,7 +79,7 @@ describe('GET /txrecords', () => {
 
   test('a user sees only their own records; staff read anyone with uid', async () => {
     const other = await buildAccount(t.db, { balanceC: 50 });
-    const mine = (await get('/txrecords', await t.auth(other.userID))).json();
+    const mine = (await get('/txrecords', await t.auth(other.userId))).json();
     assert.equal(mine.total, 1);
     assert.equal(mine.txRecords[0].amtC, 50);
     const staffView = (
@@ -86,7 +87,7 @@ describe('GET /txrecords', () => {
     ).json();
     assert.equal(staffView.total, 12);
     assert.equal(staffView.txRecords[0].memo, '#12');
-    const forbidden = await get(`/txrecords?uid=${customer}`, await t.auth(other.userID));
+    const forbidden = await get(`/txrecords?uid=${customer}`, await t.auth(other.userId));
     assert.equal(forbidden.statusCode, 403);
   });
 

@@ -1,14 +1,17 @@
 import { AppError, ZErrorBody, ZTxRecordsQuery, ZTxRecordsResponse } from '@pm/contracts';
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getPrincipal } from '../../platform/auth.ts';
+import type { ApiApp } from '../../platform/module.ts';
 import type { LedgerService } from './ledger.service.ts';
 
 /** `GET /txrecords`: the caller's ledger rows, newest first; staff may pass `uid` to read anyone's. */
-export function register(app: FastifyInstance, deps: { ledger: LedgerService }): void {
-  app.withTypeProvider<ZodTypeProvider>().get(
+export function registerLedgerRoutes(
+  app: ApiApp,
+  deps: { ledger: Pick<LedgerService, 'listTxRecords'> },
+): void {
+  app.get(
     '/txrecords',
     {
+      config: { auth: 'user' },
       schema: {
         tags: ['payments'],
         querystring: ZTxRecordsQuery,

@@ -1,13 +1,13 @@
 import { AppError, type TTxRecord, type TTxRecordsResponse, type TxType } from '@pm/contracts';
-import type { Db, DbHandle, DbOrTx } from '@pm/db';
-import { formatUsd, MAX_CENTS } from '@pm/money';
-import { drizzleOf } from '../../platform/db.ts';
-import { createLedgerRepository, type LedgerRepository, type TxRecordRow } from './ledger.repository.ts';
+import type { Db, DbOrTx, Tx } from '@pm/db';
+import { type Cents, formatUsd, MAX_CENTS } from '@pm/money';
+import { PG_CHECK_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import { createLedgerRepository, type TxRecordRow } from './ledger.repository.ts';
 
 export interface MoveInput {
   userId: string;
   /** Signed, non-zero integer cents: positive credits, negative debits. */
-  amountC: number;
+  amountC: Cents;
   type: TxType;
   memo?: string | undefined;
   /**
@@ -20,7 +20,7 @@ export interface MoveInput {
 export interface MoveResult {
   record: TTxRecord;
   /** The account balance after this call (for a replay: the current balance). */
-  balanceC: number;
+  balanceC: Cents;
   /** True when `idemKey` had been used already and nothing changed. */
   replayed: boolean;
 }
@@ -33,21 +33,11 @@ export interface ListTxRecordsInput {
   end?: Date | undefined;
 }
 
-/** The one way money moves: every balance change is one locked update plus one ledger row. */
-export interface LedgerService {
-  /**
-   * Moves `amountC` into (or out of) the account in one transaction: locks the account row,
-   * refuses with PAYMENT_REQUIRED if the balance would go below zero and with CONFLICT
-   * (`errorCode: 'balanceLimit'`) if it would pass MAX_CENTS, updates the balance and
-   * writes the txrecord with the new balance. Pass `tx` to run inside the caller's transaction
-   * (e.g. create a lease and debit atomically); the caller's transaction then owns commit/rollback.
-   * Throws NOT_FOUND when the account does not exist, CONFLICT when `idemKey` was used for a
-   * different move.
-   */
-  move(input: MoveInput, tx?: DbOrTx): Promise<MoveResult>;
-  /** One page of an account's records, newest first, plus the total matching the date filter. */
-  listTxRecords(input: ListTxRecordsInput, tx?: DbOrTx): Promise<TTxRecordsResponse>;
+export interface LedgerServiceDeps {
+  db: Db;
 }
+
+export type LedgerService = ReturnType<typeof createLedgerService>;
 
 /** Maps a stored ledger row to its wire shape. */
 export function toTxRecord(row: TxRecordRow): TTxRecord {
@@ -61,16 +51,6 @@ export function toTxRecord(row: TxRecordRow): TTxRecord {
   };
 }
 
-/** PostgreSQL error code, whether or not the driver error is wrapped (Drizzle wraps it in `cause`). */
-function pgCode(e: unknown): string | undefined {
-  for (let cur = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 function assertSameMove(existing: TxRecordRow, input: MoveInput): void {
   if (existing.userId !== input.userId || existing.amtC !== input.amountC || existing.type !== input.type) {
     throw new AppError('CONFLICT', {
@@ -80,12 +60,11 @@ function assertSameMove(existing: TxRecordRow, input: MoveInput): void {
   }
 }
 
-/** Builds the ledger over a database (a `DbHandle` or a Drizzle `Db`). */
-export function createLedgerService(db: DbHandle | Db): LedgerService {
-  const drizzleDb = drizzleOf(db);
-  const repo: LedgerRepository = createLedgerRepository(drizzleDb);
+/** The one way money moves: every balance change is one locked update plus one ledger row. */
+export function createLedgerService(deps: LedgerServiceDeps) {
+  const repo = createLedgerRepository(deps.db);
 
-  async function moveIn(input: MoveInput, tx: DbOrTx): Promise<MoveResult> {
+  async function moveIn(input: MoveInput, tx: Tx): Promise<MoveResult> {
     const balanceC = await repo.lockBalance(input.userId, tx);
     if (balanceC === undefined) {
       throw new AppError('NOT_FOUND', {
@@ -101,7 +80,8 @@ export function createLedgerService(db: DbHandle | Db): LedgerService {
         return { record: toTxRecord(existing), balanceC, replayed: true };
       }
     }
-    const newBalanceC = balanceC + input.amountC;
+    // Within ±2·MAX_CENTS, far inside the exact-integer range; refused below unless within the bounds.
+    const newBalanceC = (balanceC + input.amountC) as Cents;
     if (newBalanceC < 0) {
       throw new AppError('PAYMENT_REQUIRED', {
         message: `balance ${balanceC} cannot take ${input.amountC} (${input.type})`,
@@ -139,7 +119,16 @@ export function createLedgerService(db: DbHandle | Db): LedgerService {
   }
 
   return {
-    async move(input, tx) {
+    /**
+     * Moves `amountC` into (or out of) the account in one transaction: locks the account row,
+     * refuses with PAYMENT_REQUIRED if the balance would go below zero and with CONFLICT
+     * (`errorCode: 'balanceLimit'`) if it would pass MAX_CENTS, updates the balance and
+     * writes the txrecord with the new balance. Pass `tx` to run inside the caller's transaction
+     * (e.g. create a lease and debit atomically); the caller's transaction then owns commit/rollback.
+     * Throws NOT_FOUND when the account does not exist, CONFLICT when `idemKey` was used for a
+     * different move.
+     */
+    async move(input: MoveInput, tx?: Tx): Promise<MoveResult> {
       if (
         !Number.isSafeInteger(input.amountC) ||
         input.amountC === 0 ||
@@ -155,16 +144,17 @@ export function createLedgerService(db: DbHandle | Db): LedgerService {
       }
       try {
         if (tx) return await moveIn(input, tx);
-        return await drizzleDb.transaction((t) => moveIn(input, t));
+        return await deps.db.transaction((t) => moveIn(input, t));
       } catch (e) {
         // The check constraints are the backstop; the lock above should make this unreachable.
-        if (pgCode(e) === '23514') {
+        if (pgErrorCode(e) === PG_CHECK_VIOLATION) {
           throw new AppError('PAYMENT_REQUIRED', { message: 'balance check constraint', cause: e });
         }
         throw e;
       }
     },
-    async listTxRecords(input, tx) {
+    /** One page of an account's records, newest first, plus the total matching the date filter. */
+    async listTxRecords(input: ListTxRecordsInput, tx?: DbOrTx): Promise<TTxRecordsResponse> {
       const filter = { userId: input.userId, start: input.start, end: input.end };
       const [rows, total] = await Promise.all([
         repo.findRecords({ ...filter, offset: input.offset, limit: input.limit }, tx),

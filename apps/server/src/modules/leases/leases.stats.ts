@@ -3,8 +3,9 @@ import {
   REFUND_MAX_SPEED_BPS,
   REFUND_MAX_TRAFFIC_BYTES,
   REFUND_WINDOW_MS,
+  RENEW_WINDOW_MS,
   type TLeaseStats,
-} from '@pm/contracts/leases';
+} from '@pm/contracts';
 
 /** The lease columns the stats are computed from. */
 export interface LeaseStatsInput {
@@ -73,4 +74,10 @@ export function isAutoRefundDue(
 ): boolean {
   if (lease.endedAt || lease.reqs < minRequests) return false;
   return computeFailPct(lease.reqs, lease.fails) >= AUTO_REFUND_FAIL_PCT;
+}
+
+/** Whether the lease may be renewed now: not ended, not past its end, and in its last 5 hours (SPEC 4). */
+export function isRenewable(lease: { until: Date; endedAt: Date | null }, nowMs: number): boolean {
+  const leftMs = lease.until.getTime() - nowMs;
+  return lease.endedAt === null && leftMs > 0 && leftMs <= RENEW_WINDOW_MS;
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isAppError } from '@pm/contracts';
-import { LEASE_ID_PATTERN } from '@pm/contracts/leases';
-import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import { createLeaseService, type LeaseService } from './lease.service.ts';
-import { buildAgent, buildNode } from './lease.testkit.ts';
+import { isAppError, LEASE_ID_PATTERN } from '@pm/contracts';
+import { buildAgent, buildNode, createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { cents } from '@pm/money';
+import { createLeaseService, type LeaseService } from './leases.service.ts';
 
 let db: TestDatabase;
 let service: LeaseService;
@@ -14,7 +13,7 @@ before(async () => {
   db = await createTestDatabase('lease_service');
   service = createLeaseService({ db: db.db });
   nodeId = (
-    await buildNode(db.db, { publicHost: 'gw1.example.test', publicIp: '198.51.100.1', socksBasePort: 7000 })
+    await buildNode(db, { publicHost: 'gw1.example.test', publicIp: '198.51.100.1', socksBasePort: 7000 })
   ).id;
 });
 after(async () => {
@@ -25,12 +24,12 @@ const errorCodeOf = (e: unknown): unknown => (isAppError(e) ? e.details?.errorCo
 
 describe('createLease', () => {
   test('allocates an id, credentials and the socks address of the agent node', async () => {
-    const agent = await buildAgent(db.db, { nodeId });
+    const agent = await buildAgent(db, { nodeId });
     const lease = await service.createLease({
       userId: 'u1',
       agentId: agent.id,
       exc: false,
-      purchasePriceC: 200,
+      purchasePriceC: cents(200),
     });
     assert.match(lease.id, LEASE_ID_PATTERN);
     assert.ok(lease.socks);
@@ -47,7 +46,7 @@ describe('createLease', () => {
   });
 
   test('refuses a fifth shared lease, a private lease on a shared agent and anything on a private one', async () => {
-    const shared = await buildAgent(db.db, { nodeId });
+    const shared = await buildAgent(db, { nodeId });
     for (let i = 0; i < 4; i++)
       await service.createLease({ userId: `u${i}`, agentId: shared.id, exc: false });
     await assert.rejects(service.createLease({ userId: 'u5', agentId: shared.id, exc: false }), (e) => {
@@ -56,7 +55,7 @@ describe('createLease', () => {
     await assert.rejects(service.createLease({ userId: 'u5', agentId: shared.id, exc: true }), (e) => {
       return errorCodeOf(e) === 'agentAlreadyLeased';
     });
-    const priv = await buildAgent(db.db, { nodeId });
+    const priv = await buildAgent(db, { nodeId });
     await service.createLease({ userId: 'p', agentId: priv.id, exc: true });
     await assert.rejects(service.createLease({ userId: 'q', agentId: priv.id, exc: false }), (e) => {
       return errorCodeOf(e) === 'agentAlreadyLeased';
@@ -64,7 +63,7 @@ describe('createLease', () => {
   });
 
   test('an ended or expired lease frees its place', async () => {
-    const agent = await buildAgent(db.db, { nodeId });
+    const agent = await buildAgent(db, { nodeId });
     const first = await service.createLease({ userId: 'a', agentId: agent.id, exc: true });
     await service.endLease(first.id);
     const expired = await service.createLease({
@@ -82,15 +81,15 @@ describe('createLease', () => {
     await assert.rejects(service.createLease({ userId: 'a', agentId: 'nope', exc: false }), (e) => {
       return errorCodeOf(e) === 'agentNotFound';
     });
-    const idle = await buildAgent(db.db, { nodeId: null });
+    const idle = await buildAgent(db, { nodeId: null });
     await assert.rejects(service.createLease({ userId: 'a', agentId: idle.id, exc: false }), (e) => {
       return errorCodeOf(e) === 'agentNotFound';
     });
   });
 
   test('many simultaneous purchases never exceed 4 shared or 1 private per agent', async () => {
-    const sharedAgent = await buildAgent(db.db, { nodeId });
-    const privateAgent = await buildAgent(db.db, { nodeId });
+    const sharedAgent = await buildAgent(db, { nodeId });
+    const privateAgent = await buildAgent(db, { nodeId });
     const attempts = Array.from({ length: 40 }, (_, i) =>
       service.createLease({
         userId: `c${i}`,
@@ -116,7 +115,7 @@ describe('createLease', () => {
   });
 
   test('mixed shared and private purchases on one agent: either one private or up to 4 shared', async () => {
-    const agent = await buildAgent(db.db, { nodeId });
+    const agent = await buildAgent(db, { nodeId });
     const attempts = Array.from({ length: 30 }, (_, i) =>
       service.createLease({ userId: `m${i}`, agentId: agent.id, exc: i % 3 === 0 }),
     );
@@ -135,25 +134,25 @@ describe('createLease', () => {
 
 describe('endLease, refundLease, setWhitelist', () => {
   test('refund marks ended and refunded once; a second refund is leaseNotEligible', async () => {
-    const agent = await buildAgent(db.db, { nodeId });
+    const agent = await buildAgent(db, { nodeId });
     const lease = await service.createLease({
       userId: 'r',
       agentId: agent.id,
       exc: true,
-      purchasePriceC: 500,
+      purchasePriceC: cents(500),
     });
-    const refunded = await service.refundLease(lease.id, { amountC: 500 });
+    const refunded = await service.refundLease(lease.id, { amountC: cents(500) });
     assert.ok(refunded.endedAt);
     assert.ok(refunded.refundedAt);
     assert.equal(refunded.refundAmountC, 500);
     await assert.rejects(
-      service.refundLease(lease.id, { amountC: 500 }),
+      service.refundLease(lease.id, { amountC: cents(500) }),
       (e) => errorCodeOf(e) === 'leaseNotEligible',
     );
   });
 
   test('setWhitelist stores IPv4 and CIDR entries and names a bad entry', async () => {
-    const agent = await buildAgent(db.db, { nodeId });
+    const agent = await buildAgent(db, { nodeId });
     const lease = await service.createLease({ userId: 'w', agentId: agent.id, exc: false });
     await service.setWhitelist(lease.id, ' 10.0.0.1, 192.168.0.0/16 ,,');
     const [row] = await db.query<{ whitelist: string[] }>('SELECT whitelist FROM leases WHERE id = $1', [
@@ -170,8 +169,8 @@ describe('endLease, refundLease, setWhitelist', () => {
   });
 
   test('allocateAuthPort gives distinct ports per lease on a node, keeps a lease port, and reports a full node', async () => {
-    const small = await buildNode(db.db, { authPortMin: 31000, authPortMax: 31001 });
-    const agent = await buildAgent(db.db, { nodeId: small.id });
+    const small = await buildNode(db, { authPortMin: 31000, authPortMax: 31001 });
+    const agent = await buildAgent(db, { nodeId: small.id });
     const a = await service.createLease({ userId: 'x', agentId: agent.id, exc: false });
     const b = await service.createLease({ userId: 'y', agentId: agent.id, exc: false });
     const c = await service.createLease({ userId: 'z', agentId: agent.id, exc: false });

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseWhitelist } from '@pm/contracts/leases';
-import { computeFailPct, computeLeaseStats, isAutoRefundDue, isRefundable } from './lease.stats.ts';
+import { parseWhitelist } from '@pm/contracts';
+import {
+  computeFailPct,
+  computeLeaseStats,
+  isAutoRefundDue,
+  isRefundable,
+  isRenewable,
+} from './leases.stats.ts';
 
 const HOUR = 3600_000;
 const base = {
@@ -50,6 +56,15 @@ test('auto-refund fires at 40% failed with enough requests', () => {
   assert.equal(isAutoRefundDue({ reqs: 10, fails: 3, endedAt: null }), false);
   assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }), false);
   assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }, 1), true);
+});
+
+test('renewable in the last 5 hours of a lease that has not ended', () => {
+  const until = new Date(100 * HOUR);
+  assert.equal(isRenewable({ until, endedAt: null }, 95 * HOUR - 1), false);
+  assert.equal(isRenewable({ until, endedAt: null }, 95 * HOUR), true);
+  assert.equal(isRenewable({ until, endedAt: null }, 100 * HOUR - 1), true);
+  assert.equal(isRenewable({ until, endedAt: null }, 100 * HOUR), false);
+  assert.equal(isRenewable({ until, endedAt: new Date(0) }, 99 * HOUR), false);
 });
 
 test('whitelist parsing: IPv4 octets 0-255, CIDR /0-32, first bad entry named', () => {

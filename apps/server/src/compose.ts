@@ -1,0 +1,83 @@
+/**
+ * The composition root: builds the platform (database, clock, job queue, logs, metrics), then each
+ * feature module's services in the order of `MODULES`, then its routes (HTTP role) and its jobs
+ * (worker role). Nothing else wires a feature.
+ */
+import type { DbHandle } from '@pm/db';
+import { Registry } from 'prom-client';
+import { MODULES, type Services } from './modules/index.ts';
+import { createJobRuntime, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
+import type { Logger } from './platform/logger.ts';
+import type { AnyModule, ApiApp, Platform } from './platform/module.ts';
+
+/** The built server: the platform, every module's services, and the job runtime. */
+export interface Composition {
+  platform: Platform;
+  services: Services;
+  modules: readonly AnyModule[];
+  jobs: JobRuntime;
+}
+
+export interface ComposeOptions {
+  db: DbHandle;
+  log: Logger;
+  /** This process runs workers (and cron schedules); otherwise it only sends jobs. */
+  isWorker?: boolean;
+  /** Clock; tests may pass a fixed one. */
+  now?: () => number;
+  /** How often an idle worker looks for jobs; default 2000 ms. */
+  jobPollingIntervalMs?: number;
+  /** Modules after the product's own (tests add throwaway routes this way). */
+  extraModules?: readonly AnyModule[];
+}
+
+/** Builds the services of every module in order; throws when a module needs a service no earlier module provides. */
+export function compose(options: ComposeOptions): Composition {
+  const jobs = createJobRuntime({
+    db: options.db,
+    log: options.log,
+    isWorker: options.isWorker ?? false,
+    pollingIntervalMs: options.jobPollingIntervalMs,
+  });
+  const platform: Platform = {
+    db: options.db,
+    now: options.now ?? Date.now,
+    jobs,
+    log: options.log,
+    metrics: new Registry(),
+  };
+  const modules: readonly AnyModule[] = [...MODULES, ...(options.extraModules ?? [])];
+  const built: Record<string, unknown> = {};
+  for (const module of modules) {
+    const needs: Record<string, unknown> = {};
+    for (const name of module.needs) {
+      if (!(name in built)) {
+        throw new Error(`module ${module.name} needs ${name}, which no module before it provides`);
+      }
+      needs[name] = built[name];
+    }
+    const provided = module.services(platform, needs);
+    for (const name of Object.keys(provided)) {
+      if (name in built) throw new Error(`module ${module.name} provides ${name} a second time`);
+    }
+    Object.assign(built, provided);
+  }
+  return { platform, services: built as Services, modules, jobs };
+}
+
+/** Declares every module's routes on the app. */
+export function registerModuleRoutes(app: ApiApp, composition: Composition): void {
+  for (const module of composition.modules) {
+    module.routes?.(app, composition.services, composition.platform);
+  }
+}
+
+/** Every module's jobs with their handlers bound to the services. */
+export function bindModuleJobs(composition: Composition): RunnableJob[] {
+  return composition.modules.flatMap((module) =>
+    (module.jobs ?? []).map((definition) => ({
+      definition,
+      run: (payload: unknown) => definition.handler(payload, composition.services),
+    })),
+  );
+}

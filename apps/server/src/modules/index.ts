@@ -1,0 +1,18 @@
+/**
+ * Every feature module, in build order: a module may use the services of the modules before it
+ * (`needs`), and `compose.ts` checks that it does. Add a feature by adding its module here.
+ */
+import { accountsModule } from './accounts/accounts.module.ts';
+import { authportModule } from './authport/authport.module.ts';
+import { healthModule } from './health/health.module.ts';
+import { leasesModule } from './leases/leases.module.ts';
+import { ledgerModule } from './ledger/ledger.module.ts';
+
+export const MODULES = [healthModule, ledgerModule, accountsModule, leasesModule, authportModule] as const;
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? I
+  : never;
+
+/** Every service the modules provide, by name (`services.ledger`, `services.leases`, …). */
+export type Services = UnionToIntersection<ReturnType<(typeof MODULES)[number]['services']>>;

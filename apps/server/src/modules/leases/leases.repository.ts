@@ -1,0 +1,131 @@
+import { agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
+import type { Cents } from '@pm/money';
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+
+export type LeaseRow = typeof leases.$inferSelect;
+export type NewLeaseRow = typeof leases.$inferInsert;
+export type AgentRow = typeof agents.$inferSelect;
+export type NodeRow = typeof gatewayNodes.$inferSelect;
+
+/** A lease with the node that serves it (null only if the lease was stored without one). */
+export interface LeaseWithNode {
+  lease: LeaseRow;
+  node: NodeRow | null;
+}
+
+/** Active on an agent: not ended and not past its end time. */
+const isActive = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
+
+/**
+ * Data access for leases and the agent and node rows a lease needs; the only Drizzle user of the
+ * module. Every method takes the caller's `tx` last; `lock*` methods require one (a row lock
+ * outside a transaction would be released at once).
+ */
+export function createLeaseRepository(db: Db) {
+  return {
+    /** Locks the agent row (FOR UPDATE) so concurrent purchases of one agent serialise. */
+    async lockAgent(agentId: string, tx: Tx): Promise<AgentRow | undefined> {
+      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
+      return rows[0];
+    },
+
+    /** Active leases on an agent, split by kind. */
+    async countActiveOnAgent(
+      agentId: string,
+      tx: DbOrTx = db,
+    ): Promise<{ shared: number; exclusive: number }> {
+      const rows = await tx
+        .select({
+          shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
+          exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+        })
+        .from(leases)
+        .where(and(eq(leases.agentId, agentId), isActive));
+      return rows[0] ?? { shared: 0, exclusive: 0 };
+    },
+
+    async insert(row: NewLeaseRow, tx: DbOrTx = db): Promise<LeaseRow> {
+      const rows = await tx.insert(leases).values(row).returning();
+      return rows[0]!;
+    },
+
+    async findWithNode(id: string, tx: DbOrTx = db): Promise<LeaseWithNode | undefined> {
+      const rows = await tx
+        .select({ lease: leases, node: gatewayNodes })
+        .from(leases)
+        .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
+        .where(eq(leases.id, id));
+      return rows[0];
+    },
+
+    async findAgent(agentId: string, tx: DbOrTx = db): Promise<AgentRow | undefined> {
+      const rows = await tx.select().from(agents).where(eq(agents.id, agentId));
+      return rows[0];
+    },
+
+    /** Marks a lease ended now (and refunded when `refund` is given); undefined when it had already ended. */
+    async markEnded(id: string, refund?: { amountC: Cents }, tx: DbOrTx = db): Promise<LeaseRow | undefined> {
+      const rows = await tx
+        .update(leases)
+        .set({
+          endedAt: sql`now()`,
+          ...(refund ? { refundedAt: sql`now()`, refundAmountC: refund.amountC } : {}),
+        })
+        .where(and(eq(leases.id, id), isNull(leases.endedAt)))
+        .returning();
+      return rows[0];
+    },
+
+    /** Marks every lease past its end time ended at that time; returns their ids. */
+    async markExpiredEnded(tx: DbOrTx = db): Promise<string[]> {
+      const rows = await tx
+        .update(leases)
+        .set({ endedAt: sql`${leases.until}` })
+        .where(and(isNull(leases.endedAt), lte(leases.until, sql`now()`)))
+        .returning({ id: leases.id });
+      return rows.map((r) => r.id);
+    },
+
+    async lockLease(id: string, tx: Tx): Promise<LeaseRow | undefined> {
+      const rows = await tx.select().from(leases).where(eq(leases.id, id)).for('update');
+      return rows[0];
+    },
+
+    /** Locks the node row so no-auth port allocation on one node is serialised. */
+    async lockNode(nodeId: string, tx: Tx): Promise<NodeRow | undefined> {
+      const rows = await tx.select().from(gatewayNodes).where(eq(gatewayNodes.id, nodeId)).for('update');
+      return rows[0];
+    },
+
+    /** Lowest port in the node's range not held by a lease that has not ended; undefined when full. */
+    async findFreeAuthPort(node: NodeRow, tx: DbOrTx = db): Promise<number | undefined> {
+      const rows = await tx.execute<{ port: number }>(sql`
+        SELECT p AS port FROM generate_series(${node.authPortMin}::int, ${node.authPortMax}::int) AS p
+        WHERE NOT EXISTS (
+          SELECT 1 FROM ${leases}
+          WHERE ${leases.nodeId} = ${node.id} AND ${leases.authPort} = p AND ${leases.endedAt} IS NULL
+        )
+        ORDER BY p LIMIT 1`);
+      // node-postgres answers { rows }, PGlite an array.
+      const list =
+        (rows as unknown as { rows?: { port: number }[] }).rows ?? (rows as unknown as { port: number }[]);
+      return list[0]?.port;
+    },
+
+    async setAuthPort(
+      id: string,
+      values: { nodeId: string; authPort: number; whitelist: string[] },
+      tx: DbOrTx = db,
+    ): Promise<LeaseRow> {
+      const rows = await tx.update(leases).set(values).where(eq(leases.id, id)).returning();
+      return rows[0]!;
+    },
+
+    async setWhitelist(id: string, whitelist: string[], tx: DbOrTx = db): Promise<LeaseRow | undefined> {
+      const rows = await tx.update(leases).set({ whitelist }).where(eq(leases.id, id)).returning();
+      return rows[0];
+    },
+  };
+}
+
+export type LeaseRepository = ReturnType<typeof createLeaseRepository>;

@@ -1,0 +1,240 @@
+import { randomInt } from 'node:crypto';
+import {
+  AppError,
+  LEASE_DURATION_MS,
+  MAX_SHARED_LEASES,
+  MAX_WHITELIST_ENTRIES,
+  parseWhitelist,
+  type TAuthPort,
+  type TLease,
+  type TLeaseInfo,
+} from '@pm/contracts';
+import type { Db, DbOrTx, Tx } from '@pm/db';
+import { type Cents, cents } from '@pm/money';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import {
+  type LeaseAdminView,
+  type LeaseParts,
+  toAuthPort,
+  toLease,
+  toLeaseAdminView,
+  toLeaseInfo,
+} from './leases.mapper.ts';
+import { createLeaseRepository, type LeaseRow } from './leases.repository.ts';
+
+export interface CreateLeaseInput {
+  userId: string;
+  agentId: string;
+  /** Private (exclusive) lease when true, shared otherwise. */
+  exc: boolean;
+  /** End of the lease; 24 hours from now by default. */
+  untilMs?: number;
+  static?: boolean;
+  purchasePriceC?: Cents;
+  autoRenew?: boolean;
+  /** Snapshot of the agent at purchase; built from the agent row when omitted. */
+  info?: TLeaseInfo;
+}
+
+export interface LeaseServiceDeps {
+  db: Db;
+  /** Clock (ms since epoch); tests pass a fixed one. */
+  now?: () => number;
+}
+
+export type LeaseService = ReturnType<typeof createLeaseService>;
+
+const ID_LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const PWD_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomText(alphabet: string, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+/** A fresh lease id such as `kq3x-4821`. */
+export function generateLeaseId(): string {
+  return `${randomText(ID_LETTERS, 4)}-${randomText('0123456789', 4)}`;
+}
+
+/** Fresh RFC 1929 credentials for a lease: user of 10 characters, password of 16. */
+export function generateSocksCredentials(): { user: string; pwd: string } {
+  return { user: randomText(ID_LETTERS, 10), pwd: randomText(PWD_LETTERS, 16) };
+}
+
+/** Parses and checks a whitelist; 400 naming the first bad entry. */
+export function validateWhitelist(input: string | readonly string[]): string[] {
+  const parsed = parseWhitelist(input);
+  if (!parsed.ok) {
+    throw new AppError('VALIDATION_FAILED', {
+      userMessage: `Invalid whitelist entry: ${parsed.bad}`,
+      details: { field: 'whitelist' },
+    });
+  }
+  if (parsed.entries.length > MAX_WHITELIST_ENTRIES) {
+    throw new AppError('VALIDATION_FAILED', {
+      userMessage: `A whitelist holds at most ${MAX_WHITELIST_ENTRIES} entries`,
+      details: { field: 'whitelist' },
+    });
+  }
+  return parsed.entries;
+}
+
+const agentNotFound = () =>
+  new AppError('CONFLICT', {
+    userMessage: 'This proxy is currently offline.',
+    details: { errorCode: 'agentNotFound' },
+  });
+const alreadyLeased = () =>
+  new AppError('CONFLICT', {
+    userMessage: 'This proxy is currently purchased and unavailable.',
+    details: { errorCode: 'agentAlreadyLeased' },
+  });
+const leaseNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
+
+/** Leases: creation with credentials (never overselling an agent), reading, ending, refund marking, whitelists. */
+export function createLeaseService(deps: LeaseServiceDeps) {
+  const now = deps.now ?? Date.now;
+  const repo = createLeaseRepository(deps.db);
+
+  async function insertLease(input: CreateLeaseInput, tx: Tx): Promise<LeaseRow> {
+    const agent = await repo.lockAgent(input.agentId, tx);
+    if (!agent?.nodeId) throw agentNotFound();
+    const active = await repo.countActiveOnAgent(agent.id, tx);
+    const isFull = input.exc
+      ? active.shared + active.exclusive > 0
+      : active.exclusive > 0 || active.shared >= MAX_SHARED_LEASES;
+    if (isFull) throw alreadyLeased();
+    const startMs = now();
+    const creds = generateSocksCredentials();
+    return repo.insert(
+      {
+        id: generateLeaseId(),
+        userId: input.userId,
+        agentId: agent.id,
+        exc: input.exc,
+        static: input.static ?? false,
+        start: new Date(startMs),
+        until: new Date(input.untilMs ?? startMs + LEASE_DURATION_MS),
+        purchasePriceC: input.purchasePriceC ?? cents(0),
+        autoRenew: input.autoRenew ?? false,
+        socksUser: creds.user,
+        socksPwd: creds.pwd,
+        nodeId: agent.nodeId,
+        info: input.info ?? toLeaseInfo(agent, active.shared + active.exclusive),
+      },
+      tx,
+    );
+  }
+
+  /** The rows a lease's wire shape is computed from; NOT_FOUND when there is no such lease. */
+  async function loadParts(id: string, tx?: DbOrTx): Promise<LeaseParts> {
+    const found = await repo.findWithNode(id, tx);
+    if (!found) throw leaseNotFound();
+    const agent = await repo.findAgent(found.lease.agentId, tx);
+    if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
+    const active = await repo.countActiveOnAgent(agent.id, tx);
+    return { ...found, agent, activeOnAgent: active.shared + active.exclusive };
+  }
+
+  /** The lease (SPEC 3 "Lease (active)"); NOT_FOUND when there is none. */
+  async function getLease(id: string, tx?: DbOrTx): Promise<TLease> {
+    return toLease(await loadParts(id, tx), now());
+  }
+
+  return {
+    /**
+     * Creates a lease with fresh credentials. The agent row is locked for the check-and-insert, so
+     * concurrent purchases never exceed 4 shared leases or 1 private lease per agent. Pass `tx` to
+     * run inside the caller's transaction (e.g. with the ledger's charge); otherwise it opens its
+     * own. Throws CONFLICT `agentNotFound` / `agentAlreadyLeased`.
+     */
+    async createLease(input: CreateLeaseInput, tx?: Tx): Promise<TLease> {
+      if (tx) return getLease((await insertLease(input, tx)).id, tx);
+      // A random id or user name may collide (astronomically rarely): retry with fresh ones.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const row = await deps.db.transaction((t) => insertLease(input, t));
+          return getLease(row.id);
+        } catch (e) {
+          if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
+        }
+      }
+    },
+
+    getLease,
+
+    /** The lease with its lifecycle fields (ended, refunded), for staff and jobs. */
+    async getLeaseAdminView(id: string, tx?: DbOrTx): Promise<LeaseAdminView> {
+      return toLeaseAdminView(await loadParts(id, tx), now());
+    },
+
+    /** Ends a lease now (admin). Gateways revoke its credentials within 2 seconds. Idempotent. */
+    async endLease(id: string, tx?: DbOrTx): Promise<void> {
+      const ended = await repo.markEnded(id, undefined, tx);
+      if (!ended && !(await repo.findWithNode(id, tx))) throw leaseNotFound();
+    },
+
+    /**
+     * Marks every lease past its end time as ended at that time, which frees its no-auth port.
+     * Gateways stop serving a lease at `until` by themselves; this is the bookkeeping behind it.
+     */
+    async expireLeases(tx?: DbOrTx): Promise<{ endedIds: string[] }> {
+      return { endedIds: await repo.markExpiredEnded(tx) };
+    },
+
+    /**
+     * Marks a lease ended and refunded with the amount credited back (the ledger credit is the
+     * caller's, in the same `tx`). CONFLICT `leaseNotEligible` when it had already ended.
+     */
+    async refundLease(id: string, refund: { amountC: Cents }, tx?: Tx): Promise<LeaseAdminView> {
+      const refunded = await repo.markEnded(id, refund, tx);
+      if (!refunded) {
+        if (!(await repo.findWithNode(id, tx))) throw leaseNotFound();
+        throw new AppError('CONFLICT', {
+          userMessage: 'Your lease is not eligible for a refund',
+          details: { errorCode: 'leaseNotEligible' },
+        });
+      }
+      return toLeaseAdminView(await loadParts(id, tx), now());
+    },
+
+    /** Replaces a lease's no-auth whitelist (IPv4 addresses or CIDR ranges); 400 naming a bad entry. */
+    async setWhitelist(id: string, whitelist: string | readonly string[], tx?: DbOrTx): Promise<TLease> {
+      const entries = validateWhitelist(whitelist);
+      if (!(await repo.setWhitelist(id, entries, tx))) throw leaseNotFound();
+      return getLease(id, tx);
+    },
+
+    /**
+     * Allocates the lease's no-auth port on its node (the lowest free one in the node's range; the
+     * same port again when it has one) and stores the whitelist. Throws NOT_FOUND, CONFLICT when
+     * the lease ended, UNAVAILABLE when the node has no free port.
+     */
+    async allocateAuthPort(id: string, whitelist: string | readonly string[]): Promise<TAuthPort> {
+      const entries = validateWhitelist(whitelist);
+      return deps.db.transaction(async (tx) => {
+        const lease = await repo.lockLease(id, tx);
+        if (!lease) throw leaseNotFound();
+        if (lease.endedAt || lease.until.getTime() <= now()) {
+          throw new AppError('CONFLICT', {
+            userMessage: 'The lease has ended',
+            details: { errorCode: 'leaseEnded' },
+          });
+        }
+        if (!lease.nodeId) throw agentNotFound();
+        const node = await repo.lockNode(lease.nodeId, tx);
+        if (!node) throw agentNotFound();
+        const port = lease.authPort ?? (await repo.findFreeAuthPort(node, tx));
+        if (port === undefined) throw new AppError('UNAVAILABLE', { userMessage: 'Error creating port' });
+        const updated = await repo.setAuthPort(
+          id,
+          { nodeId: node.id, authPort: port, whitelist: entries },
+          tx,
+        );
+        return toAuthPort(updated, node)!;
+      });
+    },
+  };
+}

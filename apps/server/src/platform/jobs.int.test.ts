@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createDb, migrateDb } from '@pm/db';
+import { buildAgent, buildLease, buildNode, createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { z } from 'zod';
+import { bindModuleJobs, compose } from '../compose.ts';
+import { expireLeasesJob } from '../modules/leases/leases.jobs.ts';
+import {
+  createJobRuntime,
+  defineJob,
+  type JobDefinition,
+  type JobRuntime,
+  type RunnableJob,
+} from './jobs.ts';
+import { createLogger } from './logger.ts';
+
+const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+/** Polls `check` every 100 ms until it holds or `timeoutMs` passes. */
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A job bound to a test's own handler. */
+const bind = <P>(definition: JobDefinition<P, unknown>, run: (p: P) => Promise<unknown>): RunnableJob => ({
+  definition,
+  run: (payload) => run(payload as P),
+});
+
+describe('jobs on PostgreSQL', () => {
+  let db: TestDatabase;
+  const runtimes: JobRuntime[] = [];
+  const worker = () => {
+    const runtime = createJobRuntime({ db, log, isWorker: true, pollingIntervalMs: 500 });
+    runtimes.push(runtime);
+    return runtime;
+  };
+  before(async () => {
+    db = await createTestDatabase('jobs');
+  });
+  after(async () => {
+    for (const r of runtimes) await r.stop(2000);
+    await db?.drop();
+  });
+
+  test('with two workers, every job runs exactly once', { timeout: 60_000 }, async () => {
+    const job = defineJob({
+      name: 'test.once',
+      payload: z.object({ n: z.number().int() }),
+      handler: async () => {},
+    });
+    const runs: string[] = [];
+    const [a, b] = [worker(), worker()];
+    for (const [name, runtime] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      await runtime!.work([
+        bind(job, async ({ n }) => {
+          runs.push(`${name}:${n}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }),
+      ]);
+    }
+    for (let n = 0; n < 40; n++) await a!.send(job, { n });
+    await waitUntil(() => runs.length >= 40, 30_000, '40 runs');
+    // A second claim of any job would show up within a few polls.
+    await new Promise((r) => setTimeout(r, 1500));
+    const numbers = runs.map((r) => Number(r.split(':')[1]));
+    assert.equal(runs.length, 40, runs.join(' '));
+    assert.equal(new Set(numbers).size, 40);
+  });
+
+  test('a failing run is retried with back-off, then completes', { timeout: 60_000 }, async () => {
+    const job = defineJob({
+      name: 'test.flaky',
+      payload: z.object({}),
+      retry: { limit: 3, delaySeconds: 1, backoff: true },
+      handler: async () => {},
+    });
+    const attempts: number[] = [];
+    await worker().work([
+      bind(job, async () => {
+        attempts.push(Date.now());
+        if (attempts.length < 3) throw new Error(`attempt ${attempts.length} fails`);
+      }),
+    ]);
+    await runtimes.at(-1)!.send(job, {});
+    await waitUntil(() => attempts.length >= 3, 30_000, 'three attempts');
+    const [first, second, third] = attempts as [number, number, number];
+    // pg-boss waits delay·2^(n-1) to delay·2^n seconds before retry n (jitter), plus a poll.
+    assert.ok(second - first >= 900, `first retry after ${second - first} ms`);
+    assert.ok(third - second >= 1900, `second retry after ${third - second} ms`);
+    await waitUntil(
+      async () =>
+        (await db.query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = 'test.flaky'`))[0]
+          ?.state === 'completed',
+      5000,
+      'completed state',
+    );
+    const [row] = await db.query<{ retry_count: number }>(
+      `SELECT retry_count FROM pgboss.job WHERE name = 'test.flaky'`,
+    );
+    assert.equal(row?.retry_count, 2);
+  });
+
+  test('a payload that does not match the schema is refused at send', async () => {
+    const job = defineJob({
+      name: 'test.typed',
+      payload: z.object({ id: z.string() }),
+      handler: async () => {},
+    });
+    const sender = createJobRuntime({ db, log, isWorker: false });
+    runtimes.push(sender);
+    await assert.rejects(sender.send(job, { id: 5 } as unknown as { id: string }), /expected string/);
+    assert.ok(await sender.send(job, { id: 'x' }));
+  });
+
+  test('leases.expire ends every lease past its end and keeps its cron schedule', {
+    timeout: 60_000,
+  }, async () => {
+    const node = await buildNode(db);
+    const agent = await buildAgent(db, { nodeId: node.id });
+    const past = await buildLease(db, agent.id, { untilMs: Date.now() - 60_000, authPort: 20001 });
+    const current = await buildLease(db, agent.id);
+    const composition = compose({ db, log, isWorker: true, jobPollingIntervalMs: 500 });
+    runtimes.push(composition.jobs);
+    await composition.jobs.work(bindModuleJobs(composition));
+    await composition.jobs.send(expireLeasesJob, {});
+    const endedOf = async (id: string) =>
+      (await db.query<{ ended_at: Date | null }>('SELECT ended_at FROM leases WHERE id = $1', [id]))[0]
+        ?.ended_at;
+    await waitUntil(async () => (await endedOf(past.id)) != null, 15_000, 'the past lease ended');
+    assert.equal((await endedOf(past.id))?.getTime(), past.until.getTime());
+    assert.equal(await endedOf(current.id), null);
+    const schedules = await db.query<{ name: string; cron: string }>(
+      'SELECT name, cron FROM pgboss.schedule',
+    );
+    assert.deepEqual(schedules, [{ name: 'leases.expire', cron: '* * * * *' }]);
+  });
+});
+
+describe('jobs on PGlite (the embedded default of npm start)', () => {
+  test('a worker runs a sent job and retries a failing one', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-jobs-pglite-'));
+    const lite = await createDb({ dataDir: dir });
+    const runtime = createJobRuntime({ db: lite, log, isWorker: true, pollingIntervalMs: 500 });
+    try {
+      await migrateDb(lite);
+      const job = defineJob({
+        name: 'test.lite',
+        payload: z.object({ n: z.number() }),
+        retry: { limit: 2, delaySeconds: 1, backoff: false },
+        handler: async () => {},
+      });
+      const seen: number[] = [];
+      let hasFailedOnce = false;
+      await runtime.work([
+        bind(job, async ({ n }) => {
+          if (n === 2 && !hasFailedOnce) {
+            hasFailedOnce = true;
+            throw new Error('the first try of job 2 fails');
+          }
+          seen.push(n);
+        }),
+      ]);
+      for (const n of [1, 2, 3]) await runtime.send(job, { n });
+      await waitUntil(() => seen.length >= 3, 20_000, 'three jobs');
+      assert.deepEqual([...seen].sort(), [1, 2, 3]);
+      assert.ok(hasFailedOnce);
+    } finally {
+      await runtime.stop(2000);
+      await lite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

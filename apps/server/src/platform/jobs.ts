@@ -1,0 +1,201 @@
+/**
+ * Background jobs: each job is data (`defineJob`), run by pg-boss in the same PostgreSQL (or PGlite)
+ * as everything else. Any process may send; only the worker role runs handlers and cron schedules.
+ */
+import type { DbHandle } from '@pm/db';
+import { type Job, type JobResult, PgBoss } from 'pg-boss';
+import type { z } from 'zod';
+import { toBossDb } from './jobs-db.ts';
+import type { Logger } from './logger.ts';
+
+/** How a failed run is retried: `limit` more tries, `delaySeconds` apart, doubling when `backoff`. */
+export interface RetryPolicy {
+  limit: number;
+  delaySeconds: number;
+  backoff: boolean;
+  /** Cap on the delay between tries when backing off. */
+  maxDelaySeconds: number;
+}
+
+/** Three more tries at about 5, 10 and 20 seconds (pg-boss adds jitter), as Outline's BaseTask does. */
+export const DEFAULT_RETRY: RetryPolicy = { limit: 3, delaySeconds: 5, backoff: true, maxDelaySeconds: 300 };
+
+/** A background job as data: name, payload schema, retry policy, optional cron, and a thin handler. */
+export interface JobDefinition<P, S> {
+  /** Queue name, `<feature>.<verb>` (letters, digits, `.`, `-`, `_`). */
+  name: string;
+  payload: z.ZodType<P>;
+  retry: RetryPolicy;
+  /** A run taking longer than this counts as failed and is retried. */
+  timeoutSeconds: number;
+  /** Cron expression (UTC) on which the worker role sends the job by itself, with `payload`. */
+  schedule?: { cron: string; payload: P } | undefined;
+  /** Calls the feature's service; throwing fails the run (and retries it). */
+  handler(payload: P, services: S): Promise<unknown>;
+}
+
+/** A job definition of any payload, as module lists hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: the list holds jobs of many payload types; each checks its own with zod.
+export type AnyJob<S> = JobDefinition<any, S>;
+
+/** Builds a job definition; `retry` fields not given come from DEFAULT_RETRY, `timeoutSeconds` defaults to 15 minutes. */
+export function defineJob<P, S>(
+  definition: Omit<JobDefinition<P, S>, 'retry' | 'timeoutSeconds'> & {
+    retry?: Partial<RetryPolicy>;
+    timeoutSeconds?: number;
+  },
+): JobDefinition<P, S> {
+  return {
+    ...definition,
+    retry: { ...DEFAULT_RETRY, ...definition.retry },
+    timeoutSeconds: definition.timeoutSeconds ?? 15 * 60,
+  };
+}
+
+/** A job with its handler bound to the services it needs, ready for a worker. */
+export interface RunnableJob {
+  // biome-ignore lint/suspicious/noExplicitAny: see AnyJob.
+  definition: AnyJob<any>;
+  run(payload: unknown): Promise<unknown>;
+}
+
+export interface SendOptions {
+  /** Run no earlier than this many seconds from now. */
+  delaySeconds?: number;
+  /** Only one queued job per key: a second send with the same key is dropped (answers null). */
+  singletonKey?: string;
+}
+
+/** What services use to schedule work. */
+export interface JobQueue {
+  /** Checks the payload with the job's schema and queues it; the job id, or null when a singleton was dropped. */
+  send<P>(job: JobDefinition<P, unknown>, payload: P, options?: SendOptions): Promise<string | null>;
+}
+
+export interface JobRuntime extends JobQueue {
+  /** Starts workers and cron schedules for these jobs; only a runtime created with `isWorker`. */
+  work(jobs: readonly RunnableJob[]): Promise<void>;
+  /** Stops workers, waiting up to `timeoutMs` for running handlers; sends fail afterwards. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export interface JobRuntimeOptions {
+  db: DbHandle;
+  log: Logger;
+  /** The worker role: runs handlers, cron schedules and pg-boss maintenance. Others only send. */
+  isWorker: boolean;
+  /** How often an idle worker looks for new jobs; default 2000 ms, at least 500. */
+  pollingIntervalMs?: number;
+}
+
+function queueOptions(job: AnyJob<unknown>) {
+  return {
+    retryLimit: job.retry.limit,
+    retryDelay: job.retry.delaySeconds,
+    retryBackoff: job.retry.backoff,
+    ...(job.retry.backoff ? { retryDelayMax: job.retry.maxDelaySeconds } : {}),
+    expireInSeconds: job.timeoutSeconds,
+  };
+}
+
+/** Jobs one worker claims per fetch; while fetches come back full it fetches again at once. */
+const BATCH_SIZE = 5;
+
+/**
+ * The pg-boss runtime over the app's database. pg-boss starts on first use (creating its schema
+ * `pgboss`), so a process that never sends costs nothing. Two workers on one database never run
+ * one job twice at once: pg-boss claims each job with SELECT … FOR UPDATE SKIP LOCKED.
+ */
+export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
+  const log = options.log.child({ component: 'jobs' });
+  const boss = new PgBoss({
+    db: toBossDb(options.db),
+    backend: options.db.kind === 'pglite' ? 'pglite' : 'postgres',
+    supervise: options.isWorker,
+    schedule: options.isWorker,
+  });
+  boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+  boss.on('warning', (warning) => log.warn({ warning }, 'pg-boss warning'));
+  let started: Promise<unknown> | undefined;
+  let stopped = false;
+  const queues = new Map<string, Promise<void>>();
+
+  const ensureQueue = (job: AnyJob<unknown>): Promise<void> => {
+    if (stopped) return Promise.reject(new Error('job runtime is stopped'));
+    let created = queues.get(job.name);
+    if (!created) {
+      started ??= boss.start();
+      created = started.then(() => boss.createQueue(job.name, queueOptions(job)));
+      // A failed start or create is retried by the next call instead of being remembered.
+      created.catch(() => queues.delete(job.name));
+      queues.set(job.name, created);
+    }
+    return created;
+  };
+
+  return {
+    async send(job, payload, sendOptions = {}) {
+      const data = job.payload.parse(payload) as object;
+      await ensureQueue(job);
+      return boss.send(job.name, data, {
+        ...(sendOptions.delaySeconds ? { startAfter: sendOptions.delaySeconds } : {}),
+        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
+      });
+    },
+
+    async work(jobs) {
+      if (!options.isWorker) throw new Error('work() needs a runtime created with isWorker');
+      const pollingIntervalSeconds = Math.max(0.5, (options.pollingIntervalMs ?? 2000) / 1000);
+      for (const job of jobs) {
+        const { definition } = job;
+        await ensureQueue(definition);
+        const workOptions = {
+          pollingIntervalSeconds,
+          batchSize: BATCH_SIZE,
+          burstWhenBatchFull: true,
+          perJobResults: true,
+        } as const;
+        await boss.work(definition.name, workOptions, (claimed) =>
+          Promise.all(claimed.map((one) => runJob(job, one, log))),
+        );
+        if (definition.schedule) {
+          const data = definition.payload.parse(definition.schedule.payload) as object;
+          await boss.schedule(definition.name, definition.schedule.cron, data, { tz: 'UTC' });
+        }
+      }
+    },
+
+    async stop(timeoutMs = 10_000) {
+      if (stopped) return;
+      stopped = true;
+      // The database handle is the app's: pg-boss must not close it (it never does for a `db` adapter).
+      if (started)
+        await started.then(
+          () => boss.stop({ graceful: true, timeout: timeoutMs }),
+          () => {},
+        );
+    },
+  };
+}
+
+/**
+ * Runs one claimed job: parses its payload and calls the bound handler. A failure is retried per
+ * the job's policy; a payload that does not parse never will, so it fails for good at once.
+ */
+export async function runJob(job: RunnableJob, claimed: Job<unknown>, log: Logger): Promise<JobResult> {
+  const context = { job: job.definition.name, id: claimed.id, attempt: claimed.retryCount + 1 };
+  const parsed = job.definition.payload.safeParse(claimed.data);
+  if (!parsed.success) {
+    log.error({ ...context, issues: parsed.error.issues }, 'job payload does not match its schema');
+    return { id: claimed.id, status: 'deadletter', output: { message: 'payload does not match the schema' } };
+  }
+  const started = Date.now();
+  try {
+    await job.run(parsed.data);
+    log.debug({ ...context, durationMs: Date.now() - started }, 'job done');
+    return { id: claimed.id, status: 'completed' };
+  } catch (err) {
+    log.warn({ ...context, err }, 'job failed');
+    return { id: claimed.id, status: 'failed', output: { message: (err as Error)?.message ?? String(err) } };
+  }
+}
