@@ -1,16 +1,31 @@
 /**
- * Runs every test suite and prints `N passed, N failed` as the last line.
- * Usage: node scripts/test.ts [unit|e2e|all] [file filter substring]
- *   unit: every `*.test.ts` (unit, integration and API tests, real PostgreSQL)
- *   e2e:  every `*.e2e.ts` (headless Chromium), after building the web app
+ * Runs the test tiers and prints `N passed, N failed` as the last line.
+ * Usage: node scripts/test.ts [tiers] [file filter substring]
+ *   tiers: unit, integration, e2e, all (default), or several comma separated (`unit,integration`)
+ *   unit:        `*.test.ts` that need no database: pure logic, parsers, loopback sockets
+ *   integration: `*.int.test.ts`: services, repositories and routes on a real database
+ *                (the local PostgreSQL, a fresh database per file; some also on PGlite)
+ *   e2e:         `*.e2e.ts` (headless Chromium), after building the web app
+ * The rule is the file name. The runner also follows each unit file's relative imports: one that
+ * reaches the database (`@pm/db/testing`, `createDb`) runs with the integration tier instead and
+ * is named in a warning, so `test:unit` never needs PostgreSQL even before the file is renamed.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const tier = process.argv[2] ?? 'all';
+const TIERS = ['unit', 'integration', 'e2e'] as const;
+type Tier = (typeof TIERS)[number];
+const tierArg = process.argv[2] ?? 'all';
 const filter = process.argv[3] ?? '';
+const tiers = new Set<string>(tierArg === 'all' ? TIERS : tierArg.split(','));
+for (const t of tiers) {
+  if (!TIERS.includes(t as Tier)) {
+    console.error(`unknown tier "${t}": use ${TIERS.join(', ')} or all`);
+    process.exit(2);
+  }
+}
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 
 function findFiles(dir: string, suffix: string, out: string[] = []): string[] {
@@ -21,6 +36,28 @@ function findFiles(dir: string, suffix: string, out: string[] = []): string[] {
     else if (name.endsWith(suffix) && p.includes(filter)) out.push(relative(root, p));
   }
   return out;
+}
+
+/** What marks a file as using a database: the test database helpers, or opening one. */
+const DATABASE_USE = /from '@pm\/db\/testing'|\bcreateDb\(|\bcreateTestDatabase\(/;
+/** Value imports (not `import type`) of relative files. */
+const RELATIVE_IMPORT = /^(?:import|export)\s+(?!type\s)[^;]*?from\s+'(\.{1,2}\/[^']+\.tsx?)'/gm;
+
+/** Whether a test file, or a file it imports relatively (transitively), uses a database. */
+function usesDatabase(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  if (DATABASE_USE.test(text)) return true;
+  for (const m of text.matchAll(RELATIVE_IMPORT)) {
+    if (usesDatabase(resolve(dirname(file), m[1]!), seen)) return true;
+  }
+  return false;
 }
 
 interface Counts {
@@ -75,15 +112,34 @@ const add = (c: Counts) => {
   total.failed += c.failed;
 };
 
-if (tier === 'unit' || tier === 'all' || tier === 'integration') {
-  const files = [
+if (tiers.has('unit') || tiers.has('integration')) {
+  const all = [
     ...findFiles(join(root, 'packages'), '.test.ts'),
     ...findFiles(join(root, 'apps'), '.test.ts'),
   ];
-  console.log(`\n== unit, integration and API tests: ${files.length} files ==`);
-  add(await runNodeTest(files, ['--test-concurrency=2'], 25 * 60_000));
+  const unit: string[] = [];
+  const integration: string[] = [];
+  for (const file of all) {
+    if (file.endsWith('.int.test.ts')) integration.push(file);
+    else if (usesDatabase(join(root, file))) {
+      console.warn(
+        `warning: ${file} uses a database: run with the integration tier; rename it *.int.test.ts`,
+      );
+      integration.push(file);
+    } else unit.push(file);
+  }
+  if (tiers.has('unit')) {
+    console.log(`\n== unit tests (no database): ${unit.length} files ==`);
+    add(await runNodeTest(unit, ['--test-concurrency=2'], 10 * 60_000));
+  }
+  if (tiers.has('integration')) {
+    console.log(
+      `\n== integration tests (PostgreSQL ${process.env.DATABASE_URL}): ${integration.length} files ==`,
+    );
+    add(await runNodeTest(integration, ['--test-concurrency=2'], 25 * 60_000));
+  }
 }
-if (tier === 'e2e' || tier === 'all') {
+if (tiers.has('e2e')) {
   const files = findFiles(join(root, 'apps'), '.e2e.ts');
   console.log(`\n== end-to-end tests (headless Chromium): ${files.length} files ==`);
   if (files.length > 0) {

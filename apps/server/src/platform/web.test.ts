@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
-import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import type { FastifyInstance } from 'fastify';
-import { type ServerConfig, start } from '../index.ts';
 import { buildWebApp } from './web.ts';
 
 const INDEX =
@@ -90,66 +86,5 @@ describe('web listener', () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /application\/json/);
     assert.deepEqual(ZEnvironmentsFile.parse(res.json()), { environments: [environment] });
-  });
-});
-
-describe('start()', () => {
-  let db: TestDatabase;
-  before(async () => {
-    db = await createTestDatabase('server_start');
-  });
-  after(async () => {
-    await db?.drop();
-  });
-  /** The API on a free loopback port, with an issuer nobody listens on. */
-  const startOnLoopback = (extra: Partial<ServerConfig> = {}) =>
-    start({
-      host: '127.0.0.1',
-      port: 0,
-      db,
-      oidc: {
-        issuer: 'http://127.0.0.1:1',
-        audience: 'a',
-        algorithms: ['ES256'],
-        permissionsClaim: 'permissions',
-      },
-      corsOrigins: [],
-      logLevel: 'silent',
-      ...extra,
-    });
-
-  test('listens on loopback with both listeners and closes cleanly', async () => {
-    const server = await startOnLoopback({
-      web: { host: '127.0.0.1', port: 0, root, environments: [environment] },
-    });
-    try {
-      assert.match(server.apiUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
-      const health = await fetch(`${server.apiUrl}/readyz`, { signal: AbortSignal.timeout(5000) });
-      assert.deepEqual(await health.json(), { status: 'ok' });
-      const page = await fetch(`${server.webUrl}/my/history`, { signal: AbortSignal.timeout(5000) });
-      assert.equal(await page.text(), INDEX);
-      // The issuer is unreachable: the API says so with a 503, not a 401 or a 500.
-      const me = await fetch(`${server.apiUrl}/accounts/my`, {
-        headers: { authorization: 'Bearer a.b.c' },
-        signal: AbortSignal.timeout(10_000),
-      });
-      assert.equal(me.status, 503);
-    } finally {
-      await server.close();
-    }
-    await assert.rejects(fetch(`${server.apiUrl}/healthz`, { signal: AbortSignal.timeout(2000) }));
-  });
-
-  test('close does not wait for an open socket that never sent a request', async () => {
-    const server = await startOnLoopback();
-    // Browsers pre-open connections like this one; shutdown must not wait for their headers timeout.
-    const url = new URL(server.apiUrl!);
-    const socket = connect(Number(url.port), url.hostname);
-    await once(socket, 'connect');
-    const closed = once(socket, 'close');
-    const startedAt = Date.now();
-    await server.close();
-    await closed;
-    assert.ok(Date.now() - startedAt < 3000, `close took ${Date.now() - startedAt} ms`);
   });
 });
