@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RADIUS_SEARCH_COUNTRIES, SHOP_CHIP_COUNTRIES } from '@pm/contracts';
-import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import { type GatewayHandle, startGateway } from '@pm/gateway/gateway';
+import { buildLease, createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
 import { curl } from '@pm/gateway/session/harness.testkit';
-import { type ControlPlane, startControlPlane } from '@pm/gateway/store/control-plane';
-import { insertLease } from '@pm/gateway/store/network.testkit';
 import { boundingBox, haversineMiles, type LatLon, lookupPostal } from '@pm/geo';
 import {
   DEMO_AGENT_COUNT,
@@ -226,17 +224,17 @@ test('other customers hold the shared leases of the marked agents, once, and the
 
 test('a privately leased agent gets no shared demo lease', async () => {
   const agent = identities[1]!;
-  await insertLease(db, agent.id, 'devnet', { exc: true });
+  await buildLease(db, agent.id, { nodeId: 'devnet', exc: true });
   assert.equal(await seedDemoSharedLeases(db, [{ ...agent, sharers: 2 }]), 0);
 });
 
 test('a lease on a demo agent relays real traffic to the probe target', async () => {
-  const lease = await insertLease(db, identities[0]!.id, 'devnet');
+  const lease = await buildLease(db, identities[0]!.id, { nodeId: 'devnet' });
   const deadline = Date.now() + 2000;
-  while (!plane.directory.findByCredentials(lease.user, lease.pwd) && Date.now() < deadline) {
+  while (!plane.directory.findByCredentials(lease.socksUser, lease.socksPwd) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 25));
   }
-  const proxy = `${lease.user}:${lease.pwd}@127.0.0.1:${gateway.socksPorts[0]}`;
+  const proxy = `${lease.socksUser}:${lease.socksPwd}@127.0.0.1:${gateway.socksPorts[0]}`;
   const probe = await curl(['--socks5-hostname', proxy, target.probeUrl], 5);
   assert.equal(probe.code, 0, probe.stderr);
   assert.equal(probe.stdout.toString(), 'ok');

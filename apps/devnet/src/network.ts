@@ -5,9 +5,8 @@
  * probes and speed-tests through them.
  */
 import type { DbHandle } from '@pm/db';
-import { type GatewayHandle, startGateway } from '@pm/gateway/gateway';
+import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
 import { createPresenceMonitor, type PresenceMonitor } from '@pm/gateway/presence/presence';
-import { type ControlPlane, startControlPlane } from '@pm/gateway/store/control-plane';
 import { type DemoAgents, demoGeo, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
 import { seedDemoSharedLeases } from './demo-leases.ts';
 

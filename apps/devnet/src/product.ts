@@ -1,7 +1,7 @@
 /**
  * Composes the whole product in one process: mail catcher (unless real SMTP is configured),
- * identity, market API and the web listener. Used by the launcher (`npm start`) and by
- * end-to-end tests; production runs each app on its own with its own main.ts.
+ * identity, market API with its job workers, and the web listener. Used by the launcher
+ * (`npm start`) and by end-to-end tests; production runs each app on its own with its own main.ts.
  */
 import type { TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
@@ -114,6 +114,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       termsVersion: cfg.termsVersion,
     };
     const server = await startServer({
+      // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
+      roles: ['http', 'worker'],
       host,
       port: apiPort,
       db: cfg.db,
