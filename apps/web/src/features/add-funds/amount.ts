@@ -1,19 +1,14 @@
-/** Add-funds form rules (SPEC section 5, "Add funds amount"). */
+/** Add-funds form rules (SPEC section 5, "Add funds amount"); the currency list is the contracts' one. */
+import { minDepositC } from '@pm/contracts';
 
-export const CURRENCIES = [
-  { id: 'btc', label: 'BTC' },
-  { id: 'ltc', label: 'LTC' },
-  { id: 'trc20usdt', label: 'USDT TRC20' },
-] as const;
-export type CurrencyId = (typeof CURRENCIES)[number]['id'];
+export { CURRENCIES, type CurrencyId, DEFAULT_CURRENCY } from '@pm/contracts';
 
-export const DEFAULT_CURRENCY: CurrencyId = 'btc';
 /** Below this the amount field shows its error state (the button is already disabled below the minimum). */
 export const AMOUNT_ERROR_BELOW_DOLLARS = 2;
 
 /** Minimum deposit in dollars: $5 for BTC and LTC, $10 for USDT TRC20 (and any other currency). */
 export function minimumDollars(currency: string): number {
-  return currency === 'btc' || currency === 'ltc' ? 5 : 10;
+  return minDepositC(currency) / 100;
 }
 
 /** The amount the form resets to when the currency changes: the currency's minimum. */
