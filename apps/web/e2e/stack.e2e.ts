@@ -80,9 +80,56 @@ describe('with the whole product', () => {
       await menu.getByText('new.customer@example.com').waitFor();
       await saveScreenshot(v.page, 'stack-signed-up');
       await menu.getByRole('menuitem', { name: 'Logout' }).click();
-      await v.identity.confirmSignOut();
       // Back on the product's own site without a user: the visitor is sent to sign in again.
       await v.identity.waitForSignIn();
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('Logout ends the session at the sign-in host and lands on the product site without a question', async () => {
+    const v = await newVisit();
+    const { email, password } = stack.demo.customer;
+    const visited: string[] = [];
+    v.page.on('framenavigated', (frame) => {
+      if (frame === v.page.mainFrame()) visited.push(frame.url());
+    });
+    try {
+      await signIn(v, email, password, '/payments');
+      visited.length = 0;
+      await v.shell.logout();
+      // No click on the sign-in host: it signs out and sends the browser to the product's site,
+      // whose app, with no user now, sends it on to sign in.
+      await v.identity.waitForSignIn();
+      assert.ok(visited.includes(`${stack.webUrl}/`), `pages seen: ${visited.join(' ')}`);
+      assert.equal(await v.page.getByText('Do you want to sign out?').count(), 0);
+      // The session really ended: the app's pages ask for the password again.
+      await v.page.goto(`${stack.webUrl}/my`);
+      await v.identity.waitForSignIn();
+      // The sign-in page's favicon loads.
+      const icon = await v.page.locator('link[rel="icon"]').getAttribute('href');
+      const res = await v.page.request.get(new URL(icon ?? '/missing', v.page.url()).href);
+      assert.equal(res.status(), 200);
+      assert.match(res.headers()['content-type'] ?? '', /^image\//);
+      await v.identity.signIn(email, password);
+      await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
+      await v.shell.waitForShell();
+      assert.equal(new URL(v.page.url()).pathname, '/my');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('a route with dots in its parameter loads directly and on reload', async () => {
+    const v = await newVisit(PHONE);
+    const path = '/my/history-details/203.0.113.7';
+    try {
+      await signIn(v, stack.demo.customer.email, stack.demo.customer.password, path);
+      assert.equal(new URL(v.page.url()).pathname, path);
+      await v.shell.screenTitle.filter({ hasText: 'History Details' }).waitFor();
+      await v.page.reload();
+      await v.shell.screenTitle.filter({ hasText: 'History Details' }).waitFor();
+      assert.equal(new URL(v.page.url()).pathname, path);
     } finally {
       await v.context.close();
     }

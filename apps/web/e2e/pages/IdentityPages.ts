@@ -1,4 +1,4 @@
-/** Page model for the identity service's server-rendered pages (sign in, sign up, reset, sign out). */
+/** Page model for the identity service's server-rendered pages (sign in, sign up, reset). */
 import type { Page } from 'playwright-core';
 import { TIMEOUT_MS } from './ShellPage.ts';
 
@@ -30,10 +30,6 @@ export class IdentityPages {
     await this.page.getByLabel('Email').fill(email);
     await this.page.getByLabel('Password').fill(password);
     await this.page.getByRole('button', { name: 'Create account' }).click();
-  }
-
-  async confirmSignOut(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Yes, sign me out' }).click({ timeout: TIMEOUT_MS });
   }
 
   /** Opens a password reset link and sets the new password. */
