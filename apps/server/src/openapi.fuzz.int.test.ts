@@ -14,7 +14,7 @@ import { ZErrorBody } from '@pm/contracts';
 import fc from 'fast-check';
 import { createTestApp, type TestApp } from './test/app.ts';
 import { createGenerators, listOperations, type Operation } from './test/openapi-fuzz.ts';
-import { describeRequest, type FuzzRequest, requestArb } from './test/openapi-requests.ts';
+import { describeRequest, type FuzzRequest, probeRequests, requestArb } from './test/openapi-requests.ts';
 
 const TOTAL_RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -158,6 +158,7 @@ describe('every OpenAPI operation survives generated hostile requests', () => {
         await fc
           .assert(fc.asyncProperty(requestArb(op, gens, knownIds, auth), check), {
             numRuns: runs,
+            examples: probeRequests(op, gens, knownIds, auth).map((req) => [req]),
             ...(SEED === undefined ? {} : { seed: SEED }),
           })
           .catch((e: Error) => {

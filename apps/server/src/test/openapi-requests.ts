@@ -4,12 +4,14 @@
  * `openapi-fuzz.ts`, including what no well-behaved client sends (bad percent-escapes, raw
  * number literals, malformed JSON, bytes that are not UTF-8, other content types). Test helper only.
  */
+import { MAX_CENTS } from '@pm/money';
 import fc from 'fast-check';
 import {
   BAD_ESCAPES,
   type createGenerators,
   hostileString,
   maybe,
+  NOT_TEXT,
   type Operation,
   type Parameter,
   RawJson,
@@ -219,7 +221,10 @@ function singleFaultArb(op: Operation, gens: Generators, knownIds: string[]): fc
     params(op, 'path').forEach((p, i) => {
       faults.push(
         fc
-          .oneof(gens.hostile(p.schema), fc.constantFrom<unknown>(...BAD_SEGMENTS))
+          .oneof(
+            { weight: 1, arbitrary: gens.hostile(p.schema) },
+            { weight: 1, arbitrary: fc.constantFrom<unknown>(...BAD_SEGMENTS) },
+          )
           .map((v) => ({ ...parts, path: replaced(parts.path, i, v) })),
       );
     });
@@ -254,6 +259,49 @@ function singleFaultArb(op: Operation, gens: Generators, knownIds: string[]): fc
     }
     return fc.oneof(...faults);
   });
+}
+
+const TEXT_PROBES = [...NOT_TEXT.slice(1, 3), '0000-01-01', '9999-12-31T23:59:59-14:00', 'x'.repeat(10_000)];
+const URL_PROBES: unknown[] = [...TEXT_PROBES, new RawUrl('%FF'), new RawUrl('%ED%A0%80')];
+const VALUE_PROBES: unknown[] = [
+  ...TEXT_PROBES,
+  MAX_CENTS + 1,
+  -MAX_CENTS - 1,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  new RawJson('9007199254740993'),
+  new RawJson('1e400'),
+  null,
+  {},
+];
+
+/**
+ * Fixed probes run before the generated requests, so every route meets each named hostile
+ * class whatever its share of the runs: a NUL, an unpaired surrogate, out-of-range dates, a long
+ * string and bad escapes in each path and query parameter, and those plus numbers past the
+ * money and integer bounds in each top-level body field, each in an otherwise clean request.
+ */
+export function probeRequests(
+  op: Operation,
+  gens: { clean: Generators },
+  knownIds: string[],
+  auth: Record<string, string>,
+): FuzzRequest[] {
+  const [base] = fc.sample(partsArb(op, gens.clean, knownIds), { numRuns: 1, seed: 42 });
+  if (!base) return [];
+  const out: Parts[] = [];
+  params(op, 'path').forEach((_, i) => {
+    for (const v of URL_PROBES) out.push({ ...base, path: replaced(base.path, i, v) });
+  });
+  params(op, 'query').forEach((_, i) => {
+    for (const v of URL_PROBES) out.push({ ...base, query: replaced(base.query, i, [v]) });
+  });
+  const body = base.body && 'value' in base.body ? base.body.value : {};
+  const value = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {};
+  for (const key of Object.keys(op.body?.properties ?? {})) {
+    for (const v of VALUE_PROBES) out.push({ ...base, body: { value: setAt(value, [key], v) } });
+  }
+  return out.map((parts) => assemble(op, parts, auth));
 }
 
 function assemble(op: Operation, r: Parts, auth: Record<string, string>): FuzzRequest {
