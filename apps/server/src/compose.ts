@@ -18,6 +18,7 @@ export interface Composition {
   jobs: JobRuntime;
 }
 
+/** The platform's parts and the process's role. */
 export interface ComposeOptions {
   db: DbHandle;
   log: Logger;

@@ -25,6 +25,7 @@ export interface WebConfig {
 
 /** What a server process does: serve the HTTP API, run background jobs, or both. */
 export type ServerRole = 'http' | 'worker';
+/** Every role, in the order `--role` lists them. */
 export const SERVER_ROLES: readonly ServerRole[] = ['http', 'worker'];
 
 export interface ServerConfig {

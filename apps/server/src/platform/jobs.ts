@@ -59,6 +59,7 @@ export interface RunnableJob {
   run(payload: unknown): Promise<unknown>;
 }
 
+/** Options of one send. */
 export interface SendOptions {
   /** Run no earlier than this many seconds from now. */
   delaySeconds?: number;
@@ -72,6 +73,7 @@ export interface JobQueue {
   send<P>(job: JobDefinition<P, unknown>, payload: P, options?: SendOptions): Promise<string | null>;
 }
 
+/** The runtime a process holds: send in every role, work in the worker role, stop on shutdown. */
 export interface JobRuntime extends JobQueue {
   /** Starts workers and cron schedules for these jobs; only a runtime created with `isWorker`. */
   work(jobs: readonly RunnableJob[]): Promise<void>;
@@ -79,6 +81,7 @@ export interface JobRuntime extends JobQueue {
   stop(timeoutMs?: number): Promise<void>;
 }
 
+/** What the runtime runs on. */
 export interface JobRuntimeOptions {
   db: DbHandle;
   log: Logger;

@@ -2,6 +2,7 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
+/** Level and destination of the logger. */
 export interface LoggerOptions {
   /** fatal|error|warn|info|debug|trace|silent; default info. */
   level?: string | undefined;

@@ -44,4 +44,5 @@ export function createAccountRepository(db: Db) {
   };
 }
 
+/** The accounts repository's functions. */
 export type AccountRepository = ReturnType<typeof createAccountRepository>;

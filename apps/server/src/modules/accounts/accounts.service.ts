@@ -17,12 +17,14 @@ export interface PatchAccountOptions {
   actorId: string;
 }
 
+/** What the accounts service is built from. */
 export interface AccountServiceDeps {
   db: Db;
   /** Balance changes go through the ledger only. */
   ledger: Pick<LedgerService, 'move'>;
 }
 
+/** The accounts service's functions (derived from the factory). */
 export type AccountService = ReturnType<typeof createAccountService>;
 
 /** Maps a stored account to its wire shape. */

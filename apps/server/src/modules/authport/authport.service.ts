@@ -1,6 +1,7 @@
 import { AppError, type TAuthPortCreateResponse } from '@pm/contracts';
 import type { LeaseService } from '../leases/leases.service.ts';
 
+/** What the no-auth port service is built from. */
 export interface AuthPortServiceDeps {
   leases: Pick<LeaseService, 'getLease' | 'allocateAuthPort'>;
 }
@@ -11,6 +12,7 @@ export interface Caller {
   isStaff: boolean;
 }
 
+/** The no-auth port service's functions (derived from the factory). */
 export type AuthPortService = ReturnType<typeof createAuthPortService>;
 
 /** No-auth ports of leases (SPEC 7 `POST /authport/create/{id}`). */

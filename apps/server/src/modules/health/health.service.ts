@@ -2,12 +2,14 @@ import type { DbHandle } from '@pm/db';
 
 const READY_TIMEOUT_MS = 2000;
 
+/** What the health service is built from. */
 export interface HealthServiceDeps {
   db: Pick<DbHandle, 'query'>;
   /** How long the database may take to answer; default 2000 ms. */
   readyTimeoutMs?: number;
 }
 
+/** The health service's functions (derived from the factory). */
 export type HealthService = ReturnType<typeof createHealthService>;
 
 /** Readiness: whether the database answers in time. */

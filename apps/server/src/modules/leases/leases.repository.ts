@@ -128,4 +128,5 @@ export function createLeaseRepository(db: Db) {
   };
 }
 
+/** The lease repository's functions. */
 export type LeaseRepository = ReturnType<typeof createLeaseRepository>;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isAppError, LEASE_ID_PATTERN } from '@pm/contracts';
-import { buildAgent, buildNode, createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { isAppError, LEASE_ID_PATTERN, ZLease } from '@pm/contracts';
+import { buildAgent, buildLease, buildNode, createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createLeaseService, type LeaseService } from './leases.service.ts';
 
@@ -42,7 +42,42 @@ describe('createLease', () => {
     assert.equal(lease.purchasePriceC, 200);
     assert.equal(Date.parse(lease.until) - Date.parse(lease.start), 24 * 3600 * 1000);
     assert.deepEqual(lease.stats, { reqs: 0, failPct: 0, inBytes: 0, outBytes: 0, refundable: false });
-    assert.equal((lease.info.loc as { city: string }).city, 'San Jose');
+    assert.equal(lease.info.loc.city, 'San Jose');
+  });
+
+  test('the lease has the shape of SPEC 3 "Lease (active)"', async () => {
+    const agent = await buildAgent(db, {
+      nodeId,
+      speedBps: 2_000_000,
+      speedCheckedAt: new Date(),
+      speedStatus: 'ok',
+    });
+    const lease = ZLease.parse(await service.createLease({ userId: 'shape', agentId: agent.id, exc: true }));
+    assert.equal(lease.agent, `/agents/${agent.id}`);
+    assert.equal(lease.user, 'shape');
+    assert.equal(lease.renewable, false);
+    assert.deepEqual(lease.info, {
+      ip: '192.0.2.10',
+      host: '',
+      loc: { cc: 'US', reg: 'CA', city: 'San Jose', zip: '95131', isp: 'Example ISP', mob: false },
+      score: 5,
+      leases: 0,
+      age: null,
+      actv: 0,
+      conn: 'wifi',
+      blacklists: [],
+    });
+    // currentInfo is the agent now: this lease counts, and the speed test shows.
+    assert.equal(lease.currentInfo.leases, 1);
+    assert.equal(lease.currentInfo.speed?.bps, 2_000_000);
+    assert.equal(lease.currentInfo.speedCheck, 'ok');
+    const soon = await service.createLease({
+      userId: 'shape',
+      agentId: (await buildAgent(db, { nodeId })).id,
+      exc: false,
+      untilMs: Date.now() + 3600_000,
+    });
+    assert.equal(soon.renewable, true);
   });
 
   test('refuses a fifth shared lease, a private lease on a shared agent and anything on a private one', async () => {
@@ -189,5 +224,25 @@ describe('endLease, refundLease, setWhitelist', () => {
     await service.endLease(a.id);
     const pc = await service.allocateAuthPort(c.id, '');
     assert.equal(pc.port, pa.port);
+  });
+});
+
+describe('expireLeases', () => {
+  test('ends every lease past its end at that time and frees its no-auth port', async () => {
+    const node = await buildNode(db, { authPortMin: 32000, authPortMax: 32000 });
+    const agent = await buildAgent(db, { nodeId: node.id });
+    const past = await buildLease(db, agent.id, { untilMs: Date.now() - 1000, authPort: 32000 });
+    const live = await service.createLease({ userId: 'live', agentId: agent.id, exc: false });
+    await assert.rejects(
+      service.allocateAuthPort(live.id, ''),
+      (e) => isAppError(e) && e.code === 'UNAVAILABLE',
+    );
+    const { endedIds } = await service.expireLeases();
+    assert.ok(endedIds.includes(past.id));
+    assert.ok(!endedIds.includes(live.id));
+    const ended = await service.getLeaseAdminView(past.id);
+    assert.equal(ended.endedAt, past.until.toISOString());
+    assert.equal((await service.allocateAuthPort(live.id, '')).port, 32000);
+    assert.deepEqual((await service.expireLeases()).endedIds, []);
   });
 });

@@ -22,6 +22,7 @@ import {
 } from './leases.mapper.ts';
 import { createLeaseRepository, type LeaseRow } from './leases.repository.ts';
 
+/** A lease to create: who, which agent, private or shared; the rest has defaults. */
 export interface CreateLeaseInput {
   userId: string;
   agentId: string;
@@ -36,12 +37,14 @@ export interface CreateLeaseInput {
   info?: TLeaseInfo;
 }
 
+/** What the lease service is built from. */
 export interface LeaseServiceDeps {
   db: Db;
   /** Clock (ms since epoch); tests pass a fixed one. */
   now?: () => number;
 }
 
+/** The lease service's functions (derived from the factory). */
 export type LeaseService = ReturnType<typeof createLeaseService>;
 
 const ID_LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';

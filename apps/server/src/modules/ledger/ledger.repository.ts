@@ -82,4 +82,5 @@ export function createLedgerRepository(db: Db) {
   };
 }
 
+/** The ledger repository's functions. */
 export type LedgerRepository = ReturnType<typeof createLedgerRepository>;

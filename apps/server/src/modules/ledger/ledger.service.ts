@@ -33,10 +33,12 @@ export interface ListTxRecordsInput {
   end?: Date | undefined;
 }
 
+/** What the ledger is built from. */
 export interface LedgerServiceDeps {
   db: Db;
 }
 
+/** The ledger's functions (derived from the factory). */
 export type LedgerService = ReturnType<typeof createLedgerService>;
 
 /** Maps a stored ledger row to its wire shape. */
