@@ -2,7 +2,7 @@ import { CssBaseline, ThemeProvider } from '@mui/material';
 import type { TEnvironment } from '@pm/contracts';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { RouterProvider } from 'react-router/dom';
+import { BrowserRouter } from 'react-router';
 import { FullScreenSpinner } from '../components/ui/FullScreenMessage.tsx';
 import { ToastProvider } from '../components/ui/Toasts.tsx';
 import { createApiClient } from '../lib/api/transport.ts';
@@ -13,7 +13,7 @@ import { type EnvironmentResult, loadEnvironment } from './environment.ts';
 import { ConfigErrorScreen, GlobalStateScreen, UnsupportedBrowserScreen } from './FullScreenStates.tsx';
 import { createFlagStore, type FlagStore, fullScreenStateOf } from './flags.ts';
 import { createQueryClient } from './queryClient.ts';
-import { createAppRouter } from './router.tsx';
+import { AppRoutes } from './router.tsx';
 import { theme } from './theme.ts';
 
 /** The app: browser check, environment, sign-in, then the routed UI. */
@@ -93,12 +93,13 @@ function SignedInApp({
     return { environment, api, session };
   }, [environment, session, flags]);
   const queryClient = useMemo(() => createQueryClient(flags), [flags]);
-  const router = useMemo(createAppRouter, []);
   return (
     <AppServicesContext.Provider value={services}>
       <QueryClientProvider client={queryClient}>
         <ToastProvider>
-          <RouterProvider router={router} />
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
         </ToastProvider>
       </QueryClientProvider>
     </AppServicesContext.Provider>

@@ -1,54 +1,144 @@
-import { createBrowserRouter, Navigate } from 'react-router';
+import { Box, CircularProgress } from '@mui/material';
+import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
+import { Navigate, type RouteObject, useRoutes } from 'react-router';
 import { NotAvailablePage } from '../components/ui/Page.tsx';
-import { AddFundsPage } from '../features/add-funds/pages/AddFundsPage.tsx';
-import { AdminPage } from '../features/admin/pages/AdminPage.tsx';
-import { ChangePasswordPage } from '../features/change-password/pages/ChangePasswordPage.tsx';
-import { NotFoundPage } from '../features/info/pages/NotFoundPage.tsx';
-import { PrivacyPage } from '../features/info/pages/PrivacyPage.tsx';
-import { TermsPage } from '../features/info/pages/TermsPage.tsx';
-import { ReferralPage } from '../features/referral/pages/ReferralPage.tsx';
-import { ShopPage } from '../features/shop/pages/ShopPage.tsx';
-import { useIsMobile } from './context.tsx';
 import { AppShell } from './layout/AppShell.tsx';
-
-/** `/`: the shop on desktop; phones go to `/shop` (SPEC section 2, Routes). */
-function HomeRoute() {
-  return useIsMobile() ? <Navigate to="/shop" replace /> : <ShopPage />;
-}
 
 // Screens that later releases build show an honest placeholder inside the normal layout.
 const later = (title: string) => <NotAvailablePage title={title} />;
 
-/** Every route of SPEC section 2. */
-export function createAppRouter() {
-  return createBrowserRouter([
-    {
-      element: <AppShell />,
-      children: [
-        { index: true, element: <HomeRoute /> },
-        { path: 'shop', element: <ShopPage /> },
-        { path: 'shop/:id', element: later('Proxy Details') },
-        { path: 'my', element: later('My Proxies') },
-        { path: 'my/history', element: later('Lease History') },
-        { path: 'my/history-details/:ip', element: later('History Details') },
-        { path: 'my/:id', element: later('Proxy Details') },
-        { path: 'payments', element: later('Payments') },
-        { path: 'faq', element: later('FAQ') },
-        { path: 'api', element: later('API') },
-        { path: 'download', element: later('Downloads') },
-        { path: 'charges/:transactionId', element: later('Payment') },
-        { path: 'bigadmin', element: <AdminPage /> },
-        { path: 'change-password', element: <ChangePasswordPage /> },
-        { path: 'referral', element: <ReferralPage /> },
-        { path: 'add-funds', element: <AddFundsPage /> },
-        { path: 'filter', element: later('Filter') },
-        { path: 'confirm-purchase', element: later('Confirm Purchase') },
-        { path: 'terms', element: <TermsPage /> },
-        { path: 'privacy', element: <PrivacyPage /> },
-        // Sign-in has finished before the router starts; a stray visit goes home.
-        { path: 'callback', element: <Navigate to="/" replace /> },
-        { path: '*', element: <NotFoundPage /> },
-      ],
-    },
-  ]);
+function PageLoading() {
+  return (
+    <Box role="progressbar" aria-label="Loading" sx={{ display: 'flex', justifyContent: 'center', py: 8 }}>
+      <CircularProgress />
+    </Box>
+  );
+}
+
+/**
+ * A screen in its own chunk, fetched when its route is first visited, so a first visit loads the
+ * shell and that one screen (docs/benchmarks.md, "Web app first load").
+ */
+function lazyPage<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ReactNode {
+  const Page = lazy(async () => ({ default: pick(await load()) }));
+  return (
+    <Suspense fallback={<PageLoading />}>
+      <Page />
+    </Suspense>
+  );
+}
+
+const shop = () => import('../features/shop/pages/ShopPage.tsx');
+
+/**
+ * Every route of SPEC section 2. Declarative routes (not the data router): the app has no loaders or
+ * actions, and the data router's code is a sixth of the first load's budget.
+ */
+const ROUTES: RouteObject[] = [
+  {
+    element: <AppShell />,
+    children: [
+      // `/`: the shop on desktop; phones go to `/shop` (SPEC section 2, Routes).
+      { index: true, element: lazyPage(shop, (m) => m.HomePage) },
+      { path: 'shop', element: lazyPage(shop, (m) => m.ShopPage) },
+      {
+        path: 'shop/:id',
+        element: lazyPage(
+          () => import('../features/shop/pages/ProxyDetailPage.tsx'),
+          (m) => m.ProxyDetailPage,
+        ),
+      },
+      {
+        path: 'my',
+        element: lazyPage(
+          () => import('../features/leases/pages/MyProxiesPage.tsx'),
+          (m) => m.MyProxiesPage,
+        ),
+      },
+      { path: 'my/history', element: later('Lease History') },
+      { path: 'my/history-details/:ip', element: later('History Details') },
+      {
+        path: 'my/:id',
+        element: lazyPage(
+          () => import('../features/leases/pages/LeaseDetailPage.tsx'),
+          (m) => m.LeaseDetailPage,
+        ),
+      },
+      { path: 'payments', element: later('Payments') },
+      { path: 'faq', element: later('FAQ') },
+      { path: 'api', element: later('API') },
+      { path: 'download', element: later('Downloads') },
+      { path: 'charges/:transactionId', element: later('Payment') },
+      {
+        path: 'bigadmin',
+        element: lazyPage(
+          () => import('../features/admin/pages/AdminPage.tsx'),
+          (m) => m.AdminPage,
+        ),
+      },
+      {
+        path: 'change-password',
+        element: lazyPage(
+          () => import('../features/change-password/pages/ChangePasswordPage.tsx'),
+          (m) => m.ChangePasswordPage,
+        ),
+      },
+      {
+        path: 'referral',
+        element: lazyPage(
+          () => import('../features/referral/pages/ReferralPage.tsx'),
+          (m) => m.ReferralPage,
+        ),
+      },
+      {
+        path: 'add-funds',
+        element: lazyPage(
+          () => import('../features/add-funds/pages/AddFundsPage.tsx'),
+          (m) => m.AddFundsPage,
+        ),
+      },
+      {
+        path: 'filter',
+        element: lazyPage(
+          () => import('../features/shop/pages/FilterPage.tsx'),
+          (m) => m.FilterPage,
+        ),
+      },
+      {
+        path: 'confirm-purchase',
+        element: lazyPage(
+          () => import('../features/shop/pages/ConfirmPurchasePage.tsx'),
+          (m) => m.ConfirmPurchasePage,
+        ),
+      },
+      {
+        path: 'terms',
+        element: lazyPage(
+          () => import('../features/info/pages/TermsPage.tsx'),
+          (m) => m.TermsPage,
+        ),
+      },
+      {
+        path: 'privacy',
+        element: lazyPage(
+          () => import('../features/info/pages/PrivacyPage.tsx'),
+          (m) => m.PrivacyPage,
+        ),
+      },
+      // Sign-in has finished before the router starts; a stray visit goes home.
+      { path: 'callback', element: <Navigate to="/" replace /> },
+      {
+        path: '*',
+        element: lazyPage(
+          () => import('../features/info/pages/NotFoundPage.tsx'),
+          (m) => m.NotFoundPage,
+        ),
+      },
+    ],
+  },
+];
+
+/** The routed screens; render inside `<BrowserRouter>`. */
+export function AppRoutes() {
+  return useRoutes(ROUTES);
 }

@@ -17,12 +17,19 @@ import {
   maskIp,
   newLabel,
   priceFor,
+  proxyCount,
   sharedLabel,
 } from './format.ts';
 
 it('shows the hidden part of an IP as asterisks', () => {
   assert.equal(maskIp('198.51.100.___'), '198.51.100.***');
   assert.equal(maskIp('203.0.113.7'), '203.0.113.7');
+});
+
+it('counts proxies', () => {
+  assert.equal(proxyCount(1), '1 proxy');
+  assert.equal(proxyCount(0), '0 proxies');
+  assert.equal(proxyCount(15), '15 proxies');
 });
 
 it('Shared column, clean bands, activity bands, New', () => {

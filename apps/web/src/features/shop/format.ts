@@ -1,6 +1,9 @@
 /** How the shop and My Proxies show an agent's fields (SPEC 2, 5, 9). Pure, so Node tests it. */
 import { ACTIVITY_MEDIUM, ACTIVITY_OK, MAX_SHARED_LEASES, type TAgent, type TConn } from '@pm/contracts';
 
+/** "1 proxy", "15 proxies". */
+export const proxyCount = (n: number): string => `${n} ${n === 1 ? 'proxy' : 'proxies'}`;
+
 /** The hidden part of an agent's IP arrives as underscores and is shown as asterisks. */
 export const maskIp = (ip: string): string => ip.replaceAll('_', '*');
 

@@ -1,6 +1,14 @@
-import { NotAvailablePage } from '../../../components/ui/Page.tsx';
+import { Navigate } from 'react-router';
+import { useIsMobile } from '../../../app/context.tsx';
+import { DesktopShop } from '../components/DesktopShop.tsx';
+import { MobileShop } from '../components/MobileShop.tsx';
 
-/** The proxy shop (table, country chips, filters): built by the shop release. */
+/** `/shop`: the table on desktop, cards on phones (SPEC 2). */
 export function ShopPage() {
-  return <NotAvailablePage title="Shop" />;
+  return useIsMobile() ? <MobileShop /> : <DesktopShop />;
+}
+
+/** `/`: the shop on desktop; phones go to `/shop` (SPEC 2, Routes). */
+export function HomePage() {
+  return useIsMobile() ? <Navigate to="/shop" replace /> : <DesktopShop />;
 }

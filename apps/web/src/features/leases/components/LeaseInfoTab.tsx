@@ -1,0 +1,78 @@
+import { Box, Button, Divider, Stack, Typography } from '@mui/material';
+import type { TLease } from '@pm/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useApi } from '../../../app/context.tsx';
+import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { useNow } from '../../../lib/useNow.ts';
+import { countryName } from '../../shop/countries.ts';
+import { activityLabel, connLabel, formatBytes, formatDuration, formatTimeLeft } from '../../shop/format.ts';
+import { agentQuery } from '../../shop/queries.ts';
+import { leaseSharedLabel } from '../rules.ts';
+import { AutoRenewSwitch } from './AutoRenewSwitch.tsx';
+import { LeaseNoteField } from './LeaseNoteField.tsx';
+
+/**
+ * The lease's Info tab (SPEC 2): note, Lease ID, IP, Country, Show more (Hostname, City, State, Zip,
+ * Isp, Shared, Connection), Uptime, Activity, the traffic totals and Automatically renew.
+ */
+export function LeaseInfoTab({ lease }: { lease: TLease }) {
+  const api = useApi();
+  const now = useNow();
+  const [isMoreShown, setMoreShown] = useState(false);
+  // Uptime is the agent's: its first-seen time comes with the agent.
+  const { data: agent } = useQuery({ ...agentQuery(api, lease.agentId), retry: false });
+  const info = lease.currentInfo;
+  return (
+    <Stack spacing={2}>
+      <LeaseNoteField lease={lease} />
+      <DetailList
+        testId="lease-info"
+        items={[
+          { label: 'Lease ID', value: lease.id },
+          { label: 'IP Address', value: info.ip },
+          { label: 'Country', value: countryName(info.loc.cc) },
+          { label: 'Time left', value: formatTimeLeft(lease.until, now) },
+        ]}
+      />
+      <Box>
+        <Button size="small" onClick={() => setMoreShown((shown) => !shown)} sx={{ px: 0 }}>
+          {isMoreShown ? 'Show less' : 'Show more'}
+        </Button>
+        {isMoreShown && (
+          <DetailList
+            testId="lease-more"
+            items={[
+              { label: 'Hostname', value: info.host },
+              { label: 'City', value: info.loc.city },
+              { label: 'State', value: info.loc.reg },
+              { label: 'Zip', value: info.loc.zip },
+              { label: 'Isp', value: info.loc.isp },
+              { label: 'Shared', value: leaseSharedLabel(lease) },
+              { label: 'Connection', value: connLabel(info.conn) },
+            ]}
+          />
+        )}
+      </Box>
+      <DetailList
+        items={[
+          { label: 'Uptime', value: agent ? formatDuration(agent.firstSeen, now) : 'Unknown' },
+          { label: 'Activity', value: activityLabel(info.actv) },
+        ]}
+      />
+      <Divider />
+      <Typography variant="subtitle2">Totals</Typography>
+      <DetailList
+        testId="lease-totals"
+        items={[
+          { label: 'Total Requests', value: lease.stats.reqs.toLocaleString('en-US') },
+          { label: 'Failed %', value: `${Math.round(lease.stats.failPct * 10) / 10}%` },
+          { label: 'You to Proxy', value: formatBytes(lease.stats.inBytes) },
+          { label: 'Proxy to You', value: formatBytes(lease.stats.outBytes) },
+        ]}
+      />
+      <Divider />
+      <AutoRenewSwitch lease={lease} />
+    </Stack>
+  );
+}

@@ -1,0 +1,36 @@
+import { Alert, Card, CardContent, Skeleton, Stack, Typography } from '@mui/material';
+import { useParams } from 'react-router';
+import { Page } from '../../../components/ui/Page.tsx';
+import { LeaseDetail, LeaseLifecycleButtons } from '../components/LeaseDetail.tsx';
+import { useActiveLeases } from '../useActiveLeases.ts';
+
+export const LEASE_GONE_TEXT = 'This lease is not active any more.';
+
+/** `/my/{id}` (mobile): one lease's tabs (SPEC 2). */
+export function LeaseDetailPage() {
+  const { id = '' } = useParams();
+  const { data: leases } = useActiveLeases();
+  const lease = leases?.find((l) => l.id === id);
+  return (
+    <Page title="Proxy Details">
+      {!leases && <Skeleton variant="rounded" height={320} />}
+      {leases && !lease && <Alert severity="info">{LEASE_GONE_TEXT}</Alert>}
+      {lease && (
+        <Card>
+          <CardContent>
+            <Stack
+              direction="row"
+              sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1, gap: 1 }}
+            >
+              <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
+                {lease.currentInfo.ip}
+              </Typography>
+              <LeaseLifecycleButtons lease={lease} />
+            </Stack>
+            <LeaseDetail lease={lease} />
+          </CardContent>
+        </Card>
+      )}
+    </Page>
+  );
+}

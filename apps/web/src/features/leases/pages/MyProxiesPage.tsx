@@ -1,0 +1,114 @@
+import SearchIcon from '@mui/icons-material/Search';
+import {
+  Box,
+  FormControlLabel,
+  InputAdornment,
+  Paper,
+  Skeleton,
+  Stack,
+  Switch,
+  TextField,
+  Typography,
+} from '@mui/material';
+import type { TLease } from '@pm/contracts';
+import { type ReactNode, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { useIsMobile } from '../../../app/context.tsx';
+import { EmptyState } from '../../../components/ui/EmptyState.tsx';
+import { Page } from '../../../components/ui/Page.tsx';
+import { LeaseCard } from '../components/LeaseCard.tsx';
+import { LeaseDetail, LeaseLifecycleButtons } from '../components/LeaseDetail.tsx';
+import { LeaseTable } from '../components/LeaseTable.tsx';
+import { matchesLeaseFilter } from '../rules.ts';
+import { useActiveLeases } from '../useActiveLeases.ts';
+
+export const NO_LEASES_TEXT = 'No active proxies found';
+
+/** `/my` (SPEC 2): the active leases with a filter box; a detail sidebar on desktop, cards on phones. */
+export function MyProxiesPage() {
+  const isMobile = useIsMobile();
+  const { data: leases } = useActiveLeases();
+  const [filterText, setFilterText] = useState('');
+  const shown = leases?.filter((l) => matchesLeaseFilter(l, filterText));
+  const filterBox = (
+    <TextField
+      size="small"
+      placeholder="Filter"
+      value={filterText}
+      onChange={(e) => setFilterText(e.target.value)}
+      slotProps={{
+        htmlInput: { 'aria-label': 'Filter proxies' },
+        input: {
+          startAdornment: (
+            <InputAdornment position="start">
+              <SearchIcon fontSize="small" />
+            </InputAdornment>
+          ),
+        },
+      }}
+      sx={{ width: isMobile ? '100%' : 260 }}
+    />
+  );
+  return (
+    <Page title="My Proxies" actions={isMobile ? undefined : filterBox}>
+      {isMobile && <MobileHeader filterBox={filterBox} />}
+      {!shown && <Skeleton variant="rounded" height={200} />}
+      {shown?.length === 0 && (
+        <Paper variant="outlined">
+          <EmptyState testId="leases-empty">{NO_LEASES_TEXT}</EmptyState>
+        </Paper>
+      )}
+      {shown &&
+        shown.length > 0 &&
+        (isMobile ? <LeaseCards leases={shown} /> : <DesktopLeases leases={shown} />)}
+    </Page>
+  );
+}
+
+/** Phones: the filter box and the Show history toggle, which opens the lease history. */
+function MobileHeader({ filterBox }: { filterBox: ReactNode }) {
+  const navigate = useNavigate();
+  return (
+    <Stack spacing={1} sx={{ mb: 1.5 }}>
+      <FormControlLabel
+        control={<Switch checked={false} onChange={() => void navigate('/my/history')} />}
+        label="Show history"
+      />
+      {filterBox}
+    </Stack>
+  );
+}
+
+function LeaseCards({ leases }: { leases: TLease[] }) {
+  return (
+    <Stack spacing={1.5}>
+      {leases.map((lease) => (
+        <LeaseCard key={lease.id} lease={lease} />
+      ))}
+    </Stack>
+  );
+}
+
+function DesktopLeases({ leases }: { leases: TLease[] }) {
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const selected = leases.find((l) => l.id === selectedId) ?? leases[0]!;
+  return (
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) 380px', gap: 2, alignItems: 'start' }}>
+      <LeaseTable leases={leases} selectedId={selected.id} onSelect={setSelectedId} />
+      <Paper
+        variant="outlined"
+        component="aside"
+        aria-label="Proxy Details"
+        sx={{ p: 2, position: 'sticky', top: 80 }}
+      >
+        <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
+            {selected.currentInfo.ip}
+          </Typography>
+          <LeaseLifecycleButtons lease={selected} />
+        </Stack>
+        <LeaseDetail key={selected.id} lease={selected} />
+      </Paper>
+    </Box>
+  );
+}

@@ -1,0 +1,57 @@
+import { type TLease, ZLeasesResponse } from '@pm/contracts';
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import type { ApiClient } from '../../lib/api/transport.ts';
+
+/** Query keys of the caller's leases; a purchase or a lease change invalidates `leaseKeys.all`. */
+export const leaseKeys = {
+  all: ['leases'] as const,
+  active: () => [...leaseKeys.all, 'active'] as const,
+};
+
+/** A bound on `GET /leases` pages, so a server that never answers cursor 0 cannot loop us forever. */
+const MAX_LEASE_PAGES = 100;
+
+/**
+ * The caller's active leases: `GET /leases?cursor=` repeated until the cursor is 0 (SPEC 7).
+ * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (SPEC 4).
+ */
+export const activeLeasesQuery = (api: ApiClient, queryClient: QueryClient) =>
+  queryOptions({
+    queryKey: leaseKeys.active(),
+    queryFn: async ({ signal }): Promise<TLease[]> => {
+      const ignoreOffline = queryClient.getQueryData(leaseKeys.active()) !== undefined;
+      const leases: TLease[] = [];
+      let cursor = 0;
+      for (let page = 0; page < MAX_LEASE_PAGES; page++) {
+        const answer = await api.get('/leases', {
+          query: { cursor },
+          schema: ZLeasesResponse,
+          signal,
+          ignoreOffline,
+        });
+        leases.push(...answer.leases);
+        if (answer.cursor === 0) break;
+        cursor = answer.cursor;
+      }
+      return leases;
+    },
+    refetchInterval: DATA_REFRESH_MS,
+    refetchIntervalInBackground: true,
+  });
+
+/** Replaces one lease in the cached list (after an answer that carries the whole lease, or optimistically). */
+export function updateCachedLease(
+  queryClient: QueryClient,
+  id: string,
+  update: (lease: TLease) => TLease,
+): TLease[] | undefined {
+  const before = queryClient.getQueryData<TLease[]>(leaseKeys.active());
+  if (before) {
+    queryClient.setQueryData<TLease[]>(
+      leaseKeys.active(),
+      before.map((l) => (l.id === id ? update(l) : l)),
+    );
+  }
+  return before;
+}

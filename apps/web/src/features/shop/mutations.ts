@@ -1,0 +1,56 @@
+import { type TLease, type TLeasePurchaseBody, ZLease } from '@pm/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../app/context.tsx';
+import { isApiError } from '../../lib/api/transport.ts';
+import { accountKeys } from '../account/queries.ts';
+import { leaseKeys } from '../leases/queries.ts';
+import { priceFor } from './format.ts';
+import { type PurchaseFailure, type PurchaseOrder, purchaseFailureOf, reloadsProxies } from './purchase.ts';
+import { agentKeys } from './queries.ts';
+
+/** The payments screen (a later issue) keeps its queries under this key; a purchase adds a record there. */
+export const PAYMENTS_KEY = ['payments'] as const;
+
+/** Statuses the purchase dialogs explain; 401 and 502 still go to sign-in and maintenance. */
+const PURCHASE_HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
+
+export interface PurchaseRequest {
+  order: PurchaseOrder;
+  /** True first: the server tests the proxy before selling it (SPEC 7 `probe`). */
+  probe: boolean;
+}
+
+/**
+ * `POST /leases` for an order at the price the shop showed. Success reloads the proxy list, account,
+ * leases and payments; a refusal comes back as the PurchaseFailure to show, after reloading the
+ * proxy when it moved on (price, parameters, sold or gone).
+ */
+export function usePurchaseMutation() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation<TLease, PurchaseFailure, PurchaseRequest>({
+    mutationFn: async ({ order, probe }) => {
+      const body: TLeasePurchaseBody = {
+        agentID: order.agent.id,
+        expPriceC: priceFor(order.agent, order.exc),
+        probe,
+        exc: order.exc,
+      };
+      try {
+        return await api.post('/leases', { body, schema: ZLease, ignoreStatuses: PURCHASE_HANDLED_STATUSES });
+      } catch (e) {
+        throw isApiError(e) ? purchaseFailureOf(e.status, e.body) : { step: 'GENERIC_ERROR' };
+      }
+    },
+    onSuccess: async () => {
+      await Promise.all(
+        [agentKeys.all, accountKeys.all, leaseKeys.all, PAYMENTS_KEY].map((queryKey) =>
+          queryClient.invalidateQueries({ queryKey }),
+        ),
+      );
+    },
+    onError: async (failure) => {
+      if (reloadsProxies(failure.step)) await queryClient.invalidateQueries({ queryKey: agentKeys.all });
+    },
+  });
+}

@@ -1,0 +1,76 @@
+import {
+  type TAgent,
+  type TAgentListResponse,
+  type TCountryTotals,
+  ZAgent,
+  ZAgentListResponse,
+  ZCountryTotals,
+} from '@pm/contracts';
+import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type { ApiClient } from '../../lib/api/transport.ts';
+import { type ShopFilter, type ShopPaging, toAgentListQuery } from './filters.ts';
+
+/** Query keys of the shop; a purchase invalidates `agentKeys.all`. */
+export const agentKeys = {
+  all: ['agents'] as const,
+  lists: () => [...agentKeys.all, 'list'] as const,
+  page: (filter: ShopFilter, paging: ShopPaging) => [...agentKeys.lists(), 'page', filter, paging] as const,
+  more: (filter: ShopFilter, rowsPerPage: number) =>
+    [...agentKeys.lists(), 'more', filter, rowsPerPage] as const,
+  segments: (filter: ShopFilter) => [...agentKeys.lists(), 'segments', filter] as const,
+  detail: (id: string) => [...agentKeys.all, 'detail', id] as const,
+  totals: () => [...agentKeys.all, 'totals'] as const,
+};
+
+const listAgents = (api: ApiClient, query: Record<string, string | number | boolean>, signal: AbortSignal) =>
+  api.get('/agents', { query, schema: ZAgentListResponse, signal });
+
+/**
+ * One page of the desktop table (`GET /agents`), with the filter row's option lists (`segments=true`).
+ * The previous page stays on screen while the next one loads.
+ */
+export const agentPageQuery = (api: ApiClient, filter: ShopFilter, paging: ShopPaging) =>
+  queryOptions({
+    queryKey: agentKeys.page(filter, paging),
+    queryFn: ({ signal }): Promise<TAgentListResponse> =>
+      listAgents(api, toAgentListQuery(filter, paging, true), signal),
+    placeholderData: keepPreviousData,
+  });
+
+/** The mobile list: pages appended by Show more; the answer's `cursor` is the next offset, 0 at the end. */
+export const agentMoreQuery = (api: ApiClient, filter: ShopFilter, rowsPerPage: number) =>
+  infiniteQueryOptions({
+    queryKey: agentKeys.more(filter, rowsPerPage),
+    queryFn: ({ signal, pageParam }): Promise<TAgentListResponse> =>
+      listAgents(api, { ...toAgentListQuery(filter, { page: 0, rowsPerPage }), cursor: pageParam }, signal),
+    initialPageParam: 0,
+    getNextPageParam: (last) => (last.cursor > 0 ? last.cursor : undefined),
+  });
+
+/** The option lists (regions, cities, ZIPs, ISPs) of a country and filter, for the mobile Filter page. */
+export const agentSegmentsQuery = (api: ApiClient, filter: ShopFilter) =>
+  queryOptions({
+    queryKey: agentKeys.segments(filter),
+    queryFn: ({ signal }) =>
+      listAgents(api, toAgentListQuery(filter, { page: 0, rowsPerPage: 1 }, true), signal),
+    select: (r) => r.segments ?? { isps: [], zips: [], cities: [], regions: [] },
+    staleTime: 60_000,
+  });
+
+/** One agent (`GET /agents/{id}`): the proxy detail, and the uptime of a leased agent. */
+export const agentQuery = (api: ApiClient, id: string) =>
+  queryOptions({
+    queryKey: agentKeys.detail(id),
+    queryFn: ({ signal }): Promise<TAgent> =>
+      api.get(`/agents/${encodeURIComponent(id)}`, { schema: ZAgent, signal, ignoreStatuses: [404] }),
+  });
+
+/** Proxies on offer per country (`GET /totals/agents?all=true`): the chips' counts and the More menu. */
+export const countryTotalsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: agentKeys.totals(),
+    queryFn: ({ signal }): Promise<TCountryTotals> =>
+      api.get('/totals/agents', { query: { all: true }, schema: ZCountryTotals, signal }),
+    select: (r) => r.countries,
+    staleTime: 60_000,
+  });
