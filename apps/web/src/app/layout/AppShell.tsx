@@ -1,11 +1,15 @@
 import { Box, Container } from '@mui/material';
+import { Suspense } from 'react';
 import { Outlet } from 'react-router';
-import { TermsModal } from '../../features/terms/components/TermsModal.tsx';
+import { TermsGate } from '../../features/terms/components/TermsGate.tsx';
+import { lazyNamed } from '../../lib/lazyNamed.ts';
 import { useIsMobile } from '../context.tsx';
 import { DialogsProvider } from '../dialogs.tsx';
-import { DesktopTopBar } from './DesktopTopBar.tsx';
 import { Footer } from './Footer.tsx';
-import { MobileTopBar } from './MobileTopBar.tsx';
+
+// A visit loads the top bar of its layout only (docs/benchmarks.md, "Web app first load").
+const DesktopTopBar = lazyNamed(() => import('./DesktopTopBar.tsx'), 'DesktopTopBar');
+const MobileTopBar = lazyNamed(() => import('./MobileTopBar.tsx'), 'MobileTopBar');
 
 /** The signed-in layout: top bar (desktop or mobile), the routed screen, app-wide dialogs and the Terms modal. */
 export function AppShell() {
@@ -15,7 +19,9 @@ export function AppShell() {
       <Box
         sx={{ minHeight: '100vh', bgcolor: 'background.default', display: 'flex', flexDirection: 'column' }}
       >
-        {isMobile ? <MobileTopBar /> : <DesktopTopBar />}
+        <Suspense fallback={<Box sx={{ height: isMobile ? 56 : 64 }} />}>
+          {isMobile ? <MobileTopBar /> : <DesktopTopBar />}
+        </Suspense>
         <Container
           component="main"
           maxWidth="lg"
@@ -25,7 +31,7 @@ export function AppShell() {
         </Container>
         <Footer />
       </Box>
-      <TermsModal />
+      <TermsGate />
     </DialogsProvider>
   );
 }

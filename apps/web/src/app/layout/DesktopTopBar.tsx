@@ -1,17 +1,21 @@
 import AccountCircleIcon from '@mui/icons-material/AccountCircle';
 import { AppBar, Box, IconButton, Tab, Tabs, Toolbar } from '@mui/material';
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
 import { BalanceButton } from '../../features/account/components/Balance.tsx';
+import { lazyNamed } from '../../lib/lazyNamed.ts';
 import { useDialogs } from '../dialogs.tsx';
 import { Brand } from './Brand.tsx';
 import { activeTabFor, DESKTOP_TABS } from './navigation.ts';
-import { UserMenu } from './UserMenu.tsx';
+
+// The menu's code (and Material UI's popover) loads on the first click.
+const UserMenu = lazyNamed(() => import('./UserMenu.tsx'), 'UserMenu');
 
 export function DesktopTopBar() {
   const { pathname } = useLocation();
   const { openAddFunds } = useDialogs();
   const [menuAnchor, setMenuAnchor] = useState<HTMLElement | null>(null);
+  const [hasMenu, setHasMenu] = useState(false);
   return (
     <AppBar position="sticky" color="inherit" sx={{ borderBottom: 1, borderColor: 'divider' }}>
       <Toolbar sx={{ gap: 1, minHeight: 64 }}>
@@ -37,12 +41,17 @@ export function DesktopTopBar() {
         <IconButton
           aria-label="Account menu"
           aria-haspopup="menu"
-          onClick={(e) => setMenuAnchor(e.currentTarget)}
+          onClick={(e) => {
+            setHasMenu(true);
+            setMenuAnchor(e.currentTarget);
+          }}
           color="primary"
         >
           <AccountCircleIcon fontSize="large" />
         </IconButton>
-        <UserMenu anchorEl={menuAnchor} onClose={() => setMenuAnchor(null)} />
+        <Suspense fallback={null}>
+          {hasMenu && <UserMenu anchorEl={menuAnchor} onClose={() => setMenuAnchor(null)} />}
+        </Suspense>
       </Toolbar>
     </AppBar>
   );

@@ -1,11 +1,14 @@
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import MenuIcon from '@mui/icons-material/Menu';
 import { AppBar, Button, IconButton, Toolbar, Typography } from '@mui/material';
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { BalanceLink } from '../../features/account/components/Balance.tsx';
-import { MobileDrawer } from './MobileDrawer.tsx';
+import { lazyNamed } from '../../lib/lazyNamed.ts';
 import { mobileScreenFor } from './screens.ts';
+
+// The side menu's code (and Material UI's drawer) loads on the first tap.
+const MobileDrawer = lazyNamed(() => import('./MobileDrawer.tsx'), 'MobileDrawer');
 
 /**
  * The Filter screen's Reset link navigates to /filter with `state.reset` set to a fresh timestamp;
@@ -18,6 +21,7 @@ export function MobileTopBar() {
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const [isDrawerOpen, setDrawerOpen] = useState(false);
+  const [hasDrawer, setHasDrawer] = useState(false);
   const screen = mobileScreenFor(pathname);
 
   const handleBack = () => {
@@ -40,7 +44,10 @@ export function MobileTopBar() {
               edge="start"
               color="inherit"
               aria-label="Open menu"
-              onClick={() => setDrawerOpen(true)}
+              onClick={() => {
+                setHasDrawer(true);
+                setDrawerOpen(true);
+              }}
             >
               <MenuIcon />
             </IconButton>
@@ -68,7 +75,9 @@ export function MobileTopBar() {
           )}
         </Toolbar>
       </AppBar>
-      <MobileDrawer open={isDrawerOpen} onClose={() => setDrawerOpen(false)} />
+      <Suspense fallback={null}>
+        {hasDrawer && <MobileDrawer open={isDrawerOpen} onClose={() => setDrawerOpen(false)} />}
+      </Suspense>
     </>
   );
 }

@@ -1,46 +1,29 @@
-import { Alert, type AlertColor, Snackbar } from '@mui/material';
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
-
-interface Toast {
-  id: number;
-  message: string;
-  severity: AlertColor;
-  autoHideMs: number;
-}
+import type { AlertColor } from '@mui/material';
+import { createContext, type ReactNode, Suspense, useCallback, useContext, useState } from 'react';
+import { lazyNamed } from '../../lib/lazyNamed.ts';
+import type { Toast } from './ToastSnackbar.tsx';
 
 type ShowToast = (message: string, options: { autoHideMs: number; severity?: AlertColor }) => void;
 
 const ToastContext = createContext<ShowToast | null>(null);
 
+// The snackbar's code loads with the first toast, not with the app.
+const ToastSnackbar = lazyNamed(() => import('./ToastSnackbar.tsx'), 'ToastSnackbar');
+
 /** One snackbar at a time for the whole app; a new toast replaces the current one. */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toast, setToast] = useState<Toast | null>(null);
+  const [hasShown, setHasShown] = useState(false);
   const show = useCallback<ShowToast>((message, { autoHideMs, severity = 'success' }) => {
+    setHasShown(true);
     setToast({ id: Date.now(), message, severity, autoHideMs });
   }, []);
-  const value = useMemo(() => show, [show]);
-  const handleClose = (_: unknown, reason?: string) => {
-    if (reason !== 'clickaway') setToast(null);
-  };
   return (
-    <ToastContext.Provider value={value}>
+    <ToastContext.Provider value={show}>
       {children}
-      <Snackbar
-        key={toast?.id}
-        open={toast !== null}
-        autoHideDuration={toast?.autoHideMs ?? null}
-        onClose={handleClose}
-        anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
-      >
-        <Alert
-          onClose={handleClose}
-          severity={toast?.severity ?? 'success'}
-          variant="filled"
-          sx={{ width: '100%' }}
-        >
-          {toast?.message}
-        </Alert>
-      </Snackbar>
+      <Suspense fallback={null}>
+        {hasShown && <ToastSnackbar toast={toast} onClose={() => setToast(null)} />}
+      </Suspense>
     </ToastContext.Provider>
   );
 }
