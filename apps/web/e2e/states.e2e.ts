@@ -47,6 +47,8 @@ describe('full-screen states', () => {
       await shell.page.clock.install();
       await shell.open(baseUrl, '/', fakeAccessToken());
       await shell.waitForBalance('$12.34');
+      // The shop's own first calls must be answered before the API goes away.
+      await shell.page.getByTestId('agent-row').first().waitFor();
       api.failWith = 'abort';
       const before = api.requests.length;
       await shell.page.clock.runFor(21_000);

@@ -3,7 +3,9 @@
  * be driven without the other apps. Their addresses are loopback ones that are never actually dialled.
  */
 import type { TAccount, TEnvironment } from '@pm/contracts';
+import { cents } from '@pm/money';
 import type { BrowserContext, Route } from 'playwright-core';
+import { answerMarket, createMarketMock, type MarketMock } from './marketMock.ts';
 
 export const MOCK_API_URL = 'http://127.0.0.1:9/api';
 export const MOCK_ISSUER = 'http://127.0.0.1:9/issuer';
@@ -28,18 +30,29 @@ export function mockEnvironment(origins: string[], overrides: Partial<TEnvironme
   };
 }
 
-export function buildAccount(overrides: Partial<TAccount> = {}): TAccount {
-  const balance = overrides.balanceC ?? 1234;
+type AccountOverrides = Partial<Omit<TAccount, 'balanceC' | 'balanceCents'>> & { balanceC?: number };
+
+export function buildAccount(overrides: AccountOverrides = {}): TAccount {
+  const balance = cents(overrides.balanceC ?? 1234);
   return {
     userID: 'user-1',
     email: 'customer@example.com',
-    balanceC: balance,
-    balanceCents: balance,
     permissions: [],
     refcode: 'REF123',
     blocked: false,
     ...overrides,
+    balanceC: balance,
+    balanceCents: balance,
   };
+}
+
+function readJsonBody(text: string | null): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -71,6 +84,8 @@ export interface MockApi {
   /** Bodies posted to the identity's change_code endpoint, and the status it answers. */
   passwordChanges: unknown[];
   passwordChangeStatus: number;
+  /** The shop and lease routes (agents, purchases, leases, notes, auto-renew, no-auth port). */
+  market: MarketMock;
 }
 
 /** Installs the API and identity routes on a browser context; the returned object steers them. */
@@ -84,6 +99,7 @@ export async function installMockBackend(
     failWith: null,
     passwordChanges: [],
     passwordChangeStatus: 200,
+    market: createMarketMock(),
   };
   const json = (route: Route, status: number, body?: unknown) =>
     route.fulfill({
@@ -113,6 +129,11 @@ export async function installMockBackend(
       state.account = buildAccount({ balanceC: 0, refcode: 'NEW001' });
       return json(route, 201, state.account);
     }
+    const body = readJsonBody(req.postData());
+    const query = new URL(req.url()).searchParams;
+    state.market.calls.push({ method: req.method(), path, query, body });
+    const answer = answerMarket(state.market, state.account, req.method(), path, query, body);
+    if (answer) return json(route, answer.status, answer.body);
     return json(route, 404, { error: 'NOT_FOUND', message: `mock has no ${req.method()} ${path}` });
   });
 

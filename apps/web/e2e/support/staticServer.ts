@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 
-export const DIST_DIR = join(import.meta.dirname, '../../dist');
+/** The built app; `WEB_DIST_DIR` points at another build (e.g. one made with `vite build --outDir`). */
+export const DIST_DIR = process.env.WEB_DIST_DIR ?? join(import.meta.dirname, '../../dist');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
