@@ -10,6 +10,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   real,
   text,
   timestamp,
@@ -135,6 +136,33 @@ export const agentProbes = pgTable(
   (t) => [index('agent_probes_agent_at_idx').on(t.agentId, t.at)],
 );
 
+/**
+ * A probe the market API asks for before a purchase (`POST /leases` with `probe`): the node that
+ * holds the agent's tunnel claims it on `pg_notify('probe_requested', node_id)`, requests an IP-echo
+ * URL through the agent, writes what it saw of the exit and notifies `probe_done` with the id. The
+ * API deletes its row once it has the answer or gives up.
+ */
+export const probeRequests = pgTable(
+  'probe_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** The node that runs it: the agent's node when it was asked for. */
+    nodeId: text('node_id').notNull(),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+    ok: boolean('ok'),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+    /** The exit as the probe saw it: `{ ip, host, loc }` (host and loc null when unknown). */
+    observed: jsonb('observed'),
+  },
+  (t) => [index('probe_requests_pending_idx').on(t.nodeId).where(sql`${t.claimedAt} IS NULL`)],
+);
+
 /** A customer's lease of an agent. Ids look like `kq3x-4821` (SPEC 5: admin lease id search). */
 export const leases = pgTable(
   'leases',
@@ -154,7 +182,6 @@ export const leases = pgTable(
     refundAmountC: bigint('refund_amount_c', { mode: 'number' }).$type<Cents>(),
     purchasePriceC: bigint('purchase_price_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     autoRenew: boolean('auto_renew').notNull().default(false),
-    note: text('note').notNull().default(''),
     socksUser: text('socks_user').notNull(),
     socksPwd: text('socks_pwd').notNull(),
     /** Node serving the lease (the agent's node when leased); names socks.host/ip and authPort.node. */
@@ -190,5 +217,23 @@ export const leases = pgTable(
       'leases_stats_nonneg',
       sql`${t.reqs} >= 0 AND ${t.fails} >= 0 AND ${t.inBytes} >= 0 AND ${t.outBytes} >= 0`,
     ),
+  ],
+);
+
+/** A customer's note on an agent (SPEC 3 "Agent note"), shown as `note` of their leases on it. */
+export const agentNotes = pgTable(
+  'agent_notes',
+  {
+    userId: text('user_id').notNull(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    note: text('note').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.agentId] }),
+    // An empty note is stored as no row (SPEC 4: cleared means deleted); 200 characters at most (SPEC 9).
+    check('agent_notes_length', sql`char_length(${t.note}) BETWEEN 1 AND 200`),
   ],
 );

@@ -72,13 +72,15 @@ export interface LeaseParts {
   agent: AgentRow;
   /** Active leases on the agent now. */
   activeOnAgent: number;
+  /** The owner's note on the agent ('' when none). */
+  note: string;
 }
 
 /**
  * The lease as SPEC 3 "Lease (active)" shapes it. `info` is the snapshot stored at purchase; a row
  * without a valid one (written by hand, e.g. in gateway tests) shows the agent's current properties.
  */
-export function toLease({ lease, node, agent, activeOnAgent }: LeaseParts, nowMs: number): TLease {
+export function toLease({ lease, node, agent, activeOnAgent, note }: LeaseParts, nowMs: number): TLease {
   if (!node) throw new AppError('INTERNAL', { message: `lease ${lease.id} has no node` });
   const stored = ZLeaseInfo.safeParse(lease.info);
   return {
@@ -91,7 +93,7 @@ export function toLease({ lease, node, agent, activeOnAgent }: LeaseParts, nowMs
     currentInfo: toLeaseCurrentInfo(agent, activeOnAgent),
     socks: toSocks(lease, node),
     authPort: toAuthPort(lease, node),
-    note: lease.note,
+    note,
     autoRenew: lease.autoRenew,
     renewable: isRenewable(lease, nowMs),
     static: lease.static,

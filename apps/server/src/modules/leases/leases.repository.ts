@@ -1,4 +1,4 @@
-import { agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
+import { agentNotes, agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 
@@ -56,6 +56,15 @@ export function createLeaseRepository(db: Db) {
         .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
         .where(eq(leases.id, id));
       return rows[0];
+    },
+
+    /** The user's note on an agent, '' when none. */
+    async findNote(userId: string, agentId: string, tx: DbOrTx = db): Promise<string> {
+      const rows = await tx
+        .select({ note: agentNotes.note })
+        .from(agentNotes)
+        .where(and(eq(agentNotes.userId, userId), eq(agentNotes.agentId, agentId)));
+      return rows[0]?.note ?? '';
     },
 
     async findAgent(agentId: string, tx: DbOrTx = db): Promise<AgentRow | undefined> {

@@ -138,7 +138,8 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     const agent = await repo.findAgent(found.lease.agentId, tx);
     if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
     const active = await repo.countActiveOnAgent(agent.id, tx);
-    return { ...found, agent, activeOnAgent: active.shared + active.exclusive };
+    const note = await repo.findNote(found.lease.userId, agent.id, tx);
+    return { ...found, agent, activeOnAgent: active.shared + active.exclusive, note };
   }
 
   /** The lease (SPEC 3 "Lease (active)"); NOT_FOUND when there is none. */
