@@ -32,8 +32,8 @@ export interface DemoAgents {
 }
 
 /**
- * Writes the demo agents' rows (a fresh key each start, stored hashed; location, scores and prices
- * only when the row is new, so edits survive restarts) and starts the real agent for each.
+ * Writes the demo agents' rows (a fresh key each start, stored hashed; location and scores only
+ * when the row is new, so edits survive restarts; prices come from the pricing rules) and starts the real agent for each.
  */
 export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoAgents> {
   const identities = options.identities ?? demoIdentities();
@@ -42,9 +42,8 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
     const key = randomBytes(24).toString('base64url');
     keys.set(d.id, key);
     await options.db.query(
-      `INSERT INTO agents (id, key_hash, ip, host, cc, reg, city, zip, isp, mob, lat, lon, conn, dev, stars,
-                           price_exc_c, price_shr_c)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+      `INSERT INTO agents (id, key_hash, ip, host, cc, reg, city, zip, isp, mob, lat, lon, conn, dev, stars)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash`,
       [
         d.id,
@@ -62,8 +61,6 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
         d.conn,
         d.dev,
         d.stars,
-        d.priceExcC,
-        d.priceShrC,
       ],
     );
   }

@@ -14,8 +14,6 @@ export interface DemoIdentity {
   conn: 'wifi' | 'cell';
   dev: 'android' | 'other';
   stars: number;
-  priceExcC: number;
-  priceShrC: number;
   /** Shared leases the demo's other customers hold on it from devnet start (0 to 2). */
   sharers: number;
 }
@@ -156,7 +154,6 @@ export function demoIdentities(count = DEMO_AGENT_COUNT): DemoIdentity[] {
     const conn = j % 3 === 1 ? 'cell' : 'wifi';
     const isp = conn === 'cell' ? cellIsp : wifiIsp;
     const ip = `${RANGES[i % RANGES.length]}.${10 + Math.floor(i / RANGES.length)}`;
-    const priceExcC = 300 + ((i * 53) % 7) * 100;
     out.push({
       id: `demo-${String(i + 1).padStart(2, '0')}`,
       ip,
@@ -174,8 +171,6 @@ export function demoIdentities(count = DEMO_AGENT_COUNT): DemoIdentity[] {
       conn,
       dev: conn === 'cell' || i % 4 === 0 ? 'android' : 'other',
       stars: 1 + ((j * 7 + cc.charCodeAt(0)) % 10),
-      priceExcC,
-      priceShrC: Math.round((priceExcC * 0.4) / 10) * 10,
       sharers: cycle === 0 ? slot.sharers : 0,
     });
   }

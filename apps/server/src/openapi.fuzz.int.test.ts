@@ -64,7 +64,7 @@ async function seed(): Promise<void> {
     [node],
   );
   await t.db.query(
-    `INSERT INTO agents (id, key_hash, node_id, ip, cc, price_exc_c, price_shr_c, online) VALUES ($1, $2, $3, '192.0.2.10', 'US', 500, 200, true)`,
+    `INSERT INTO agents (id, key_hash, node_id, ip, cc, online) VALUES ($1, $2, $3, '192.0.2.10', 'US', true)`,
     [agent, randomBytes(32).toString('hex'), node],
   );
   await t.db.query(

@@ -76,7 +76,7 @@ export async function buildNode(
   return rows[0]!;
 }
 
-/** Inserts an online agent in San Jose, US, priced $5.00 private and $2.00 shared; `nodeId` null means never connected. */
+/** Inserts an online agent in San Jose, US (prices come from the pricing rules); `nodeId` null means never connected. */
 export async function buildAgent(
   db: DbHandle,
   overrides: Partial<typeof agents.$inferInsert> = {},
@@ -92,8 +92,6 @@ export async function buildAgent(
       city: 'San Jose',
       zip: '95131',
       isp: 'Example ISP',
-      priceExcC: cents(500),
-      priceShrC: cents(200),
       online: true,
       ...overrides,
     })

@@ -71,8 +71,6 @@ export const agents = pgTable(
       .default('other'),
     /** Clean score 1-10. */
     stars: integer('stars').notNull().default(5),
-    priceExcC: bigint('price_exc_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
-    priceShrC: bigint('price_shr_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     /** Static proxies are sold 24-hour private only, from their own list. */
     isStatic: boolean('is_static').notNull().default(false),
     firstSeen: timestamp('first_seen', { withTimezone: true }),
@@ -87,6 +85,8 @@ export const agents = pgTable(
     speedCheckedAt: timestamp('speed_checked_at', { withTimezone: true }),
     /** 'ok' | 'failed' | 'checking' of the last speed test. */
     speedStatus: text('speed_status'),
+    /** Last sale (a lease bought on it), set by the purchase; "New" in the shop means none in 30 days. */
+    lastSoldAt: timestamp('last_sold_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -94,11 +94,6 @@ export const agents = pgTable(
     index('agents_node_idx').on(t.nodeId),
     index('agents_cc_idx').on(t.cc),
     check('agents_stars_range', sql`${t.stars} BETWEEN 1 AND 10`),
-    check('agents_prices_nonneg', sql`${t.priceExcC} >= 0 AND ${t.priceShrC} >= 0`),
-    check(
-      'agents_prices_max',
-      sql`${t.priceExcC} <= ${MONEY_BOUND_SQL} AND ${t.priceShrC} <= ${MONEY_BOUND_SQL}`,
-    ),
   ],
 );
 

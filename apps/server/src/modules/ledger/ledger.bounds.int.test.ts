@@ -68,10 +68,13 @@ describe('the database refuses money past MAX_CENTS in every money column', () =
     await refuses(insert, [userId, 1, MAX_CENTS + 1]);
   });
 
-  test('agents.price_exc_c / price_shr_c and leases.purchase_price_c / refund_amount_c', async () => {
-    const agent = await buildAgent(t.db, { priceExcC: cents(MAX_CENTS), priceShrC: cents(MAX_CENTS) });
-    await refuses('UPDATE agents SET price_exc_c = $2 WHERE id = $1', [agent.id, MAX_CENTS + 1]);
-    await refuses('UPDATE agents SET price_shr_c = $2 WHERE id = $1', [agent.id, MAX_CENTS + 1]);
+  test('pricing_rules.price_exc_c / price_shr_c and leases.purchase_price_c / refund_amount_c', async () => {
+    const agent = await buildAgent(t.db);
+    const rule = 'UPDATE pricing_rules SET price_exc_c = $1, price_shr_c = $2 WHERE position = 1';
+    await t.db.query(rule, [MAX_CENTS, MAX_CENTS]);
+    await refuses(rule, [MAX_CENTS + 1, 0]);
+    await refuses(rule, [0, MAX_CENTS + 1]);
+    await refuses(rule, [-1, 0]);
     const insert = `INSERT INTO leases (id, user_id, agent_id, exc, until, socks_user, socks_pwd, purchase_price_c, refund_amount_c)
       VALUES ($1, 'u', $2, true, now(), $1, 'p', $3, $4)`;
     await t.db.query(insert, ['bnds-0001', agent.id, MAX_CENTS, MAX_CENTS]);
