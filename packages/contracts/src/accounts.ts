@@ -39,6 +39,8 @@ export const ZAccountIdParams = z.object({ id: z.string().min(1).max(200) });
 /** Ledger row types; the Payments page shows them. */
 export const TX_TYPES = [
   'deposit',
+  /** The bonus percent of a crypto charge, its own record beside the deposit. */
+  'bonus',
   'purchase',
   'renewal',
   'refund',

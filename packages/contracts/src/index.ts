@@ -6,4 +6,5 @@ export * from './environment.ts';
 export * from './errors.ts';
 export * from './http.ts';
 export * from './leases.ts';
+export * from './payments.ts';
 export * from './permissions.ts';
