@@ -137,7 +137,7 @@ describe('staff routes', () => {
 });
 
 describe('createTokenVerifier', () => {
-  test('reads permissions by exact name or dotted path, email and referral code claims', async () => {
+  test('reads permissions by exact name or dotted path, email, referral code and inviter claims', async () => {
     const verifier = createTokenVerifier({
       issuer: t.issuer.issuer,
       audience: TEST_AUDIENCE,
@@ -149,11 +149,13 @@ describe('createTokenVerifier', () => {
       realm_access: { roles: ['read:users', 'update:accounts', 7] },
       email: 'kc@example.test',
       'https://market.test/referral_code': 'REF123',
+      'https://market.test/referred_by': 'INVITER1',
     });
     assert.deepEqual(await verifier.verify(token), {
       userId: 'kc-user',
       email: 'kc@example.test',
       refcode: 'REF123',
+      referredBy: 'INVITER1',
       permissions: ['read:users', 'update:accounts'],
       isStaff: true,
     });

@@ -11,6 +11,8 @@ export interface Principal {
   email: string;
   /** `referral_code` claim (or a namespaced `…/referral_code`), used only when the account is created. */
   refcode: string | null;
+  /** `referred_by` claim (or `…/referred_by`): the inviter's referral code, used only when the account is created. */
+  referredBy?: string | null | undefined;
   /** From the configured permissions claim. */
   permissions: string[];
   /** Holds both read:users and update:accounts. */
@@ -54,11 +56,9 @@ function readPermissions(value: unknown): string[] {
   return [];
 }
 
-function readRefcode(payload: JWTPayload): string | null {
-  const key =
-    'referral_code' in payload
-      ? 'referral_code'
-      : Object.keys(payload).find((k) => k.endsWith('/referral_code'));
+/** A short code claim by name, or by a namespaced name ending in `/<name>` (Auth0 custom claims). */
+function readCodeClaim(payload: JWTPayload, name: string): string | null {
+  const key = name in payload ? name : Object.keys(payload).find((k) => k.endsWith(`/${name}`));
   const v = key ? payload[key] : undefined;
   return typeof v === 'string' && v.length > 0 && v.length <= 64 ? v : null;
 }
@@ -136,7 +136,8 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
       return {
         userId: payload.sub,
         email: typeof payload.email === 'string' ? payload.email : '',
-        refcode: readRefcode(payload),
+        refcode: readCodeClaim(payload, 'referral_code'),
+        referredBy: readCodeClaim(payload, 'referred_by'),
         permissions,
         isStaff: isStaff(permissions),
       };

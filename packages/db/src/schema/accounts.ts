@@ -22,11 +22,21 @@ export const accounts = pgTable(
     email: text('email').notNull().default(''),
     balanceC: bigint('balance_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
-    refcode: text('refcode'),
+    /**
+     * The account's own referral code: the identity provider's when its token carries one, else
+     * generated here, so every account has one. Unique: a referral reward finds its referrer by it.
+     */
+    refcode: text('refcode')
+      .notNull()
+      .default(sql`upper(substr(md5(random()::text || clock_timestamp()::text), 1, 10))`),
+    /** Referral code of whoever invited this account (from the sign-up's invite link), if any. */
+    referredBy: text('referred_by'),
     blocked: boolean('blocked').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    uniqueIndex('accounts_refcode_uq').on(t.refcode),
+    index('accounts_referred_by_idx').on(t.referredBy),
     check('accounts_balance_nonneg', sql`${t.balanceC} >= 0`),
     check('accounts_balance_max', sql`${t.balanceC} <= ${MONEY_BOUND_SQL}`),
   ],

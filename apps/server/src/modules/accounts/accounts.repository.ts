@@ -7,7 +7,10 @@ export interface NewAccount {
   userId: string;
   email: string;
   permissions: string[];
-  refcode: string | null;
+  /** Omitted: the database generates one. */
+  refcode?: string | undefined;
+  /** Referral code of the inviter, if any. */
+  referredBy?: string | null | undefined;
 }
 
 /**
@@ -25,9 +28,16 @@ export function createAccountRepository(db: Db) {
       const rows = await tx.select().from(accounts).where(eq(accounts.userId, userId)).for('update');
       return rows[0];
     },
-    /** Inserts the account unless it exists; never changes an existing row. */
+    /**
+     * Inserts the account unless it exists; never changes an existing row. A refcode another
+     * account already holds is a unique violation (`accounts_refcode_uq`) for the caller to handle.
+     */
     async insertIfMissing(account: NewAccount, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(accounts).values(account).onConflictDoNothing({ target: accounts.userId });
+      const { refcode, ...rest } = account;
+      await tx
+        .insert(accounts)
+        .values(refcode === undefined ? rest : { ...rest, refcode })
+        .onConflictDoNothing({ target: accounts.userId });
     },
     async setPermissions(userId: string, permissions: string[], tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ permissions }).where(eq(accounts.userId, userId));

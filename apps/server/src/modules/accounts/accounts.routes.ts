@@ -28,7 +28,12 @@ export function registerAccountsRoutes(app: ApiApp, deps: { accounts: AccountSer
     },
     async (req) => {
       const p = getPrincipal(req);
-      return deps.accounts.ensureAccount({ userId: p.userId, email: p.email, refcode: p.refcode });
+      return deps.accounts.ensureAccount({
+        userId: p.userId,
+        email: p.email,
+        refcode: p.refcode,
+        referredBy: p.referredBy,
+      });
     },
   );
 

@@ -1,5 +1,6 @@
 import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
 import type { Db } from '@pm/db';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { type AccountRow, createAccountRepository } from './accounts.repository.ts';
 
@@ -8,6 +9,8 @@ export interface EnsureAccountInput {
   email: string;
   permissions?: string[] | undefined;
   refcode?: string | null | undefined;
+  /** Referral code of whoever invited the user (the token's `referred_by` claim); kept only on creation. */
+  referredBy?: string | null | undefined;
 }
 
 export interface PatchAccountOptions {
@@ -65,14 +68,24 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (!row) throw notFound(userId);
       return toAccount(row);
     },
-    /** Creates the account if missing (email, refcode, permissions only used on creation); returns it. */
+    /**
+     * Creates the account if missing (email, refcode, referrer and permissions only used on
+     * creation); returns it. Without a refcode from the token, or with one another account holds,
+     * the database generates one, so every account has its own.
+     */
     async ensureAccount(input: EnsureAccountInput): Promise<TAccount> {
-      await repo.insertIfMissing({
+      const account = {
         userId: input.userId,
         email: input.email,
         permissions: [...new Set(input.permissions ?? [])],
-        refcode: input.refcode ?? null,
-      });
+        referredBy: input.referredBy && input.referredBy !== input.refcode ? input.referredBy : null,
+      };
+      try {
+        await repo.insertIfMissing({ ...account, refcode: input.refcode ?? undefined });
+      } catch (e) {
+        if (pgErrorCode(e) !== PG_UNIQUE_VIOLATION || !input.refcode) throw e;
+        await repo.insertIfMissing(account);
+      }
       const row = await repo.findById(input.userId);
       if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
       return toAccount(row);
