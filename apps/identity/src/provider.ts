@@ -139,7 +139,13 @@ export function createProvider(o: ProviderOptions): Provider {
       if (!accountId) return undefined;
       const user = await o.users.findById(accountId);
       if (!user) return undefined;
-      return { permissions: user.permissions, email: user.email, referral_code: user.referralCode };
+      return {
+        permissions: user.permissions,
+        email: user.email,
+        referral_code: user.referralCode,
+        // The inviter's code from the sign-up's invite link: the market API keeps it on the new account.
+        ...(user.invitedBy ? { referred_by: user.invitedBy } : {}),
+      };
     },
     async issueRefreshToken(_ctx, client) {
       return client.clientId === o.webClient.clientId && client.grantTypeAllowed('refresh_token');

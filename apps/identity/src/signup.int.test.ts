@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import * as oidc from 'openid-client';
 import { ensureUser, type IdentityHandle } from './index.ts';
 import {
+  API_AUDIENCE,
   APP_URL,
   Browser,
   CORS_ORIGIN,
@@ -110,7 +111,7 @@ describe('sign-up, email verification and password reset', () => {
 
   test('sign-up inside an authorization request keeps ?ref= and returns to the client', async () => {
     const browser = new Browser(idp.url);
-    const start = await authorizationStart(config, { ref: inviter.referralCode });
+    const start = await authorizationStart(config, { ref: inviter.referralCode, resource: API_AUDIENCE });
     const login = await browser.go(start.url);
     const loginHtml = await login.res.text();
     const signupPath = /href="(\/interaction\/[^"]+\/signup)"/.exec(loginHtml)?.[1];
@@ -146,6 +147,9 @@ describe('sign-up, email verification and password reset', () => {
     });
     assert.ok(tokens.refresh_token);
     assert.equal((await userRow(db, 'second@example.com'))?.invited_by, inviter.referralCode);
+    // The market API learns the inviter from the access token when it creates the account.
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1] ?? '', 'base64url').toString());
+    assert.equal(claims.referred_by, inviter.referralCode);
   });
 
   test('an unknown ref code is not stored', async () => {
