@@ -8,3 +8,4 @@ export * from './http.ts';
 export * from './leases.ts';
 export * from './payments.ts';
 export * from './permissions.ts';
+export * from './pricing.ts';

@@ -3,12 +3,22 @@
  * (`needs`), and `compose.ts` checks that it does. Add a feature by adding its module here.
  */
 import { accountsModule } from './accounts/accounts.module.ts';
+import { agentsModule } from './agents/agents.module.ts';
 import { authportModule } from './authport/authport.module.ts';
 import { healthModule } from './health/health.module.ts';
 import { leasesModule } from './leases/leases.module.ts';
 import { ledgerModule } from './ledger/ledger.module.ts';
+import { pricingModule } from './pricing/pricing.module.ts';
 
-export const MODULES = [healthModule, ledgerModule, accountsModule, leasesModule, authportModule] as const;
+export const MODULES = [
+  healthModule,
+  ledgerModule,
+  accountsModule,
+  pricingModule,
+  agentsModule,
+  leasesModule,
+  authportModule,
+] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
   ? I

@@ -1,0 +1,295 @@
+import { MAX_SHARED_LEASES, type TConn } from '@pm/contracts';
+import { agentPresence, agents, type Db, type DbOrTx, leases, type Tx } from '@pm/db';
+import type { BoundingBox } from '@pm/geo';
+import { EARTH_RADIUS_MI } from '@pm/geo';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
+
+export type AgentRow = typeof agents.$inferSelect;
+
+/** The filters of the shop's list a segment list can ignore (each ignores its own). */
+export const FACETS = ['reg', 'city', 'zip', 'isp'] as const;
+export type Facet = (typeof FACETS)[number];
+
+/** A shop query with its inputs resolved: the radius as a centre and box, the IP prefix as text. */
+export interface ShopFilter {
+  cc: string;
+  reg?: string | undefined;
+  city?: string | undefined;
+  zip?: string | undefined;
+  isp?: string | undefined;
+  /** `198.51.` or `198.`: the address starts with it. */
+  ipPrefix?: string | undefined;
+  conn?: TConn | undefined;
+  /** none: no active lease; some: active shared leases (and room, as every listed agent has). */
+  leases?: 'none' | 'some' | undefined;
+  /** true: not sold since `soldSince`; false: sold since then. */
+  fresh?: boolean | undefined;
+  soldSince: Date;
+  minStars?: number | undefined;
+  radius?: { lat: number; lon: number; miles: number; box: BoundingBox } | undefined;
+}
+
+/** An agent as the shop lists it: its row's shown columns, active leases and current uptime start. */
+export interface ShopRow {
+  id: string;
+  ip: string;
+  host: string;
+  cc: string;
+  reg: string;
+  city: string;
+  zip: string;
+  isp: string;
+  mob: boolean;
+  conn: TConn;
+  dev: 'android' | 'other';
+  stars: number;
+  actv: number;
+  probeActv: number;
+  online: boolean;
+  isStatic: boolean;
+  nodeId: string | null;
+  firstSeen: Date | null;
+  lastSoldAt: Date | null;
+  speedBps: number | null;
+  speedCheckedAt: Date | null;
+  activeShared: number;
+  activeExclusive: number;
+  /** Start of the open presence interval; null when the gateway recorded none. */
+  onlineSince: Date | null;
+}
+
+const shopColumns = {
+  id: agents.id,
+  ip: agents.ip,
+  host: agents.host,
+  cc: agents.cc,
+  reg: agents.reg,
+  city: agents.city,
+  zip: agents.zip,
+  isp: agents.isp,
+  mob: agents.mob,
+  conn: agents.conn,
+  dev: agents.dev,
+  stars: agents.stars,
+  actv: agents.actv,
+  probeActv: agents.probeActv,
+  online: agents.online,
+  isStatic: agents.isStatic,
+  nodeId: agents.nodeId,
+  firstSeen: agents.firstSeen,
+  lastSoldAt: agents.lastSoldAt,
+  speedBps: agents.speedBps,
+  speedCheckedAt: agents.speedCheckedAt,
+};
+
+/** Active lease: not ended and not past its end (the lease service's rule; `leases.expire` ends them within a minute). */
+const isActiveLease = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
+
+/** A number parameter typed as double precision (PostgreSQL would infer integer beside `2 *`). */
+const num = (x: number) => sql`${x}::float8`;
+
+/** Great-circle miles from `c` to the agent: the haversine of `@pm/geo` in SQL, on the same Earth radius. */
+function milesFrom(c: { lat: number; lon: number }): SQL {
+  const [lat, lon] = [sql`radians(${agents.lat})`, sql`radians(${agents.lon})`];
+  const [cLat, cLon] = [sql`radians(${num(c.lat)})`, sql`radians(${num(c.lon)})`];
+  const h = sql`power(sin((${lat} - ${cLat}) / 2), 2) + cos(${cLat}) * cos(${lat}) * power(sin((${lon} - ${cLon}) / 2), 2)`;
+  return sql`(2 * ${num(EARTH_RADIUS_MI)} * asin(sqrt(least(1, ${h}))))`;
+}
+
+/** The listed agents, their active leases, the caller's leases and the country totals; the only Drizzle user of the shop. */
+export function createAgentsRepository(db: Db) {
+  // Active leases per agent; the shop hides agents a private lease or 4 shared ones fill.
+  const busy = db.$with('busy').as(
+    db
+      .select({
+        agentId: leases.agentId,
+        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`.as('shared'),
+        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`.as('exclusive'),
+      })
+      .from(leases)
+      .where(isActiveLease)
+      .groupBy(leases.agentId),
+  );
+  const shared = sql<number>`coalesce(${busy.shared}, 0)`;
+  const exclusive = sql<number>`coalesce(${busy.exclusive}, 0)`;
+
+  /** On sale: online, not static, with a node, and room for at least a shared lease. */
+  const onSale = [
+    eq(agents.online, true),
+    eq(agents.isStatic, false),
+    isNotNull(agents.nodeId),
+    sql`${exclusive} = 0`,
+    sql`${shared} < ${MAX_SHARED_LEASES}`,
+  ];
+
+  function conditions(f: ShopFilter, omit?: Facet): SQL | undefined {
+    const r = f.radius;
+    return and(
+      eq(agents.cc, f.cc),
+      ...onSale,
+      f.reg !== undefined && omit !== 'reg' ? eq(agents.reg, f.reg) : undefined,
+      f.city !== undefined && omit !== 'city' ? eq(agents.city, f.city) : undefined,
+      f.zip !== undefined && omit !== 'zip' ? eq(agents.zip, f.zip) : undefined,
+      f.isp !== undefined && omit !== 'isp' ? eq(agents.isp, f.isp) : undefined,
+      // The prefix is digits and dots only (built from two bounded integers), so it needs no escaping.
+      f.ipPrefix !== undefined ? sql`${agents.ip} LIKE ${`${f.ipPrefix}%`}` : undefined,
+      f.conn !== undefined ? eq(agents.conn, f.conn) : undefined,
+      f.leases === 'none' ? sql`${shared} = 0` : f.leases === 'some' ? sql`${shared} > 0` : undefined,
+      f.fresh === true ? or(isNull(agents.lastSoldAt), lt(agents.lastSoldAt, f.soldSince)) : undefined,
+      f.fresh === false ? gte(agents.lastSoldAt, f.soldSince) : undefined,
+      f.minStars !== undefined ? gte(agents.stars, f.minStars) : undefined,
+      r ? sql`${agents.lat} BETWEEN ${num(r.box.minLat)} AND ${num(r.box.maxLat)}` : undefined,
+      r ? sql`${agents.lon} BETWEEN ${num(r.box.minLon)} AND ${num(r.box.maxLon)}` : undefined,
+      r ? sql`${milesFrom(r)} <= ${num(r.miles)}` : undefined,
+    );
+  }
+
+  async function countActiveLeases(
+    agentId: string,
+    tx: DbOrTx,
+  ): Promise<{ shared: number; exclusive: number }> {
+    const rows = await tx
+      .select({
+        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
+        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+      })
+      .from(leases)
+      .where(and(eq(leases.agentId, agentId), isActiveLease));
+    return rows[0] ?? { shared: 0, exclusive: 0 };
+  }
+
+  async function findOnlineSince(ids: string[], tx: DbOrTx): Promise<Map<string, Date>> {
+    if (ids.length === 0) return new Map();
+    const rows = await tx
+      .select({
+        agentId: agentPresence.agentId,
+        since: sql<Date>`max(${agentPresence.startedAt})`.mapWith(agentPresence.startedAt),
+      })
+      .from(agentPresence)
+      .where(and(inArray(agentPresence.agentId, ids), isNull(agentPresence.endedAt)))
+      .groupBy(agentPresence.agentId);
+    return new Map(rows.map((r) => [r.agentId, r.since]));
+  }
+
+  return {
+    /** One page of the listed agents, most active first, then by id. */
+    async findPage(
+      f: ShopFilter,
+      page: { offset: number; limit: number },
+      tx: DbOrTx = db,
+    ): Promise<ShopRow[]> {
+      const rows = await tx
+        .with(busy)
+        .select({ ...shopColumns, activeShared: shared, activeExclusive: exclusive })
+        .from(agents)
+        .leftJoin(busy, eq(busy.agentId, agents.id))
+        .where(conditions(f))
+        .orderBy(desc(agents.actv), asc(agents.id))
+        .offset(page.offset)
+        .limit(page.limit);
+      const since = await findOnlineSince(
+        rows.map((r) => r.id),
+        tx,
+      );
+      return rows.map((r) => ({ ...r, onlineSince: since.get(r.id) ?? null }));
+    },
+
+    /** How many agents the filter lists. */
+    async countListed(f: ShopFilter, tx: DbOrTx = db): Promise<number> {
+      const rows = await tx
+        .with(busy)
+        .select({ n: count() })
+        .from(agents)
+        .leftJoin(busy, eq(busy.agentId, agents.id))
+        .where(conditions(f));
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    /** The distinct non-empty values of one column over the listed agents, ignoring that column's own filter. */
+    async findFacetValues(f: ShopFilter, facet: Facet, tx: DbOrTx = db): Promise<string[]> {
+      const column = agents[facet];
+      const rows = await tx
+        .with(busy)
+        .selectDistinct({ v: column })
+        .from(agents)
+        .leftJoin(busy, eq(busy.agentId, agents.id))
+        .where(and(conditions(f, facet), ne(column, '')));
+      return rows.map((r) => r.v);
+    },
+
+    /** Agents on sale per country code. */
+    async countListedByCountry(tx: DbOrTx = db): Promise<{ cc: string; n: number }[]> {
+      const rows = await tx
+        .with(busy)
+        .select({ cc: agents.cc, n: count() })
+        .from(agents)
+        .leftJoin(busy, eq(busy.agentId, agents.id))
+        .where(and(ne(agents.cc, ''), ...onSale))
+        .groupBy(agents.cc);
+      return rows.map((r) => ({ cc: r.cc, n: Number(r.n) }));
+    },
+
+    /** One agent as the shop shows it (listed or not); undefined when there is no such row. */
+    async findShopRow(id: string, tx: DbOrTx = db): Promise<ShopRow | undefined> {
+      const rows = await tx.select(shopColumns).from(agents).where(eq(agents.id, id));
+      const row = rows[0];
+      if (!row) return undefined;
+      const active = await countActiveLeases(id, tx);
+      const since = await findOnlineSince([id], tx);
+      return {
+        ...row,
+        activeShared: active.shared,
+        activeExclusive: active.exclusive,
+        onlineSince: since.get(id) ?? null,
+      };
+    },
+
+    /** Active leases on one agent, by kind. */
+    async countActiveLeases(
+      agentId: string,
+      tx: DbOrTx = db,
+    ): Promise<{ shared: number; exclusive: number }> {
+      return countActiveLeases(agentId, tx);
+    },
+
+    /** Of `agentIds`, those the user ever leased, each with whether the user holds an active lease now. */
+    async findUserLeases(userId: string, agentIds: string[], tx: DbOrTx = db): Promise<Map<string, boolean>> {
+      if (agentIds.length === 0) return new Map();
+      const rows = await tx
+        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${isActiveLease})` })
+        .from(leases)
+        .where(and(eq(leases.userId, userId), inArray(leases.agentId, agentIds)))
+        .groupBy(leases.agentId);
+      return new Map(rows.map((r) => [r.agentId, r.holds]));
+    },
+
+    /** Locks the agent row (SELECT … FOR UPDATE) so purchases of one agent take turns. */
+    async lockAgent(agentId: string, tx: Tx): Promise<AgentRow | undefined> {
+      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
+      return rows[0];
+    },
+
+    /** Records a sale of the agent at `at` (it is no longer New for 30 days). */
+    async setLastSold(agentId: string, at: Date, tx: DbOrTx = db): Promise<void> {
+      await tx.update(agents).set({ lastSoldAt: at }).where(eq(agents.id, agentId));
+    },
+  };
+}
+
+/** The agents repository's functions. */
+export type AgentsRepository = ReturnType<typeof createAgentsRepository>;

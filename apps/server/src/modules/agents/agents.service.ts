@@ -1,0 +1,223 @@
+import {
+  AppError,
+  RADIUS_SEARCH_COUNTRIES,
+  SHOP_CHIP_COUNTRIES,
+  type TAgent,
+  type TAgentListQuery,
+  type TAgentListResponse,
+  type TCountryTotals,
+  type TSegments,
+} from '@pm/contracts';
+import type { Db, Tx } from '@pm/db';
+import { boundingBox, type LatLon, lookupPostal } from '@pm/geo';
+import type { Cents } from '@pm/money';
+import { createTtlCache } from '../../platform/ttl-cache.ts';
+import type { PricingService } from '../pricing/pricing.service.ts';
+import { isNewAgent, soldSinceCutoff, toAgent } from './agents.mapper.ts';
+import {
+  type AgentRow,
+  createAgentsRepository,
+  FACETS,
+  type ShopFilter,
+  type ShopRow,
+} from './agents.repository.ts';
+
+/** What the agents service is built from. */
+export interface AgentsServiceDeps {
+  db: Db;
+  pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'>;
+  /** Clock (ms since epoch) for "New"; tests pass a fixed one. */
+  now?: () => number;
+  /**
+   * How long a page, count, segment list or the country totals is shared between callers
+   * (default 1000 ms; then served up to 2 s longer while one refresh runs). 0 turns it off.
+   */
+  cacheMs?: number;
+  /** A postal code's centre (default `@pm/geo`'s bundled centroids). */
+  lookupPostal?: (cc: string, code: string) => Promise<LatLon | undefined>;
+}
+
+/** One agent priced for a purchase, read under its row lock in the purchase's transaction. */
+export interface PurchaseQuote {
+  /** The locked row (check `online` before selling). */
+  agent: AgentRow;
+  priceExcC: Cents;
+  priceShrC: Cents;
+  /** Active leases on the agent now. */
+  activeShared: number;
+  activeExclusive: number;
+  /** Not sold in the last 30 days (the price may depend on it). */
+  isNew: boolean;
+}
+
+/** The agents service's functions (derived from the factory). */
+export type AgentsService = ReturnType<typeof createAgentsService>;
+
+const collator = new Intl.Collator('en');
+const sorted = (values: string[]) => values.sort(collator.compare);
+
+const badField = (field: string, userMessage: string) =>
+  new AppError('VALIDATION_FAILED', { userMessage: `${field}: ${userMessage}`, details: { field } });
+const agentNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy not found' });
+
+/**
+ * The shop's read side: the agents on sale with their filters, segments and country totals, one
+ * agent by id, and the two calls a purchase makes in its transaction (`quoteForPurchase`, `markSold`).
+ */
+export function createAgentsService(deps: AgentsServiceDeps) {
+  const repo = createAgentsRepository(deps.db);
+  const now = deps.now ?? Date.now;
+  const findPostal = deps.lookupPostal ?? lookupPostal;
+  const ttl = { ttlMs: deps.cacheMs ?? 1000, staleMs: 2000 };
+  const pages = createTtlCache<ShopRow[]>({ ...ttl, maxEntries: 1000 });
+  const counts = createTtlCache<number>({ ...ttl, maxEntries: 1000 });
+  const segmentLists = createTtlCache<TSegments>({ ...ttl, maxEntries: 200 });
+  const totals = createTtlCache<Record<string, number>>({ ...ttl, maxEntries: 1 });
+
+  function clearCaches(): void {
+    for (const cache of [pages, counts, segmentLists, totals]) cache.clear();
+  }
+
+  /** Checks the query's combinations and resolves the radius centre and the IP prefix. */
+  async function resolveFilter(q: TAgentListQuery): Promise<ShopFilter> {
+    if (q.ip2 !== undefined && q.ip1 === undefined) throw badField('ip2', 'needs ip1 (the first octet)');
+    let radius: ShopFilter['radius'];
+    // Advanced Search is on only with both a centre and a radius above 0 (SPEC 5).
+    if (q.geozip !== undefined && q.georad !== undefined && q.georad > 0) {
+      if (!(RADIUS_SEARCH_COUNTRIES as readonly string[]).includes(q.cc)) {
+        throw badField('geozip', `radius search is not offered in ${q.cc}`);
+      }
+      const centre = await findPostal(q.cc, q.geozip);
+      if (!centre) throw badField('geozip', `unknown postal code in ${q.cc}`);
+      radius = { ...centre, miles: q.georad, box: boundingBox(centre, q.georad) };
+    }
+    return {
+      cc: q.cc,
+      reg: q.reg,
+      city: q.city,
+      zip: q.zip,
+      isp: q.isp,
+      ipPrefix: q.ip1 === undefined ? undefined : q.ip2 === undefined ? `${q.ip1}.` : `${q.ip1}.${q.ip2}.`,
+      conn: q.conn,
+      leases: q.leases === 'any' ? undefined : q.leases,
+      fresh: q.fresh,
+      soldSince: soldSinceCutoff(now()),
+      minStars: q.exstars,
+      radius,
+    };
+  }
+
+  /** The filter as a cache key (the 30-day cutoff moves with the clock and is left out). */
+  function filterKey(f: ShopFilter): string {
+    const { soldSince: _, radius, ...rest } = f;
+    return JSON.stringify([rest, radius && [radius.lat, radius.lon, radius.miles]]);
+  }
+
+  async function loadSegments(f: ShopFilter): Promise<TSegments> {
+    const [regions, cities, zips, isps] = await Promise.all(
+      FACETS.map((facet) => repo.findFacetValues(f, facet)),
+    );
+    return { isps: sorted(isps!), zips: sorted(zips!), cities: sorted(cities!), regions: sorted(regions!) };
+  }
+
+  /** Prices and masks rows for one caller (their leases are read now, never cached). */
+  async function present(rows: ShopRow[], userId: string): Promise<TAgent[]> {
+    const [rules, mine] = await Promise.all([
+      deps.pricing.currentRules(),
+      repo.findUserLeases(
+        userId,
+        rows.map((r) => r.id),
+      ),
+    ]);
+    const nowMs = now();
+    return rows.map((row) => {
+      const isNew = isNewAgent(row.lastSoldAt, nowMs);
+      const prices = deps.pricing.priceAgent(rules, { ...row, isNew });
+      const holds = mine.get(row.id);
+      return toAgent(row, prices, { holds: holds === true, used: holds !== undefined }, nowMs);
+    });
+  }
+
+  return {
+    /**
+     * `GET /agents`: one page of the agents on sale in `cc` under the filters, most active first,
+     * with the total and the next cursor (0 at the end); with `segments` the distinct regions,
+     * cities, zips and ISPs, each list ignoring its own filter. Pages, totals and segments are shared
+     * between callers for `cacheMs`; `fresh` reads them anew. 400 naming `ip2` or `geozip`.
+     */
+    async listAgents(
+      q: TAgentListQuery,
+      userId: string,
+      o: { fresh?: boolean } = {},
+    ): Promise<TAgentListResponse> {
+      const f = await resolveFilter(q);
+      const key = filterKey(f);
+      const [rows, total, segments] = await Promise.all([
+        pages.get(
+          `${key}|${q.cursor}|${q.limit}`,
+          () => repo.findPage(f, { offset: q.cursor, limit: q.limit }),
+          o,
+        ),
+        counts.get(key, () => repo.countListed(f), o),
+        q.segments ? segmentLists.get(key, () => loadSegments(f), o) : undefined,
+      ]);
+      const next = q.cursor + q.limit;
+      return {
+        agents: await present(rows, userId),
+        cursor: next < total ? next : 0,
+        total,
+        ...(segments ? { segments } : {}),
+      };
+    },
+
+    /**
+     * `GET /agents/{id}`: the agent whether listed or not (offline, full); NOT_FOUND when unknown,
+     * static or never connected (no node). Never cached.
+     */
+    async getAgent(id: string, userId: string): Promise<TAgent> {
+      const row = await repo.findShopRow(id);
+      if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
+      return (await present([row], userId))[0]!;
+    },
+
+    /**
+     * `GET /totals/agents`: agents on sale per country; with `all` every country that has one,
+     * otherwise the shop's chip countries (0 when none).
+     */
+    async countryTotals(o: { all?: boolean | undefined; fresh?: boolean } = {}): Promise<TCountryTotals> {
+      const byCc = await totals.get(
+        'all',
+        async () => Object.fromEntries((await repo.countListedByCountry()).map((r) => [r.cc, r.n])),
+        o,
+      );
+      if (o.all) return { countries: byCc };
+      return { countries: Object.fromEntries(SHOP_CHIP_COUNTRIES.map((cc) => [cc, byCc[cc] ?? 0])) };
+    },
+
+    /**
+     * For the purchase, inside its transaction: locks the agent row (FOR UPDATE; purchases of one
+     * agent take turns) and returns it with its active leases and its prices under the rules as
+     * this transaction reads them. Undefined when the agent is unknown, static or never connected.
+     */
+    async quoteForPurchase(agentId: string, tx: Tx): Promise<PurchaseQuote | undefined> {
+      const agent = await repo.lockAgent(agentId, tx);
+      if (!agent || agent.isStatic || agent.nodeId === null) return undefined;
+      const [active, rules] = [await repo.countActiveLeases(agentId, tx), await deps.pricing.loadRules(tx)];
+      const isNew = isNewAgent(agent.lastSoldAt, now());
+      const prices = deps.pricing.priceAgent(rules, { ...agent, isNew });
+      return { agent, ...prices, activeShared: active.shared, activeExclusive: active.exclusive, isNew };
+    },
+
+    /**
+     * For the purchase, inside its transaction: records the sale (the agent stops being New for
+     * 30 days) and drops this process's shared pages, so the buyer's next list shows it taken.
+     */
+    async markSold(agentId: string, tx: Tx): Promise<void> {
+      await repo.setLastSold(agentId, new Date(now()), tx);
+      clearCaches();
+    },
+
+    /** Drops the shared pages, counts, segments and totals (after writes this service did not make). */
+    clearCaches,
+  };
+}
