@@ -1,7 +1,7 @@
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
-import { Box, Button, Chip, IconButton, Stack, Tooltip, Typography } from '@mui/material';
+import { Box, Button, Chip, IconButton, Stack, Typography } from '@mui/material';
 import type { TSocks } from '@pm/contracts';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
@@ -63,12 +63,15 @@ export function SocksAuthTab({ socks }: { socks: TSocks }) {
           },
         ]}
       />
-      <Tooltip title={`Copies ${CONNECTION_STRING_FORMAT}`}>
-        <Button variant="outlined" startIcon={<ContentCopyIcon />} onClick={() => void handleCopy()}>
-          Copy connection string
-        </Button>
-      </Tooltip>
-      <Typography variant="caption" color="text.secondary">
+      <Button
+        variant="outlined"
+        startIcon={<ContentCopyIcon />}
+        onClick={() => void handleCopy()}
+        aria-describedby="connection-string-format"
+      >
+        Copy connection string
+      </Button>
+      <Typography variant="caption" color="text.secondary" id="connection-string-format">
         Copies <code>{CONNECTION_STRING_FORMAT}</code> with the first port. It works as pasted, e.g.{' '}
         <code>curl -x 'socks5h://…' https://example.com</code>; every port above takes the same login.
       </Typography>
