@@ -167,7 +167,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Sign-in host:    ${product.issuer}
   Market API:      ${product.apiUrl}  (OpenAPI: ${product.apiUrl}/openapi.json)
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
-  SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)` : '(off: DEMO_AGENTS=0)'}
+  SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
 
   Demo customer:   ${secrets.demo.customer.email} / ${secrets.demo.customer.password}  ($50.00, may add funds)
   Demo admin:      ${secrets.demo.admin.email} / ${secrets.demo.admin.password}

@@ -1,4 +1,5 @@
 import dns from 'node:dns';
+import net from 'node:net';
 import {
   parseAddress,
   REP_GENERAL_FAILURE,
@@ -10,22 +11,27 @@ import {
   T_HELLO,
   T_OPEN,
   T_REJECT,
+  T_RENEW,
   T_WELCOME,
   TUNNEL_VERSION,
   type WelcomeMessage,
 } from '@pm/gateway/tunnel/frames';
 import { DEFAULT_WINDOW, Mux, type MuxStream, type TunnelTransport } from '@pm/gateway/tunnel/mux';
-import { connectTcp, type RawSocket } from '@pm/gateway/tunnel/raw-tcp';
-import { type Dialing, dialGateway } from './dial.ts';
+import { type Dialing, dialGateway, dialRefusal } from './dial.ts';
 import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 
 export interface AgentConfig extends DestinationPolicy {
   gateway: { host: string; port: number };
   key: string;
-  /** TLS to the gateway: `ca` (PEM) to trust, `servername` for SNI/verification, `insecure` skips verification. */
-  tls?: { ca?: string | Buffer; servername?: string; insecure?: boolean };
-  /** False: keep TLS records even where the sealed-record addon is built (tests of the fallback). */
-  sealedRecords?: boolean;
+  /**
+   * The tunnel is TLS 1.3 and the gateway's certificate is always verified: `ca` (PEM) to trust
+   * instead of the system's authorities, `servername` to verify (and send as SNI) instead of the host.
+   */
+  tls?: { ca?: string | Buffer; servername?: string };
+  /** No TLS, to a gateway on a loopback address only (devnet, standalone benchmark, tests). */
+  plaintext?: boolean;
+  /** Records per direction before the tunnel is renewed and closed (default 2^24; tests lower it). */
+  recordLimit?: number;
   conn?: 'wifi' | 'cell';
   dev?: 'android' | 'other';
   /** Public address override sent in HELLO (devnet synthetic identities; gateways ignore it unless configured to trust it). */
@@ -55,8 +61,13 @@ export interface AgentHandle {
   close(): Promise<void>;
 }
 
-/** Starts an agent: dials the gateway, keeps the tunnel up and serves the streams it is asked for. */
+/**
+ * Starts an agent: dials the gateway, keeps the tunnel up and serves the streams it is asked for.
+ * Throws when asked for a plaintext tunnel to a gateway that is not on loopback.
+ */
 export function startAgent(config: AgentConfig): AgentHandle {
+  const refusal = dialRefusal(config);
+  if (refusal) throw new Error(`agent: ${refusal}`);
   const blockList = createBlockList(config);
   const maxStreams = config.maxStreams ?? 4096;
   const connectTimeoutMs = config.connectTimeoutMs ?? 10_000;
@@ -73,8 +84,12 @@ export function startAgent(config: AgentConfig): AgentHandle {
   let stopped = false;
   let retryTimer: NodeJS.Timeout | null = null;
   let dialing: Dialing | null = null;
+  /** A tunnel connected but not yet welcomed (the first, a reconnect or a renewal). */
+  let next: Mux | null = null;
+  /** Tunnels that a renewal replaced: they serve their streams until the gateway closes them. */
+  const retiring = new Set<Mux>();
   let waiters: (() => void)[] = [];
-  const targets = new Set<RawSocket>();
+  const targets = new Set<net.Socket>();
 
   const scheduleReconnect = () => {
     if (stopped) return;
@@ -107,10 +122,16 @@ export function startAgent(config: AgentConfig): AgentHandle {
   const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number) => {
     if (!isAddressAllowed(blockList, ip) || !isPortAllowed(config, port))
       return m.answerOpen(st, REP_NOT_ALLOWED);
-    // Connect to the address that was checked, never to the name again.
-    const socket = connectTcp(ip, port, (err) => {
+    // Connect to the address that was checked, never to the name again (an address is not looked up).
+    const socket = net.connect({ host: ip, port, allowHalfOpen: true, noDelay: true });
+    const onError = (err: Error) => {
       clearTimeout(timer);
-      if (err) return m.answerOpen(st, replyCodeForError(err));
+      m.answerOpen(st, replyCodeForError(err));
+    };
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
       if (st.closed) {
         socket.destroy();
         return;
@@ -126,36 +147,70 @@ export function startAgent(config: AgentConfig): AgentHandle {
     }, connectTimeoutMs);
   };
 
+  /** Dials a tunnel: the first, a reconnect, or a renewal while the current one still serves. */
   const dial = () => {
     retryTimer = null;
-    if (stopped) return;
-    dialing = dialGateway(config, connectTimeoutMs, runTunnel, () => {
+    if (stopped || dialing) return;
+    dialing = dialGateway(config, connectTimeoutMs, runTunnel, (err) => {
       dialing = null;
-      scheduleReconnect();
+      // A certificate the gateway's name or address is not in lands here too (ERR_TLS_CERT_ALTNAME_INVALID).
+      log('gateway dial failed', { error: err.message, code: (err as NodeJS.ErrnoException).code });
+      nextFailed();
     });
   };
 
-  /** Runs the tunnel on a connected (and, with TLS, verified) transport, starting with HELLO. */
+  /** The tunnel being set up failed: reconnect, or retry the renewal while the current one serves. */
+  const nextFailed = () => {
+    if (!mux) scheduleReconnect();
+    else if (!stopped && !retryTimer) retryTimer = setTimeout(dial, maxMs);
+  };
+
+  /** The gateway asked for a fresh tunnel, or ours passed half its record budget: dial one. */
+  const renew = () => {
+    if (!retryTimer && !next) dial();
+  };
+
+  /**
+   * Runs a tunnel on a connected (and, with TLS, verified) transport, starting with HELLO. At its
+   * WELCOME it becomes the current tunnel; one it replaced serves its streams until the gateway
+   * closes it.
+   */
   const runTunnel = (socket: TunnelTransport) => {
     dialing = null;
+    let welcomed = false;
+    const welcomeTimer = setTimeout(
+      () => m.destroy(new Error('tunnel: no WELCOME in time')),
+      connectTimeoutMs,
+    );
     const m = new Mux(socket, {
       window: config.window ?? DEFAULT_WINDOW,
       pingIntervalMs: config.pingIntervalMs,
       idleTimeoutMs: config.idleTimeoutMs,
+      recordLimit: config.recordLimit,
       awaitLocalFin: true,
+      // Until WELCOME: the gateway's answer to HELLO and nothing else; no PING of ours either.
+      preAuth: true,
+      onRenewDue: renew,
       onControl: (type, id, payload) => {
         if (type === T_OPEN) {
-          if (agentId === undefined) return m.destroy(new Error('tunnel: OPEN before WELCOME'));
+          if (!welcomed) return m.destroy(new Error('tunnel: OPEN before WELCOME'));
           return serveOpen(m, id, payload);
         }
-        if (type === T_WELCOME) {
+        if (type === T_RENEW && welcomed) return renew();
+        if (type === T_WELCOME && !welcomed) {
           try {
             const w = JSON.parse(payload.toString('utf8')) as WelcomeMessage;
-            agentId = w.agentId;
             if (Number.isInteger(w.window) && w.window > 0) m.peerWindow = w.window;
+            agentId = w.agentId;
           } catch {
             return m.destroy(new Error('tunnel: malformed WELCOME'));
           }
+          welcomed = true;
+          next = null;
+          clearTimeout(welcomeTimer);
+          m.authenticated();
+          if (mux) retiring.add(mux);
+          mux = m;
           attempt = 0;
           log('agent connected', { agentId });
           const list = waiters;
@@ -172,15 +227,20 @@ export function startAgent(config: AgentConfig): AgentHandle {
         m.destroy(new Error(`tunnel: unexpected frame 0x${type.toString(16)}`));
       },
       onClose: (err) => {
-        if (mux === m) {
-          mux = null;
-          if (agentId !== undefined) log('agent disconnected', { reason: err?.message });
-          agentId = undefined;
+        clearTimeout(welcomeTimer);
+        retiring.delete(m);
+        if (!welcomed) {
+          if (next === m) next = null;
+          return nextFailed();
         }
-        scheduleReconnect();
+        if (mux !== m) return;
+        mux = null;
+        log('agent disconnected', { reason: err?.message });
+        agentId = undefined;
+        // A renewal under way becomes the tunnel; else reconnect.
+        if (!dialing && !next) scheduleReconnect();
       },
     });
-    mux = m;
     const hello: HelloMessage = {
       v: TUNNEL_VERSION,
       key: config.key,
@@ -189,6 +249,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
       window: m.window,
       ...(config.ipOverride ? { ip: config.ipOverride } : {}),
     };
+    next = m;
     m.writeFrame(T_HELLO, 0, Buffer.from(JSON.stringify(hello)));
   };
 
@@ -215,7 +276,9 @@ export function startAgent(config: AgentConfig): AgentHandle {
       stopped = true;
       if (retryTimer) clearTimeout(retryTimer);
       dialing?.cancel();
+      next?.destroy();
       mux?.destroy();
+      for (const m of retiring) m.destroy();
       for (const s of targets) s.destroy();
     },
   };

@@ -1,10 +1,8 @@
-import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { TunnelTransport } from '@pm/gateway/tunnel/mux';
-import { connectTcp, type RawSocket } from '@pm/gateway/tunnel/raw-tcp';
-import { sealedConnect } from '@pm/gateway/tunnel/sealed-handshake';
-import { sealedRecordsAddon } from '@pm/gateway/tunnel/sealed-records';
+import { isLoopbackHost } from '@pm/gateway/tunnel/server';
+import { TUNNEL_TLS } from '@pm/gateway/tunnel/tls-options';
 import type { AgentConfig } from './agent.ts';
 
 export interface Dialing {
@@ -13,73 +11,62 @@ export interface Dialing {
 }
 
 /**
+ * Why the agent may not dial as configured, or null: TLS always, except `plaintext` to a loopback
+ * gateway (the devnet, the standalone benchmark, tests).
+ */
+export function dialRefusal(config: Pick<AgentConfig, 'gateway' | 'plaintext'>): string | null {
+  if (config.plaintext && !isLoopbackHost(config.gateway.host)) {
+    return `a plaintext tunnel is for a gateway on loopback only, not ${config.gateway.host}`;
+  }
+  return null;
+}
+
+/**
  * Connects to the gateway and calls `onReady` with the tunnel's transport once it is usable (TLS
- * verified, and handed over to sealed records where both sides have the addon), or `onFail` once.
- * The whole dial is bounded by `timeoutMs`. The gateway's name goes to the system resolver, as
- * `net.connect` does on the other paths (the agent's `lookup` is for customers' destinations).
+ * 1.3 up and the gateway's certificate verified for the name or address dialed), or `onFail` once.
+ * The whole dial is bounded by `timeoutMs`.
  */
 export function dialGateway(
-  config: Pick<AgentConfig, 'gateway' | 'tls' | 'sealedRecords'>,
+  config: Pick<AgentConfig, 'gateway' | 'tls' | 'plaintext'>,
   timeoutMs: number,
   onReady: (socket: TunnelTransport) => void,
   onFail: (err: Error) => void,
 ): Dialing {
   const { host, port } = config.gateway;
   let done = false;
-  let socket: { destroy(): unknown } | null = null;
-  const finish = (err: Error | null, ready?: TunnelTransport) => {
-    if (done) {
-      ready?.destroy();
-      return;
-    }
+  const finish = (err: Error | null) => {
+    if (done) return;
     done = true;
     clearTimeout(timer);
-    if (err || !ready) {
-      socket?.destroy();
-      onFail(err ?? new Error('tunnel: no transport'));
+    if (err) {
+      socket.destroy();
+      onFail(err);
     } else {
-      onReady(ready);
+      socket.removeAllListeners('error');
+      onReady(socket);
     }
   };
   const timer = setTimeout(() => finish(new Error('tunnel: connecting to the gateway timed out')), timeoutMs);
-  const tlsOptions = config.tls && {
-    ca: config.tls.ca,
-    servername: config.tls.servername ?? (net.isIP(host) ? undefined : host),
-    rejectUnauthorized: !config.tls.insecure,
-  };
-  const native = tlsOptions && config.sealedRecords !== false ? sealedRecordsAddon() : null;
-
-  if (tlsOptions && native) {
-    dns.lookup(host, { verbatim: true }, (err, ip) => {
-      if (done) return;
-      if (err) return finish(err);
-      const raw: RawSocket = connectTcp(ip, port, (connectErr) => {
-        if (connectErr) return finish(connectErr);
-        sealedConnect(raw, tlsOptions, native).then(
-          (ready) => finish(null, ready),
-          (handshakeErr: Error) => finish(handshakeErr),
-        );
+  // The certificate is checked against `host` as dialed: an address must be in its IP names, a
+  // name in its DNS names (`servername` overrides, and is sent as SNI; an address never is).
+  const socket = config.plaintext
+    ? net.connect({ host, port, noDelay: true })
+    : tls.connect({
+        ...TUNNEL_TLS,
+        host,
+        port,
+        ca: config.tls?.ca,
+        servername: config.tls?.servername ?? (net.isIP(host) ? undefined : host),
       });
-      socket = raw;
-    });
-  } else {
-    const s = tlsOptions
-      ? tls.connect({ host, port, ...tlsOptions })
-      : net.connect({ host, port, noDelay: true });
-    socket = s;
-    s.once('error', (err) => finish(err));
-    s.once(tlsOptions ? 'secureConnect' : 'connect', () => {
-      s.removeAllListeners('error');
-      finish(null, s);
-    });
-  }
+  socket.once('error', (err) => finish(err));
+  socket.once(config.plaintext ? 'connect' : 'secureConnect', () => finish(null));
 
   return {
     cancel: () => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      socket?.destroy();
+      socket.destroy();
     },
   };
 }

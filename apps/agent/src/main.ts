@@ -1,9 +1,11 @@
 /**
  * Agent CLI:
- *   node apps/agent/src/main.ts --gateway host:port --key KEY [--tls] [--ca file] [--insecure]
+ *   node apps/agent/src/main.ts --gateway host:port --key KEY [--ca file] [--servername name]
  *     [--conn wifi|cell] [--dev android|other] [--allow-loopback] [--allow-private]
- *     [--max-streams N] [--ip-override IP]
- * The key may also come from the AGENT_KEY environment variable (keeps it out of `ps`).
+ *     [--max-streams N] [--ip-override IP] [--plaintext]
+ * The key may also come from the AGENT_KEY environment variable (keeps it out of `ps`). The tunnel
+ * is TLS 1.3 with the gateway's certificate verified (against the system's authorities, or `--ca`);
+ * `--plaintext` is accepted for a gateway on a loopback address only (the standalone benchmark).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -13,9 +15,9 @@ const { values } = parseArgs({
   options: {
     gateway: { type: 'string' },
     key: { type: 'string' },
-    tls: { type: 'boolean', default: false },
     ca: { type: 'string' },
-    insecure: { type: 'boolean', default: false },
+    servername: { type: 'string' },
+    plaintext: { type: 'boolean', default: false },
     conn: { type: 'string', default: 'wifi' },
     dev: { type: 'string', default: 'other' },
     'allow-loopback': { type: 'boolean', default: false },
@@ -29,20 +31,22 @@ const key = values.key ?? process.env.AGENT_KEY;
 const match = /^(.+):(\d+)$/.exec(values.gateway ?? '');
 if (!match || !key) {
   console.error(
-    'usage: main.ts --gateway host:port --key KEY [--tls] [--ca file] [--conn wifi|cell] [--dev android|other] [--allow-loopback]',
+    'usage: main.ts --gateway host:port --key KEY [--ca file] [--servername name] [--conn wifi|cell] [--dev android|other] [--allow-loopback] [--plaintext]',
   );
   process.exit(2);
 }
 if (values.conn !== 'wifi' && values.conn !== 'cell') throw new Error('--conn must be wifi or cell');
 if (values.dev !== 'android' && values.dev !== 'other') throw new Error('--dev must be android or other');
 
+const gateway = { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) };
+if (values.plaintext) {
+  console.error(`agent: plaintext tunnel to ${gateway.host} (loopback only, for benchmarks and tests)`);
+}
 const agent = startAgent({
-  gateway: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
+  gateway,
   key,
-  tls:
-    values.tls || values.ca
-      ? { ca: values.ca ? readFileSync(values.ca) : undefined, insecure: values.insecure }
-      : undefined,
+  tls: { ca: values.ca ? readFileSync(values.ca) : undefined, servername: values.servername },
+  plaintext: values.plaintext,
   conn: values.conn,
   dev: values.dev,
   allowLoopback: values['allow-loopback'],

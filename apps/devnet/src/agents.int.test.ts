@@ -46,6 +46,8 @@ before(async () => {
     registry: plane.registry,
     handshakeTimeoutMs: 5000,
     trustAgentIp: true,
+    // The devnet's tunnels: plaintext, on loopback only.
+    plaintextTunnel: true,
   });
   demo = await startDemoAgents({ db, gateway: { host: '127.0.0.1', port: gateway.tunnelPort }, identities });
   await demo.waitConnected(10_000);

@@ -15,10 +15,11 @@ export { DEMO_AGENT_COUNT, type DemoIdentity, demoGeo, demoIdentities } from './
 
 export interface DemoAgentsOptions {
   db: DbHandle;
-  /** The gateway's agent tunnel address (the gateway must trust agents' `ip` override). */
+  /**
+   * The gateway's agent tunnel address (the gateway must trust agents' `ip` override). The demo
+   * agents dial it without TLS, so it must be a loopback address (the agent refuses otherwise).
+   */
   gateway: { host: string; port: number };
-  /** TLS to the gateway, as for the agent CLI. */
-  tls?: { ca?: string | Buffer; servername?: string; insecure?: boolean };
   identities?: DemoIdentity[];
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -68,7 +69,7 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
     startAgent({
       gateway: options.gateway,
       key: keys.get(d.id)!,
-      tls: options.tls,
+      plaintext: true,
       conn: d.conn,
       dev: d.dev,
       ipOverride: d.ip,

@@ -31,8 +31,14 @@ export interface DemoNetworkConfig {
   sharedLeases?: boolean;
 }
 
+/** What `npm start` prints about the demo tunnels: they are the one place without TLS. */
+export const DEMO_TUNNEL_NOTICE =
+  'agent tunnels plaintext on 127.0.0.1 (devnet only; a production gateway requires TLS)';
+
 export interface DemoNetwork {
   socksHost: string;
+  /** `DEMO_TUNNEL_NOTICE`, for the launcher's output. */
+  tunnelNotice: string;
   socksPorts: number[];
   tunnelPort: number;
   agentsOnline(): string[];
@@ -88,6 +94,10 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
       metricsPort: cfg.metricsPort,
       // Demo agents announce their synthetic public address; production never trusts it.
       trustAgentIp: true,
+      // The in-process demo agents dial over loopback without TLS; the gateway allows that on
+      // loopback only, so the tunnel listener stays there whatever `host` the SOCKS ports use.
+      plaintextTunnel: true,
+      tunnelHost: '127.0.0.1',
     });
     // Closed before the control plane, so the meter's last flush sees every byte.
     closers.push({ name: 'gateway', close: () => gateway.close() });
@@ -117,6 +127,7 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     closers.push({ name: 'presence monitor', close: () => presence.close() });
     return {
       socksHost: cfg.publicHost,
+      tunnelNotice: DEMO_TUNNEL_NOTICE,
       socksPorts: gateway.socksPorts,
       tunnelPort: gateway.tunnelPort,
       agentsOnline: () => gateway.agentsOnline(),

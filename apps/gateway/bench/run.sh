@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# npm run bench:gateway — our gateway + one agent (TLS tunnel, and a second pair without TLS),
-# each pair pinned to PROXY_CPUS (default CPU 0), measured side by side with the reference
-# peers by the shared SOCKS5 load generator (../shared/bench/socks beside the repository).
-#   env: REPS (default 1), PEERS (default: direct, the OpenSSH variants, Dante, microsocks, ours;
-#        the names gateway-tls and gateway-plain stand for our two pairs, started only when listed;
-#        gateway-tls-noauth and gateway-plain-noauth are such a pair measured on its no-auth port,
-#        the SOCKS exchange without a password that the ssh -R peers offer; gateway-tlsrec is the TLS
-#        pair kept on TLS records, without the hand-over to sealed records),
+# npm run bench:gateway — our gateway + one agent over a TLS 1.3 tunnel, pinned to PROXY_CPUS
+# (default CPU 0), measured side by side with the reference peers by the shared SOCKS5 load
+# generator (../shared/bench/socks beside the repository).
+#   env: REPS (default 1), PEERS (default: direct, both OpenSSH ciphers, Dante, microsocks, and our
+#        pair on its password port (gateway-tls) and on the bench lease's no-auth port
+#        (gateway-tls-noauth: the SOCKS exchange without a password that the ssh -R peers offer);
+#        gateway-plain and gateway-plain-noauth are a pair without TLS on loopback, to see what TLS
+#        costs; each pair is started only when listed),
 #        SOCKS_BENCH (path of the load generator), BENCH_ARGS, OUTDIR (passed to run-matrix.sh)
 #   e.g. PEERS="ssh-r ssh-r-aesgcm gateway-tls" BENCH_ARGS="--tests bulk,rate" npm run bench:gateway
 set -euo pipefail
@@ -22,19 +22,14 @@ GW_PIDS=()
 cleanup() { for p in "${GW_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
 
-WANTED=${PEERS:-"direct ssh-r ssh-r-aesgcm dante microsocks gateway-tls gateway-plain"}
+WANTED=${PEERS:-"direct ssh-r ssh-r-aesgcm dante microsocks gateway-tls gateway-tls-noauth"}
 LIST=()
 for peer in $WANTED; do
   case "$peer" in
-    gateway-tls | gateway-plain | gateway-tls-noauth | gateway-plain-noauth | gateway-tlsrec | gateway-tlsrec-noauth)
+    gateway-tls | gateway-plain | gateway-tls-noauth | gateway-plain-noauth)
       mode=${peer#gateway-}
       mode=${mode%-noauth}
-      # tlsrec: the TLS tunnel kept on TLS records (no hand-over to sealed records)
-      if [ "$mode" = tlsrec ]; then
-        eval "$(PM_TUNNEL_RECORDS=tls "$HERE/start-gateway.sh" tls)"
-      else
-        eval "$("$HERE/start-gateway.sh" "$mode")"
-      fi
+      eval "$("$HERE/start-gateway.sh" "$mode")"
       GW_PIDS+=(${PIDS//,/ })
       [[ $peer == *-noauth ]] && PROXY=$NOAUTH_PROXY
       LIST+=("ext:$peer:$PROXY:$PIDS") ;;

@@ -4,7 +4,7 @@
 #   PROXY=socks5://bench:PASS@127.0.0.1:PORT  NOAUTH_PROXY=socks5://127.0.0.1:APORT  PIDS=gw,agent
 # (NOAUTH_PROXY: the same lease's no-auth port, whitelisted for 127.0.0.1: the SOCKS exchange of
 # the ssh -R peer, which asks for no password)
-#   usage: start-gateway.sh tls|plain
+#   usage: start-gateway.sh tls|plain   (plain: the tunnel without TLS, on loopback: what TLS costs)
 # Warm-up (WARMUP_S seconds at concurrency 1, then at 64; default 3, 0 = none): V8 compiles the
 # per-connection path only after thousands of requests, on the same pinned core, and a production
 # gateway runs for days; the C peers have nothing to warm. Only code paths are warmed: no bulk
@@ -19,10 +19,19 @@ MODE=${1:-tls}
 PIN=${PROXY_CPUS:-0}
 if [ "$PIN" = none ]; then TS=(); else TS=(taskset -c "$PIN"); fi
 OUT=$(mktemp)
-TLSFLAG=()
-[ "$MODE" = tls ] && TLSFLAG=(--tls)
+# The standalone gateway is TLS unless told otherwise; a checkout from before that asks for --tls.
+GW_FLAGS=()
+AGENT_PLAIN=(--plaintext)
+AGENT_TLS=()
+if grep -q "plaintext: { type" "$ROOT/apps/gateway/src/main.ts"; then
+  [ "$MODE" = tls ] || GW_FLAGS=(--plaintext)
+else
+  [ "$MODE" = tls ] && GW_FLAGS=(--tls)
+  AGENT_PLAIN=()
+  AGENT_TLS=(--tls)
+fi
 read -r -a NODE_FLAGS <<<"${NODE_FLAGS---no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring}"
-"${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/gateway/src/main.ts" --standalone "${TLSFLAG[@]}" >"$OUT" 2>/dev/null &
+"${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/gateway/src/main.ts" --standalone "${GW_FLAGS[@]}" >"$OUT" 2>/dev/null &
 GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done
 [ -s "$OUT" ] || { echo "gateway did not start" >&2; kill $GW; exit 1; }
@@ -30,7 +39,7 @@ field() { "$NODE" -e 'const j=JSON.parse(require("fs").readFileSync(process.argv
 PORT=$(field socksPorts); APORT=$(field authPort); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(field agentKey); CA=$(field caFile)
 rm -f "$OUT"
 AGENT_ARGS=(--gateway "127.0.0.1:$TPORT" --allow-loopback --max-streams 30000)
-[ "$MODE" = tls ] && AGENT_ARGS+=(--tls --ca "$CA")
+if [ "$MODE" = tls ]; then AGENT_ARGS+=("${AGENT_TLS[@]}" --ca "$CA"); else AGENT_ARGS+=("${AGENT_PLAIN[@]}"); fi
 AGENT_KEY=$KEY "${TS[@]}" "$NODE" "${NODE_FLAGS[@]}" "$ROOT/apps/agent/src/main.ts" "${AGENT_ARGS[@]}" >/dev/null 2>&1 &
 AG=$!
 sleep 1

@@ -23,6 +23,7 @@ test('a SOCKS port in use fails the start and leaves no listener behind', async 
         host: '127.0.0.1',
         tunnelPort,
         socksPorts: [0, busyPort],
+        plaintextTunnel: true,
         directory: createMemoryDirectory([]),
         meter: createMemoryMeter(),
         registry: createMemoryRegistry({}),
@@ -37,4 +38,32 @@ test('a SOCKS port in use fails the start and leaves no listener behind', async 
   } finally {
     busy.close();
   }
+});
+
+const seams = () => ({
+  nodeId: 'n1',
+  socksPorts: [0],
+  directory: createMemoryDirectory([]),
+  meter: createMemoryMeter(),
+  registry: createMemoryRegistry({}),
+  handshakeTimeoutMs: 1000,
+});
+
+test('without a certificate the tunnel is refused, and plaintext only on a loopback address', async () => {
+  await assert.rejects(
+    startGateway({ ...seams(), host: '127.0.0.1', tunnelPort: 0 }),
+    /the agent tunnel needs TLS: a certificate and key/,
+  );
+  await assert.rejects(
+    startGateway({
+      ...seams(),
+      host: '127.0.0.1',
+      tunnelHost: '0.0.0.0',
+      tunnelPort: 0,
+      plaintextTunnel: true,
+    }),
+    /plaintext agent tunnel is for loopback only, not 0\.0\.0\.0/,
+  );
+  const gateway = await startGateway({ ...seams(), host: '127.0.0.1', tunnelPort: 0, plaintextTunnel: true });
+  await gateway.close();
 });

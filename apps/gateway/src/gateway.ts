@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
@@ -12,7 +12,6 @@ import {
   type SessionContext,
 } from './session/socks-session.ts';
 import type { Mux } from './tunnel/mux.ts';
-import { RawServer } from './tunnel/raw-tcp.ts';
 import { startTunnelServer } from './tunnel/server.ts';
 
 export interface GatewayConfig {
@@ -24,8 +23,17 @@ export interface GatewayConfig {
   tunnelPort: number;
   /** The four SOCKS (RFC 1929) ports: base + 2080, 3080, 4080, 5080 (0 = any free port). */
   socksPorts: number[];
-  /** PEM certificate and key for the tunnel: TLS when given. */
+  /** PEM certificate and key of the agents' tunnel (TLS 1.3): required unless `plaintextTunnel`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Agents' tunnel without TLS, on `tunnelHost` = loopback only: the devnet, the standalone
+   * benchmark and tests. Anything else is refused at start.
+   */
+  plaintextTunnel?: boolean;
+  /** Address of the agents' tunnel listener (default `host`). */
+  tunnelHost?: string;
+  /** Records per direction before a tunnel closes itself (default 2^24; tests lower it). */
+  recordLimit?: number;
   directory: LeaseDirectory;
   meter: LeaseMeter;
   registry: AgentRegistry;
@@ -71,7 +79,7 @@ export interface GatewayHandle extends AgentDialer {
   close(): Promise<void>;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<number> {
+function listen(server: net.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -81,15 +89,25 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
+/**
+ * A SOCKS listener: half-open sockets (a customer's FIN travels to the target while the answer
+ * still comes back), Nagle off for the handshake's small writes.
+ */
+function socksServer(onConnection: (socket: net.Socket) => void): net.Server {
+  return net.createServer({ allowHalfOpen: true, noDelay: true }, onConnection);
+}
+
 /** Starts a gateway node: the agents' tunnel endpoint, the SOCKS ports, the no-auth ports and metrics. */
 export async function startGateway(config: GatewayConfig): Promise<GatewayHandle> {
   const log = config.log ?? (() => {});
   let openConnections = () => 0;
   const metrics = createGatewayMetrics(config.nodeId, () => openConnections());
   const tunnels = await startTunnelServer({
-    host: config.host,
+    host: config.tunnelHost ?? config.host,
     port: config.tunnelPort,
     tls: config.tls,
+    plaintextLoopback: config.plaintextTunnel,
+    recordLimit: config.recordLimit,
     registry: config.registry,
     handshakeTimeoutMs: config.handshakeTimeoutMs,
     trustAgentIp: config.trustAgentIp,
@@ -114,13 +132,13 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   };
 
   openConnections = () => ctx.handshaking.size + ctx.sessions.size;
-  const servers: RawServer[] = [];
+  const servers: net.Server[] = [];
   const socksPorts: number[] = [];
   for (const port of config.socksPorts) {
-    const server = new RawServer((s) => handleSocksConnection(s, ctx));
+    const server = socksServer((s) => handleSocksConnection(s, ctx));
     servers.push(server);
     try {
-      socksPorts.push(await server.listen(port, config.host));
+      socksPorts.push(await listen(server, port, config.host));
     } catch (err) {
       // A port in use must not leave the tunnel endpoint and the other listeners open.
       for (const s of servers) s.close();
@@ -130,7 +148,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   }
 
   // No-auth ports follow the directory.
-  const authServers = new Map<number, RawServer>();
+  const authServers = new Map<number, net.Server>();
   const syncAuthPorts = () => {
     const wanted = new Set(config.directory.authPorts());
     for (const [port, server] of authServers) {
@@ -141,9 +159,9 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     }
     for (const port of wanted) {
       if (authServers.has(port)) continue;
-      const server = new RawServer((s) => handleSocksConnection(s, ctx, port));
+      const server = socksServer((s) => handleSocksConnection(s, ctx, port));
       authServers.set(port, server);
-      server.listen(port, config.host).catch((err: Error) => {
+      listen(server, port, config.host).catch((err: Error) => {
         log('no-auth port listen failed', { port, error: err.message });
         if (authServers.get(port) === server) authServers.delete(port);
       });
@@ -220,7 +238,12 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
         });
       }),
     openConnections: () => openConnections(),
-    socketCount: async () => [...servers, ...authServers.values()].reduce((n, s) => n + s.connections, 0),
+    socketCount: async () => {
+      const counts = [...servers, ...authServers.values()].map(
+        (s) => new Promise<number>((resolve) => s.getConnections((err, n) => resolve(err ? 0 : n))),
+      );
+      return (await Promise.all(counts)).reduce((a, b) => a + b, 0);
+    },
     bufferedBytes: () => {
       let n = 0;
       for (const s of ctx.sessions) n += s.socket.writableLength;
@@ -234,7 +257,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
       clearInterval(flushTimer);
       const all = [...servers, ...authServers.values()];
       authServers.clear();
-      const done = all.map((s) => s.close());
+      const done = all.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
       for (const s of [...ctx.sessions]) s.socket.destroy();
       for (const s of [...ctx.handshaking]) s.destroy();
       await tunnels.close();

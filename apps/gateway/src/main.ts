@@ -11,7 +11,8 @@ import { makeSelfSignedCert } from './tunnel/self-signed.ts';
 const { values } = parseArgs({
   options: {
     standalone: { type: 'boolean', default: false },
-    tls: { type: 'boolean', default: false },
+    /** Standalone only: the agent tunnel without TLS, on loopback (the benchmark's TLS-cost comparison). */
+    plaintext: { type: 'boolean', default: false },
     host: { type: 'string', default: '127.0.0.1' },
     'socks-port': { type: 'string', default: '0' },
     /** Standalone: the bench lease's no-auth port, open to 127.0.0.1 (0: a free port). */
@@ -31,12 +32,15 @@ if (values.standalone) {
   let tls: { cert: string; key: string } | undefined;
   let caFile: string | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'gateway-standalone-'));
-  if (values.tls) {
+  if (!values.plaintext) {
     // A throwaway self-signed certificate for this run; the agent trusts it with --ca.
     tls = makeSelfSignedCert();
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     caFile = join(dir, 'cert.pem');
   }
+  console.error(
+    `standalone benchmark gateway: in-memory bench lease, ${tls ? 'TLS 1.3 tunnel with a throwaway self-signed certificate' : 'PLAINTEXT tunnel on loopback'}; not for production`,
+  );
   const user = 'bench';
   const pwd = randomBytes(9).toString('base64url');
   const agentKey = randomBytes(24).toString('base64url');
@@ -48,6 +52,7 @@ if (values.standalone) {
     tunnelPort: Number(values['tunnel-port']),
     socksPorts: [socksPort],
     tls,
+    plaintextTunnel: !tls,
     directory: createMemoryDirectory([
       {
         leaseId: 'bench-lease',
@@ -76,11 +81,20 @@ if (values.standalone) {
       pwd,
       agentKey,
       caFile,
+      tunnel: tls ? 'tls' : 'plaintext',
     }),
   );
   cleanup = async () => rmSync(dir, { recursive: true, force: true });
 } else {
   const env = process.env;
+  if (!env.GATEWAY_TLS_CERT || !env.GATEWAY_TLS_KEY) {
+    // Agent keys and every customer's traffic cross the tunnel: it is TLS or nothing.
+    console.error(
+      "GATEWAY_TLS_CERT and GATEWAY_TLS_KEY are required: PEM files of the certificate and key of the agents' TLS tunnel (plaintext only in the devnet and --standalone --plaintext)",
+    );
+    process.exit(1);
+  }
+  const tls = { cert: readFileSync(env.GATEWAY_TLS_CERT), key: readFileSync(env.GATEWAY_TLS_KEY) };
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (or use --standalone)');
   const { createDb } = await import('@pm/db');
   const { startControlPlane } = await import('./store/control-plane.ts');
@@ -102,10 +116,7 @@ if (values.standalone) {
     host: env.GATEWAY_HOST ?? '0.0.0.0',
     tunnelPort: Number(env.GATEWAY_TUNNEL_PORT ?? 7000),
     socksPorts: base ? [base + 2080, base + 3080, base + 4080, base + 5080] : [0, 0, 0, 0],
-    tls:
-      env.GATEWAY_TLS_CERT && env.GATEWAY_TLS_KEY
-        ? { cert: readFileSync(env.GATEWAY_TLS_CERT), key: readFileSync(env.GATEWAY_TLS_KEY) }
-        : undefined,
+    tls,
     directory: plane.directory,
     meter: plane.meter,
     registry: plane.registry,

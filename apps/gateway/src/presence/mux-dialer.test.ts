@@ -17,12 +17,14 @@ before(async () => {
   tunnels = await startTunnelServer({
     host: '127.0.0.1',
     port: 0,
+    plaintextLoopback: true,
     registry: createMemoryRegistry({ 'key-1': 'agent-1' }),
     handshakeTimeoutMs: 5000,
   });
   agent = startAgent({
     gateway: { host: '127.0.0.1', port: tunnels.port },
     key: 'key-1',
+    plaintext: true,
     allowLoopback: true,
   });
   await agent.waitConnected(5000);

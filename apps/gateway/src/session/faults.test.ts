@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -41,14 +44,20 @@ describe('whitelist, revocation, sharing and faults', () => {
   let network: TestNetwork;
   const settle = () => waitFor(() => network.gateway.openConnections() === 0, 5000);
 
+  /** The tunnel's certificate, for the agent CLI's `--ca`. */
+  let caFile: string;
+
   before(async () => {
     target = await startHttpTarget();
     network = await startTestNetwork({ keys: { 'key-a': 'agent-a', 'key-b': 'agent-b' }, tls: true });
     await network.addAgent('key-a');
+    caFile = join(mkdtempSync(join(tmpdir(), 'faults-ca-')), 'ca.pem');
+    writeFileSync(caFile, network.tls!.cert);
   });
   after(async () => {
     await network.close();
     await target.close();
+    rmSync(dirname(caFile), { recursive: true, force: true });
   });
 
   const connectVia = (lease: { user: string; pwd: string }, port = network.gateway.socksPorts[0]!) =>
@@ -209,8 +218,8 @@ describe('whitelist, revocation, sharing and faults', () => {
           AGENT_MAIN,
           '--gateway',
           `127.0.0.1:${network.gateway.tunnelPort}`,
-          '--tls',
-          '--insecure',
+          '--ca',
+          caFile,
           '--allow-loopback',
         ],
         { env: { ...process.env, AGENT_KEY: 'key-b' }, stdio: 'ignore' },

@@ -119,6 +119,7 @@ export interface TestNetwork {
   directory: MemoryDirectory;
   meter: MemoryMeter;
   registry: MemoryRegistry;
+  /** The tunnel's throwaway certificate; undefined for a plaintext loopback tunnel (`tls: false`). */
   tls: { cert: string; key: string } | undefined;
   /** Starts an agent with key `key` against this gateway (loopback targets allowed unless told). */
   addAgent(key: string, overrides?: Partial<AgentConfig>): Promise<AgentHandle>;
@@ -127,7 +128,10 @@ export interface TestNetwork {
   close(): Promise<void>;
 }
 
-/** Gateway on 127.0.0.1 with in-memory directory/meter/registry; `keys` maps agent key -> agent id. */
+/**
+ * Gateway on 127.0.0.1 with in-memory directory/meter/registry; `keys` maps agent key -> agent id.
+ * The tunnel is TLS with a throwaway certificate unless `tls: false` (plaintext on loopback).
+ */
 export async function startTestNetwork(opts: {
   keys: Record<string, string>;
   leases?: LeaseEntry[];
@@ -137,13 +141,14 @@ export async function startTestNetwork(opts: {
   const directory = createMemoryDirectory(opts.leases ?? []);
   const meter = createMemoryMeter();
   const registry = createMemoryRegistry(opts.keys);
-  const tls = opts.tls ? makeSelfSignedCert() : undefined;
+  const tls = opts.tls === false ? undefined : makeSelfSignedCert();
   const baseConfig: GatewayConfig = {
     nodeId: 'test-node',
     host: '127.0.0.1',
     tunnelPort: 0,
     socksPorts: [0, 0, 0, 0],
     tls,
+    plaintextTunnel: !tls,
     directory,
     meter,
     registry,
@@ -164,6 +169,7 @@ export async function startTestNetwork(opts: {
         gateway: { host: '127.0.0.1', port: net.gateway.tunnelPort },
         key,
         tls: tls ? { ca: tls.cert } : undefined,
+        plaintext: !tls,
         allowLoopback: true,
         restrictTo: ['127.0.0.0/8', '::1'],
         backoffMinMs: 50,

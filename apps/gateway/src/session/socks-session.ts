@@ -1,3 +1,4 @@
+import type net from 'node:net';
 import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
 import {
   CMD_CONNECT,
@@ -17,7 +18,6 @@ import {
   SocksParseError,
 } from '../protocol/socks5.ts';
 import type { Mux, MuxStream } from '../tunnel/mux.ts';
-import type { RawSocket } from '../tunnel/raw-tcp.ts';
 import { normalizeIp } from '../tunnel/server.ts';
 import type { FailureLimiter } from './auth-limiter.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -29,7 +29,7 @@ const EMPTY = Buffer.alloc(0);
 /** A relayed customer connection, tracked for revocation and metering. */
 export interface Session {
   leaseId: string;
-  socket: RawSocket;
+  socket: net.Socket;
   mux: Mux;
   stream: MuxStream | null;
   reportedUp: number;
@@ -50,7 +50,7 @@ export interface SessionContext {
   sessions: Set<Session>;
   byLease: Map<string, Set<Session>>;
   /** Handshakes in progress (sockets not yet relaying), for shutdown. */
-  handshaking: Set<RawSocket>;
+  handshaking: Set<net.Socket>;
 }
 
 /** Reports the bytes relayed since the last call to the meter and the metrics. */
@@ -72,7 +72,7 @@ export function flushSessionBytes(s: Session, ctx: SessionContext): void {
  * whitelist check when `noAuthPort` is set), CONNECT, then the relay through the lease's agent.
  * Every path ends with the socket destroyed (or ended and then closed by the peer or the timer).
  */
-export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, noAuthPort?: number): void {
+export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, noAuthPort?: number): void {
   // getpeername is a syscall: only asked for when the source address matters.
   const peerIp = () => normalizeIp(socket.remoteAddress);
   (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
@@ -99,7 +99,6 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
     if (state === 'done') return;
     state = 'done';
     ctx.metrics.handshakeFailures.inc({ reason });
-    socket.onChunk = null;
     if (reply && !socket.destroyed) {
       socket.end(reply);
       // The client should close after our FIN; if it does not, the timer (still set) destroys it.
@@ -109,7 +108,6 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
     }
   };
 
-  /** `chunk` lies in the shared read buffer: what is left of it after the step is copied. */
   const onData = (chunk: Buffer) => {
     if (state === 'done') return;
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
@@ -127,7 +125,6 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
         throw err;
       }
     }
-    if (buf.length && buf.buffer === chunk.buffer) buf = Buffer.from(buf);
   };
 
   const step = () => {
@@ -159,7 +156,6 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
           const delayMs = ctx.limiter.fail(peerIp());
           state = 'done';
           ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
-          socket.onChunk = null;
           const answer = () => {
             if (socket.destroyed) return;
             socket.end(encodeUserPassStatus(false));
@@ -227,7 +223,8 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
         if (ok) mux.reset(st);
         return;
       }
-      socket.onChunk = null;
+      // The relay reads from here on; bytes after the CONNECT go first.
+      socket.off('data', onData);
       const early = buf;
       buf = EMPTY;
       if (!ok) {
@@ -257,7 +254,7 @@ export function handleSocksConnection(socket: RawSocket, ctx: SessionContext, no
     }, ctx.openTimeoutMs);
   };
 
-  socket.readInto(onData);
+  socket.on('data', onData);
   socket.on('end', () => {
     if (state === 'opening') endedEarly = true;
     // The customer half-closed before its CONNECT was answered: nothing more can come.

@@ -17,6 +17,7 @@ import {
   startHttpTarget,
   waitFor,
 } from '../session/harness.testkit.ts';
+import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import type { PgAgentRegistry } from './agent-registry.ts';
 import { startControlPlane } from './control-plane.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
@@ -35,6 +36,9 @@ let db: TestDatabase;
 let target: HttpTarget;
 const nodes: Node[] = [];
 const agents: AgentHandle[] = [];
+
+/** Both nodes' tunnels use one throwaway certificate, as nodes behind one name would. */
+const tls = makeSelfSignedCert();
 
 const geo = createOverrideGeo({
   '192.0.2.41': { cc: 'US', reg: 'TX', city: 'Austin', zip: '73301', isp: 'Example Cable', mob: false },
@@ -55,6 +59,7 @@ async function startNode(id: string): Promise<Node> {
     host: '127.0.0.1',
     tunnelPort: 0,
     socksPorts: [0, 0, 0, 0],
+    tls,
     directory,
     meter,
     registry,
@@ -93,6 +98,7 @@ describe('two gateway nodes on one database', () => {
       const agent = startAgent({
         gateway: { host: '127.0.0.1', port: node.gateway.tunnelPort },
         key,
+        tls: { ca: tls.cert },
         allowLoopback: true,
         ipOverride: ip,
         conn,

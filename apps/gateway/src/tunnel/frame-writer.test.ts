@@ -24,30 +24,27 @@ function decode(pieces: Buffer[]): string[] {
 test("tunnels' frames interleaved in the shared slab come out per tunnel, in order", () => {
   const a = new FrameWriter();
   const b = new FrameWriter();
-  a.append(T_DATA, 1, Buffer.from('a1'), true);
-  b.append(T_DATA, 7, Buffer.from('b1'), true);
+  a.append(T_DATA, 1, Buffer.from('a1'));
+  b.append(T_DATA, 7, Buffer.from('b1'));
   a.append(T_WINDOW, 1, Buffer.from('a2'));
-  a.append(T_DATA, 3, Buffer.from('a3'), true);
+  a.append(T_DATA, 3, Buffer.from('a3'));
   assert.deepEqual(decode(a.take().pieces), [`${T_DATA}:1:a1`, `${T_WINDOW}:1:a2`, `${T_DATA}:3:a3`]);
   assert.deepEqual(decode(b.take().pieces), [`${T_DATA}:7:b1`]);
   assert.deepEqual(a.take().pieces, [], 'taken once');
 });
 
-test('consecutive frames of one tunnel are one piece, and survive the slab running out', () => {
+test('small frames of one tunnel are one piece; a large payload is queued by reference, not copied', () => {
   const w = new FrameWriter();
-  const chunk = (i: number) => Buffer.alloc(60_000, 97 + i);
-  w.append(T_DATA, 1, chunk(0), true);
-  w.append(T_DATA, 1, chunk(1), true);
+  w.append(T_DATA, 1, Buffer.alloc(1000, 97));
+  w.append(T_WINDOW, 1, Buffer.alloc(4));
   assert.equal(w.take().pieces.length, 1, 'one write');
-  // Past a slab's size: the transient chunks are copied, so overwriting them changes nothing.
-  const sent: Buffer[] = [];
-  for (let i = 0; i < 6; i++) {
-    const c = chunk(i);
-    w.append(T_DATA, 2, c, true);
-    sent.push(Buffer.from(c));
-    c.fill(0);
-  }
-  assert.deepEqual(decode(w.take().pieces), [`${T_DATA}:2:${Buffer.concat(sent)}`]);
+  const large = Buffer.alloc(60_000, 98);
+  w.append(T_DATA, 2, large);
+  w.append(T_DATA, 2, Buffer.from('tail'));
+  const { pieces } = w.take();
+  assert.equal(pieces.length, 3, 'header, payload, next frame');
+  assert.equal(pieces[1], large, 'the payload itself');
+  assert.deepEqual(decode(pieces), [`${T_DATA}:2:${large}tail`]);
 });
 
 test('a thousand tunnels with a frame each share one slab, not a buffer each', () => {
@@ -59,30 +56,32 @@ test('a thousand tunnels with a frame each share one slab, not a buffer each', (
 
 test('a slab comes back once its writes are done, and not before', () => {
   const w = new FrameWriter();
-  const chunk = Buffer.alloc(200_000, 120);
+  /** About 200 KB of small frames in one batch. */
+  const batch = (fill: number) => {
+    for (let i = 0; i < 100; i++) w.append(T_DATA, 1, Buffer.alloc(2000, fill));
+    return w.take();
+  };
   // Fill past a slab while the first batch is still being written: its bytes must stay as they are.
-  w.append(T_DATA, 1, chunk, true);
-  const first = w.take();
+  const first = batch(120);
   const firstBytes = Buffer.from(first.pieces[0]);
   const seen = new Set<ArrayBufferLike>([first.pieces[0].buffer]);
   const batches = [];
   for (let i = 0; i < 12; i++) {
-    w.append(T_DATA, 2, Buffer.alloc(200_000, 97 + i), true);
-    const b = w.take();
+    const b = batch(97 + i);
     for (const p of b.pieces) seen.add(p.buffer);
     batches.push(b);
   }
   assert.deepEqual(first.pieces[0], firstBytes, 'a held slab is not written over');
   assert.ok(seen.size >= 3, `${seen.size} slabs while held`);
-  // Every write done: from now on one slab serves, however much is staged.
+  // Every write done: from now on two slabs serve (a batch that crosses the end of one holds it
+  // while it takes the next), however much is staged.
   first.done();
   for (const b of batches) b.done();
   const after = new Set<ArrayBufferLike>();
   for (let i = 0; i < 12; i++) {
-    w.append(T_DATA, 3, Buffer.alloc(200_000, 65 + i), true);
-    const b = w.take();
+    const b = batch(65 + i);
     for (const p of b.pieces) after.add(p.buffer);
     b.done();
   }
-  assert.equal(after.size, 1, `${after.size} slabs once released`);
+  assert.ok(after.size <= 2, `${after.size} slabs once released`);
 });

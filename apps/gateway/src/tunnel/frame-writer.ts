@@ -23,8 +23,8 @@ function releaseAll(slabs: Slab[]): void {
 
 /**
  * Encodes tunnel frames into as few buffers as possible for one write: headers and small payloads
- * (and any payload that is only valid during the call) are copied into the shared slab, where a
- * tunnel's consecutive frames form one piece; other large payloads are queued as they are.
+ * are copied into the shared slab, where a tunnel's consecutive frames form one piece; larger
+ * payloads are queued as they are (they are the socket reads' own buffers).
  */
 export class FrameWriter {
   /** Bytes queued since the last `take()`. */
@@ -37,10 +37,10 @@ export class FrameWriter {
   private start = 0;
   private end = 0;
 
-  /** `transient`: the payload is only valid during the call (a shared read buffer), so it is copied. */
-  append(type: number, streamId: number, payload: Buffer, transient = false): void {
+  /** Queues one frame; `payload` must stay unchanged until the batch that holds it is written. */
+  append(type: number, streamId: number, payload: Buffer): void {
     const len = payload.length;
-    const copy = len <= COPY_MAX || (transient && len <= SLAB_BYTES - FRAME_HEADER_BYTES);
+    const copy = len <= COPY_MAX;
     const need = FRAME_HEADER_BYTES + (copy ? len : 0);
     // The open piece grows only while nothing else was put in the slab after it.
     let slab = pool.current;

@@ -12,7 +12,9 @@
  * the SOCKS reply code). DATA is flow controlled per stream: a sender may have at most the
  * receiver's window of unacknowledged DATA bytes outstanding; the receiver returns credit
  * with WINDOW (u32 increment) once it has handed the bytes to its socket without backpressure.
- * FIN is a half-close (no more DATA from the sender), RST aborts the stream.
+ * FIN is a half-close (no more DATA from the sender), RST aborts the stream. RENEW (gateway ->
+ * agent, stream 0) asks the agent to dial a fresh tunnel: the old one serves its open streams to
+ * their end and closes, so no tunnel outlives its TLS keys' record budget.
  */
 
 export const FRAME_HEADER_BYTES = 9;
@@ -29,6 +31,7 @@ export const T_FIN = 0x22;
 export const T_RST = 0x23;
 export const T_PING = 0x30;
 export const T_PONG = 0x31;
+export const T_RENEW = 0x32;
 
 /** Largest DATA payload accepted in one frame. */
 export const MAX_DATA_FRAME = 1 << 20;

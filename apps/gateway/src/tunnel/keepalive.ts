@@ -1,20 +1,35 @@
 /**
- * A tunnel's keepalive: every `intervalMs` it pings the peer, and once nothing at all was heard for
- * `idleMs` it gives up. The tunnel calls `heard()` on every read.
+ * A tunnel's keepalive: once started, every `intervalMs` it pings the peer, and once nothing at all
+ * was heard for `idleMs` it gives up. The tunnel calls `heard()` on every read. It starts only
+ * after authentication: before that the gateway's handshake timer bounds the connection, and the
+ * gateway answers nothing but the handshake.
  */
 export class Keepalive {
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
   private wasHeard = true;
   private silentMs = 0;
+  private readonly intervalMs: number;
+  private readonly idleMs: number;
+  private readonly ping: () => void;
+  private readonly giveUp: () => void;
 
   constructor(intervalMs: number, idleMs: number, ping: () => void, giveUp: () => void) {
+    this.intervalMs = intervalMs;
+    this.idleMs = idleMs;
+    this.ping = ping;
+    this.giveUp = giveUp;
+  }
+
+  /** Starts the timer (once). */
+  start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => {
       if (this.wasHeard) this.silentMs = 0;
-      else this.silentMs += intervalMs;
+      else this.silentMs += this.intervalMs;
       this.wasHeard = false;
-      if (this.silentMs >= idleMs) giveUp();
-      else ping();
-    }, intervalMs);
+      if (this.silentMs >= this.idleMs) this.giveUp();
+      else this.ping();
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -23,6 +38,7 @@ export class Keepalive {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
   }
 }

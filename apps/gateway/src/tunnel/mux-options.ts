@@ -1,9 +1,23 @@
-import type { EventEmitter } from 'node:events';
+import type net from 'node:net';
 
 /** Default per-stream receive window. */
 export const DEFAULT_WINDOW = 512 * 1024;
-/** Tunnel write buffer above which stream sources are paused. */
+/** Tunnel write buffer above which stream sources are paused (no DATA is queued past it). */
 export const TUNNEL_HIGH_WATER = 1024 * 1024;
+/**
+ * Past the high-water mark only control frames can still be queued (WINDOW, FIN, PONG, ...): a
+ * queue that grows to twice the mark belongs to a peer that does not read, and the tunnel is dropped.
+ */
+export const TUNNEL_DROP_WATER = 2 * TUNNEL_HIGH_WATER;
+/**
+ * Records a tunnel may carry in either direction under one set of TLS keys: RFC 8446 section 5.5
+ * allows AES-GCM about 2^24.5 full-size records per key. Node offers no key update, so the tunnel
+ * closes itself at this count and the reconnect brings fresh keys; at half of it the agent is asked
+ * to dial a fresh tunnel, and the old one serves its streams to their end (`onRenewDue`).
+ */
+export const RECORD_LIMIT = 2 ** 24;
+/** Largest TLS record payload: a write of n bytes makes at most ceil(n / this) records. */
+export const TLS_RECORD_BYTES = 16 * 1024;
 /**
  * A tunnel with at most this many streams, nothing in flight and under SOON_BYTES staged writes its
  * frames right after the callback that made them, not after the loop's I/O phase. Node reports a
@@ -41,21 +55,21 @@ export interface MuxOptions {
    * then the gateway gets answer and end of file in one record instead of two.
    */
   awaitLocalFin?: boolean;
-  /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN). */
+  /**
+   * The gateway's side before the agent's HELLO was verified: every frame goes to `onControl`
+   * (which accepts HELLO alone), DATA closes the tunnel, nothing is answered and no PING is sent,
+   * until `authenticated()` is called.
+   */
+  preAuth?: boolean;
+  /** Records per direction before the tunnel closes itself (default `RECORD_LIMIT`; tests lower it). */
+  recordLimit?: number;
+  /** Called once when either direction passed half of `recordLimit`: time to dial a fresh tunnel. */
+  onRenewDue?: () => void;
+  /** Frames other than DATA/WINDOW/FIN/RST/PING/PONG/OPEN_OK/OPEN_FAIL (HELLO, WELCOME, REJECT, OPEN, RENEW). */
   onControl: (type: number, streamId: number, payload: Buffer) => void;
   /** Called once when the tunnel is gone. */
   onClose?: (err?: Error) => void;
 }
 
-/** What the mux needs of its connection: a socket (TLS or not), or the sealed-record socket. */
-export interface TunnelTransport extends EventEmitter {
-  readonly writableLength: number;
-  readonly remoteAddress?: string;
-  write(data: Buffer, cb?: () => void): boolean;
-  cork(): void;
-  uncork(): void;
-  setNoDelay(on?: boolean): unknown;
-  destroy(): unknown;
-  /** Hands each read to `onChunk`, valid only during the call (else: Node's own-buffer reads). */
-  readInto?(onChunk: (chunk: Buffer) => void): void;
-}
+/** The tunnel's connection: a TLS socket, or a plain one on loopback (devnet, benchmark, tests). */
+export type TunnelTransport = net.Socket;

@@ -1,9 +1,8 @@
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { RawSocket } from './raw-tcp.ts';
 
-/** A stream's local end: a customer or target socket, or any Duplex (probes, tests). */
-export type LocalSocket = Duplex | RawSocket;
+/** A stream's local end: a customer or target `net.Socket`, or any Duplex (probes, tests). */
+export type LocalSocket = Duplex;
 
 /** Aborts a local socket so that its peer sees a reset, never a clean end passing for the whole answer. */
 export function abort(socket: LocalSocket | null): void {
@@ -45,9 +44,8 @@ export class MuxStream {
   unflushed = 0;
   outstanding = 0;
   blocked = false;
-  /** Bytes of this stream in the process's `LocalWrites` slab, not yet written to the socket. */
-  stagedStart = 0;
-  stagedEnd = 0;
+  /** The local socket is corked with payloads of this loop iteration (`LocalWrites`). */
+  corked = false;
   /** Told of each write of staged bytes to the socket: its size, and whether it went without backpressure. */
   onLocalWritten: ((bytes: number, accepted: boolean) => void) | null = null;
   constructor(id: number, sendWindow: number) {

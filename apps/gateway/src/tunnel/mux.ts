@@ -1,30 +1,25 @@
-import type { EventEmitter } from 'node:events';
-import net from 'node:net';
+import type net from 'node:net';
+import { FrameOutput } from './frame-output.ts';
 import { FrameReader } from './frame-reader.ts';
-import { FrameWriter } from './frame-writer.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
 import { Keepalive } from './keepalive.ts';
 import { localWrites } from './local-writes.ts';
 import {
-  AFTER_IO,
-  AFTER_NEXT_POLL,
   DEFAULT_WINDOW,
-  type FlushAt,
   type MuxOptions,
-  SOON,
-  SOON_BYTES,
-  SOON_STREAMS,
+  RECORD_LIMIT,
   TUNNEL_HIGH_WATER,
   type TunnelTransport,
 } from './mux-options.ts';
 import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
-import { readIntoOwnBuffer } from './own-buffer-reads.ts';
-import { RawSocket } from './raw-tcp.ts';
+import { RecordBudget } from './record-budget.ts';
 
 export { DEFAULT_WINDOW, type MuxOptions, type TunnelTransport } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
+/** A drained tunnel (`drain`) waits this long with no stream before it closes: last bytes settle. */
+const DRAIN_GRACE_MS = 1000;
 
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
@@ -36,12 +31,14 @@ export class Mux {
   readonly window: number;
   peerWindow: number;
   closed = false;
-  private blocked = false;
+  /** Before authentication: only the handshake is answered (`MuxOptions.preAuth`). */
+  private preAuth: boolean;
+  /** A fresh tunnel replaced this one: it closes once its last stream is gone. */
+  private draining = false;
   private readonly blockedStreams = new Set<MuxStream>();
-  /** Frames of this loop iteration, written in one call at the flush. */
-  private readonly writer = new FrameWriter();
+  private readonly out: FrameOutput;
   private readonly reader: FrameReader;
-  private flushScheduled = false;
+  private readonly records: RecordBudget;
   /** Inside the tunnel's read callback: DATA for local sockets is staged, and decided on after it. */
   private inTunnelRead = false;
   private localPending = false;
@@ -54,6 +51,7 @@ export class Mux {
     this.opts = opts;
     this.window = opts.window ?? DEFAULT_WINDOW;
     this.peerWindow = opts.peerWindow ?? DEFAULT_WINDOW;
+    this.preAuth = opts.preAuth ?? false;
     socket.setNoDelay(true);
     const interval = opts.pingIntervalMs ?? 15_000;
     this.keepalive = new Keepalive(
@@ -62,13 +60,30 @@ export class Mux {
       () => this.writeFrame(T_PING, 0, EMPTY),
       () => this.destroy(new Error('tunnel keepalive timeout')),
     );
+    if (!this.preAuth) this.keepalive.start();
+    this.records = new RecordBudget(
+      opts.recordLimit ?? RECORD_LIMIT,
+      () => opts.onRenewDue?.(),
+      () => this.destroy(new Error('tunnel: record limit reached (a fresh tunnel brings fresh keys)')),
+    );
+    this.out = new FrameOutput(
+      socket,
+      {
+        awaitLocalFin: opts.awaitLocalFin ?? false,
+        streamCount: () => this.streams.size,
+        isClosed: () => this.closed,
+        onWritable: () => this.onDrain(),
+        onDrop: (err) => this.destroy(err),
+      },
+      this.records,
+    );
     this.reader = new FrameReader({
       onData: (id, piece) => this.onData(id, piece),
       onFrame: (type, id, payload) => this.onFrame(type, id, payload),
       onProtocolError: (err) => this.destroy(err),
       isClosed: () => this.closed,
     });
-    const onChunk = (chunk: Buffer) => {
+    socket.on('data', (chunk: Buffer) => {
       this.keepalive.heard();
       this.inTunnelRead = true;
       try {
@@ -78,61 +93,20 @@ export class Mux {
       }
       if (this.localPending) {
         this.localPending = false;
-        if (!localWrites.flushIfFew()) this.scheduleFlush();
+        if (!localWrites.flushIfFew()) this.out.schedule();
       }
-    };
-    if (socket.readInto) socket.readInto(onChunk);
-    else if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, onChunk)))
-      socket.on('data', onChunk);
+      this.records.read();
+    });
     socket.on('drain', () => this.onDrain());
     socket.on('error', (err) => this.destroy(err));
     socket.on('close', () => this.destroy());
     socket.on('end', () => this.destroy());
   }
 
-  /** Queues a frame; everything queued in one loop iteration goes out in one write. */
-  writeFrame(type: number, streamId: number, payload: Buffer, transient = false, localData = false): void {
-    if (this.closed) return;
-    this.writer.append(type, streamId, payload, transient);
-    const queued = this.socket.writableLength;
-    if (!this.blocked && queued + this.writer.bytes > TUNNEL_HIGH_WATER) this.blocked = true;
-    const soon = queued === 0 && this.writer.bytes < SOON_BYTES && this.streams.size <= SOON_STREAMS;
-    this.scheduleFlush(localData && this.opts.awaitLocalFin ? AFTER_NEXT_POLL : soon ? SOON : AFTER_IO);
+  /** Queues a frame; everything queued in one loop iteration goes out in one write (`FrameOutput`). */
+  writeFrame(type: number, streamId: number, payload: Buffer, localData = false): void {
+    if (!this.closed) this.out.write(type, streamId, payload, localData);
   }
-
-  /** Writes the queued frames at the moment `when` names (see `FlushAt`). */
-  private scheduleFlush(when: FlushAt = AFTER_IO): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    if (when === SOON) process.nextTick(this.flush);
-    else if (when === AFTER_IO) setImmediate(this.flush);
-    else setImmediate(this.flushAfterNextPoll);
-  }
-
-  /** An immediate queued from an immediate runs in the next iteration, after its poll (which does not block). */
-  private readonly flushAfterNextPoll = () => setImmediate(this.flush);
-
-  private readonly flush = () => {
-    this.flushScheduled = false;
-    // Local writes first (also after the tunnel closed: they free the slab), so that the window
-    // credit they return goes out in this flush.
-    localWrites.flush();
-    if (!this.closed) {
-      const { pieces, done } = this.writer.take();
-      if (pieces.length) {
-        const s = this.socket;
-        // One write, or one corked writev; `done` rides with the last piece (a stream's callbacks
-        // come in order) and frees the staging slab.
-        const last = pieces.length - 1;
-        if (last > 0) s.cork();
-        for (let i = 0; i < last; i++) s.write(pieces[i]);
-        s.write(pieces[last], done);
-        if (last > 0) s.uncork();
-        // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
-        if (this.blocked && s.writableLength <= TUNNEL_HIGH_WATER) this.onDrain();
-      }
-    }
-  };
 
   /** Gateway: opens a stream to `address` (SOCKS ATYP+ADDR+PORT); `onResult` gets 0 or a reply code. */
   open(address: Buffer, onResult: (code: number) => void): MuxStream {
@@ -183,57 +157,81 @@ export class Mux {
       else st.unflushed += n;
     };
     (socket as Partial<net.Socket>).setNoDelay?.(true);
-    // `transient`: the chunk is the process's shared read buffer, valid only during the call.
-    const onChunk = (chunk: Buffer, transient: boolean) => {
+    const onChunk = (chunk: Buffer) => {
       if (st.closed) return;
       st.sentBytes += chunk.length;
-      if (st.pending) {
-        st.pending = Buffer.concat([st.pending, chunk]);
-        socket.pause();
+      if (st.pending || this.out.blocked) {
+        // Held back (window or a full tunnel): no DATA is queued past the high-water mark.
+        st.pending = st.pending ? Buffer.concat([st.pending, chunk]) : chunk;
+        this.holdBack(st);
         return;
       }
       const n = Math.min(chunk.length, st.sendWindow);
       if (n > 0) {
         st.sendWindow -= n;
-        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), transient, true);
+        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), true);
       }
       if (n < chunk.length) {
-        st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
+        st.pending = chunk.subarray(n);
         socket.pause();
-      } else if (this.blocked) {
-        st.blocked = true;
-        this.blockedStreams.add(st);
-        socket.pause();
+      } else if (this.out.blocked) {
+        this.holdBack(st);
       }
     };
     // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
-    if (early?.length) onChunk(early, false);
-    if (socket instanceof RawSocket) socket.readInto((c) => onChunk(c, true));
-    else if (!(socket instanceof net.Socket && readIntoOwnBuffer(socket, (c) => onChunk(c, true))))
-      socket.on('data', (c: Buffer) => onChunk(c, false));
+    if (early?.length) onChunk(early);
+    socket.on('data', onChunk);
+    if (!st.pending && !st.blocked) socket.resume();
     const onEnd = () => {
       if (st.closed) return;
       if (st.pending) st.finPending = true;
       else this.sendFin(st);
     };
-    // Both kinds of socket are event emitters with these events.
-    const events: EventEmitter = socket;
     if (ended) onEnd();
-    else events.on('end', onEnd);
-    events.on('drain', () => {
+    else socket.on('end', onEnd);
+    socket.on('drain', () => {
       if (st.unflushed > 0) {
         const n = st.unflushed;
         st.unflushed = 0;
         this.grant(st, n);
       }
     });
-    events.on('error', () => {});
-    events.on('close', () => {
+    socket.on('error', () => {});
+    socket.on('close', () => {
       if (st.closed) return;
       // A clean local EOF whose last bytes wait for window: finish when they and the FIN are sent.
       if (st.finPending) st.localClosed = true;
       else this.finish(st);
     });
+  }
+
+  /**
+   * A fresh tunnel of the same agent took over (gateway side): no new stream comes here, and the
+   * tunnel closes, its queued frames written, once its last stream has been gone for a moment.
+   */
+  drain(): void {
+    if (this.draining || this.closed) return;
+    this.draining = true;
+    this.closeIfDrained();
+  }
+
+  private closeIfDrained(): void {
+    if (!this.draining || this.streams.size > 0) return;
+    setTimeout(() => {
+      if (this.closed || this.streams.size > 0) return;
+      this.out.flush();
+      this.destroy(undefined, true);
+    }, DRAIN_GRACE_MS).unref();
+  }
+
+  /**
+   * The peer is verified (its HELLO on the gateway, WELCOME on the agent): ordinary frames and the
+   * keepalive from now on.
+   */
+  authenticated(): void {
+    if (!this.preAuth) return;
+    this.preAuth = false;
+    this.keepalive.start();
   }
 
   /** Forgets a stream whose local socket is gone: a clean close if both FINs passed, else a reset. */
@@ -249,6 +247,7 @@ export class Mux {
     st.end = end;
     this.streams.delete(st.id);
     this.blockedStreams.delete(st);
+    if (this.draining) this.closeIfDrained();
   }
 
   /** Gateway side: a stream still waiting for its OPEN answer fails with a general failure. */
@@ -259,13 +258,21 @@ export class Mux {
     cb(0x01);
   }
 
-  /** Tears the tunnel down; every stream's socket is destroyed. */
-  destroy(err?: Error): void {
+  /**
+   * Tears the tunnel down; every stream's socket is destroyed. `graceful`: the connection is ended
+   * after what the socket has queued (a drained tunnel), not cut.
+   */
+  destroy(err?: Error, graceful = false): void {
     if (this.closed) return;
     this.closed = true;
     this.keepalive.stop();
-    this.writer.clear();
-    this.socket.destroy();
+    this.out.clear();
+    if (graceful) {
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), 10_000).unref();
+    } else {
+      this.socket.destroy();
+    }
     for (const st of this.streams.values()) {
       st.closed = true;
       st.end = 'tunnel';
@@ -293,27 +300,60 @@ export class Mux {
     }
   }
 
+  /** Pauses a stream's source until its window or the tunnel's drain lets `pump` send again. */
+  private holdBack(st: MuxStream): void {
+    st.socket?.pause();
+    if (this.out.blocked) {
+      st.blocked = true;
+      this.blockedStreams.add(st);
+    }
+  }
+
+  /** Sends what a stream holds back as far as its window and the tunnel allow, then its FIN; resumes it. */
+  private pump(st: MuxStream): void {
+    const p = st.pending;
+    if (p && !this.out.blocked && st.sendWindow > 0) {
+      const n = Math.min(p.length, st.sendWindow);
+      st.sendWindow -= n;
+      st.pending = n === p.length ? null : p.subarray(n);
+      this.writeFrame(T_DATA, st.id, n === p.length ? p : p.subarray(0, n));
+    }
+    if (!st.pending && st.finPending) {
+      st.finPending = false;
+      this.sendFin(st);
+      if (st.localClosed) {
+        this.finish(st);
+        return;
+      }
+    }
+    this.tryResume(st);
+  }
+
   private tryResume(st: MuxStream): void {
-    if (st.closed || !st.socket || st.pending || st.sendWindow <= 0) return;
-    if (this.blocked) {
+    if (st.closed || !st.socket) return;
+    if (this.out.blocked) {
       // The tunnel is full: resume this stream with the others on the tunnel's drain.
       st.blocked = true;
       this.blockedStreams.add(st);
       return;
     }
     st.blocked = false;
-    st.socket.resume();
+    if (!st.pending && st.sendWindow > 0) st.socket.resume();
   }
 
   private onDrain(): void {
-    if (!this.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return;
-    this.blocked = false;
+    if (!this.out.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return;
+    this.out.blocked = false;
     const list = [...this.blockedStreams];
     this.blockedStreams.clear();
-    for (const st of list) this.tryResume(st);
+    for (const st of list) this.pump(st);
   }
 
   private onData(id: number, piece: Buffer): void {
+    if (this.preAuth) {
+      this.destroy(new Error('tunnel: DATA before authentication'));
+      return;
+    }
     const st = this.streams.get(id);
     if (!st?.socket || st.closed) return;
     st.recvBytes += piece.length;
@@ -325,31 +365,21 @@ export class Mux {
     }
     localWrites.stage(st, piece);
     if (this.inTunnelRead) this.localPending = true;
-    else this.scheduleFlush();
+    else this.out.schedule();
   }
 
   private onFrame(type: number, id: number, payload: Buffer): void {
+    // Before authentication the owner sees every frame: it accepts the handshake and nothing else.
+    if (this.preAuth) {
+      this.opts.onControl(type, id, payload);
+      return;
+    }
     switch (type) {
       case T_WINDOW: {
         const st = this.streams.get(id);
         if (!st || st.closed || payload.length !== 4) return;
         st.sendWindow += payload.readUInt32BE(0);
-        if (st.pending) {
-          const p = st.pending;
-          const n = Math.min(p.length, st.sendWindow);
-          st.sendWindow -= n;
-          this.writeFrame(T_DATA, id, n === p.length ? p : p.subarray(0, n));
-          st.pending = n === p.length ? null : p.subarray(n);
-          if (!st.pending && st.finPending) {
-            st.finPending = false;
-            this.sendFin(st);
-            if (st.localClosed) {
-              this.finish(st);
-              return;
-            }
-          }
-        }
-        this.tryResume(st);
+        this.pump(st);
         return;
       }
       case T_FIN: {

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A throwaway self-signed P-256 certificate for localhost / 127.0.0.1, made with openssl at run
- * time (tests, the standalone benchmark gateway). Never used for production tunnels.
+ * A throwaway self-signed P-256 certificate, made with openssl at run time (tests, the standalone
+ * benchmark gateway); `names` are its subject alternative names (default localhost and 127.0.0.1).
+ * Never used for production tunnels.
  */
-export function makeSelfSignedCert(): { cert: string; key: string } {
+export function makeSelfSignedCert(names = ['DNS:localhost', 'IP:127.0.0.1']): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'gw-cert-'));
   try {
     execFileSync(
@@ -25,7 +26,7 @@ export function makeSelfSignedCert(): { cert: string; key: string } {
         '-subj',
         '/CN=localhost',
         '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        `subjectAltName=${names.join(',')}`,
         '-keyout',
         join(dir, 'key.pem'),
         '-out',

@@ -5,33 +5,34 @@ import {
   type HelloMessage,
   T_HELLO,
   T_REJECT,
+  T_RENEW,
   T_WELCOME,
   TUNNEL_VERSION,
   type WelcomeMessage,
 } from './frames.ts';
-import { DEFAULT_WINDOW, Mux, type TunnelTransport } from './mux.ts';
-import { RawServer, type RawSocket } from './raw-tcp.ts';
-import { sealedAccept } from './sealed-handshake.ts';
-import { sealedRecordsAddon } from './sealed-records.ts';
-
-/** AES-128-GCM first: the cheapest AEAD on CPUs with AES instructions (our bench and servers). */
-export const TLS_CIPHERS = `TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:${tls.DEFAULT_CIPHERS}`;
+import { DEFAULT_WINDOW, Mux } from './mux.ts';
+import { TUNNEL_TLS } from './tls-options.ts';
 
 export interface TunnelServerConfig {
   host: string;
   port: number;
-  /** PEM certificate and key: the tunnel is TLS when given. */
+  /** PEM certificate and key of the tunnel's TLS: required unless `plaintextLoopback`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** False: keep TLS records even where the sealed-record addon is built (tests of the fallback). */
-  sealedRecords?: boolean;
+  /**
+   * No TLS, for the devnet, the standalone benchmark and tests only: refused unless `host` is a
+   * loopback address, so agent keys and customer traffic never cross a network in clear.
+   */
+  plaintextLoopback?: boolean;
   registry: AgentRegistry;
-  /** Time allowed from TCP accept to a verified HELLO. */
+  /** Time allowed from TCP accept to a verified HELLO (the TLS handshake included). */
   handshakeTimeoutMs: number;
   /** Honour the agent's `ip` override in HELLO (devnet synthetic identities). */
   trustAgentIp?: boolean;
   window?: number;
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
+  /** Records per direction before a tunnel closes itself (default `RECORD_LIMIT`; tests lower it). */
+  recordLimit?: number;
   onAgentsChanged?: (online: number) => void;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -50,21 +51,45 @@ export function normalizeIp(ip: string | undefined): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
-/** Starts the agents' tunnel endpoint: authenticates HELLO with the registry and keeps one tunnel per agent. */
+/** Whether `host` names this machine only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const h = normalizeIp(host.replace(/^\[(.*)\]$/, '$1'));
+  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
+}
+
+/** Why a tunnel listener or dial without TLS is refused, or null when it is allowed. */
+export function plaintextRefusal(hasTls: boolean, plaintextLoopback: boolean, host: string): string | null {
+  if (hasTls) return null;
+  if (!plaintextLoopback) return 'the agent tunnel needs TLS: a certificate and key';
+  if (!isLoopbackHost(host)) return `a plaintext agent tunnel is for loopback only, not ${host}`;
+  return null;
+}
+
+/**
+ * Starts the agents' tunnel endpoint: TLS 1.3 (or plaintext on loopback, when asked for by name),
+ * HELLO verified by the registry before anything else is answered, one tunnel per agent.
+ */
 export async function startTunnelServer(config: TunnelServerConfig): Promise<TunnelServer> {
+  const refusal = plaintextRefusal(Boolean(config.tls), config.plaintextLoopback ?? false, config.host);
+  if (refusal) throw new Error(`tunnel server: ${refusal}`);
   const agents = new Map<string, Mux>();
-  const sockets = new Set<{ destroy(): unknown }>();
+  const sockets = new Set<net.Socket>();
   const log = config.log ?? (() => {});
   const window = config.window ?? DEFAULT_WINDOW;
 
   /** Runs the tunnel on a connection whose TLS (if any) is up; `timer`, set at accept, bounds the wait for HELLO. */
-  const onSocket = (socket: TunnelTransport, timer: NodeJS.Timeout) => {
+  const onSocket = (socket: net.Socket, timer: NodeJS.Timeout) => {
     let agentId: string | undefined;
     let helloSeen = false;
     const mux: Mux = new Mux(socket, {
       window,
       pingIntervalMs: config.pingIntervalMs,
       idleTimeoutMs: config.idleTimeoutMs,
+      recordLimit: config.recordLimit,
+      // Nothing but the handshake until the key is verified: no PONG, no PING, no DATA.
+      preAuth: true,
+      // The agent dials a fresh tunnel; this one then drains (see `onAuthenticated`).
+      onRenewDue: () => mux.writeFrame(T_RENEW, 0, Buffer.alloc(0)),
       onControl: (type, _id, payload) => {
         if (type !== T_HELLO || helloSeen) {
           mux.destroy(new Error(`tunnel: unexpected frame 0x${type.toString(16)}`));
@@ -90,20 +115,7 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
             }
             clearTimeout(timer);
             agentId = id;
-            if (Number.isInteger(hello.window) && hello.window > 0) mux.peerWindow = hello.window;
-            const previous = agents.get(id);
-            agents.set(id, mux);
-            previous?.destroy(new Error('replaced by a new tunnel'));
-            const ip = config.trustAgentIp && hello.ip ? hello.ip : normalizeIp(socket.remoteAddress);
-            const welcome: WelcomeMessage = { agentId: id, window };
-            mux.writeFrame(T_WELCOME, 0, Buffer.from(JSON.stringify(welcome)));
-            config.registry.connected(id, {
-              ip,
-              conn: hello.conn === 'cell' ? 'cell' : 'wifi',
-              dev: hello.dev === 'android' ? 'android' : 'other',
-            });
-            config.onAgentsChanged?.(agents.size);
-            log('agent connected', { agentId: id, ip });
+            onAuthenticated(mux, id, hello, socket);
           },
           (err: unknown) => mux.destroy(err instanceof Error ? err : new Error(String(err))),
         );
@@ -120,8 +132,30 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     });
   };
 
-  /** A net.Socket or TLS socket from Node's servers: the mux runs on it once its TLS is up. */
-  const onNodeSocket = (socket: net.Socket) => {
+  /**
+   * A verified agent: its tunnel serves new streams from now on. An earlier tunnel of the same
+   * agent (a renewal, or a connection the agent gave up on) drains: it closes once its streams end.
+   */
+  const onAuthenticated = (mux: Mux, id: string, hello: HelloMessage, socket: net.Socket) => {
+    mux.authenticated();
+    if (Number.isInteger(hello.window) && hello.window > 0) mux.peerWindow = hello.window;
+    const previous = agents.get(id);
+    agents.set(id, mux);
+    previous?.drain();
+    const ip = config.trustAgentIp && hello.ip ? hello.ip : normalizeIp(socket.remoteAddress);
+    const welcome: WelcomeMessage = { agentId: id, window };
+    mux.writeFrame(T_WELCOME, 0, Buffer.from(JSON.stringify(welcome)));
+    config.registry.connected(id, {
+      ip,
+      conn: hello.conn === 'cell' ? 'cell' : 'wifi',
+      dev: hello.dev === 'android' ? 'android' : 'other',
+    });
+    config.onAgentsChanged?.(agents.size);
+    log('agent connected', { agentId: id, ip });
+  };
+
+  /** A plain or TLS socket, its handshake done: the mux runs on it; the timer bounds the wait for HELLO. */
+  const onConnection = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     onSocket(
@@ -129,56 +163,20 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
       setTimeout(() => socket.destroy(), config.handshakeTimeoutMs),
     );
   };
-
-  const native = config.tls && config.sealedRecords !== false ? sealedRecordsAddon() : null;
-  const listener =
-    native && config.tls ? await listenSealed(config.tls, native) : await listenNode(config, onNodeSocket);
-
-  /** TLS handshakes over raw sockets, handed over to sealed records where the agent can (`sealed-handshake.ts`). */
-  async function listenSealed(
-    pem: NonNullable<TunnelServerConfig['tls']>,
-    addon: NonNullable<typeof native>,
-  ) {
-    const context = tls.createSecureContext({ cert: pem.cert, key: pem.key, ciphers: TLS_CIPHERS });
-    const server = new RawServer((raw: RawSocket) => {
-      sockets.add(raw);
-      raw.once('close', () => sockets.delete(raw));
-      const timer = setTimeout(() => raw.destroy(), config.handshakeTimeoutMs);
-      sealedAccept(raw, context, addon).then(
-        (socket) => (raw.destroyed ? socket.destroy() : onSocket(socket, timer)),
-        () => {
-          clearTimeout(timer);
-          raw.destroy();
-        },
-      );
-    });
-    const port = await server.listen(config.port, config.host);
-    return { port, close: () => server.close() };
-  }
-
-  return {
-    port: listener.port,
-    get: (id) => agents.get(id),
-    agentIds: () => [...agents.keys()],
-    close: () => {
-      const closed = listener.close();
-      for (const s of sockets) s.destroy();
-      return closed;
-    },
-  };
-}
-
-/** Node's TLS or plain server, for gateways without the sealed-record addon and plain tunnels. */
-async function listenNode(config: TunnelServerConfig, onSocket: (socket: net.Socket) => void) {
   const server = config.tls
     ? tls.createServer(
-        { cert: config.tls.cert, key: config.tls.key, noDelay: true, ciphers: TLS_CIPHERS },
-        onSocket,
+        {
+          ...TUNNEL_TLS,
+          cert: config.tls.cert,
+          key: config.tls.key,
+          noDelay: true,
+          // Bounds the TLS handshake too: an unauthenticated client holds nothing for long.
+          handshakeTimeout: config.handshakeTimeoutMs,
+        },
+        onConnection,
       )
-    : net.createServer({ noDelay: true }, onSocket);
-  if (config.tls) {
-    server.on('tlsClientError', (_err, socket) => socket.destroy());
-  }
+    : net.createServer({ noDelay: true }, onConnection);
+  if (config.tls) server.on('tlsClientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -186,8 +184,15 @@ async function listenNode(config: TunnelServerConfig, onSocket: (socket: net.Soc
       resolve();
     });
   });
+
   return {
     port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get: (id) => agents.get(id),
+    agentIds: () => [...agents.keys()],
+    close: () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      return closed;
+    },
   };
 }

@@ -7,13 +7,9 @@ export interface Slab {
   readonly release: () => void;
 }
 
-/** Leaves the slab to a write whose end we cannot see: it is never reused, the GC frees it. */
-export function abandon(slab: Slab): void {
-  slab.holds = Number.POSITIVE_INFINITY;
-}
-
 /**
- * Staging slabs, shared by every tunnel or stream of the process. A full slab that nobody holds is
+ * Staging slabs for the tunnels' frame headers and small payloads, shared by every tunnel of the
+ * process. A full slab that nobody holds is
  * used again from its start; one that a write still holds is left to it and comes back to the pool
  * when that write is done. Measured (docs/benchmarks.md): a fresh slab per few hundred KiB relayed
  * drove V8's external-memory mark-compacts; reusing them took 6-11 % off the CPU per GB in bulk.
