@@ -12,7 +12,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { type Composition, compose, registerModuleRoutes } from './compose.ts';
 import { createAuthHook, createTokenVerifier, type TokenVerifier } from './platform/auth.ts';
-import type { OidcConfig } from './platform/config.ts';
+import { type FeatureSettings, type OidcConfig, withSettingDefaults } from './platform/config.ts';
 import { handleFrameworkError, registerErrorHandling } from './platform/errors.ts';
 import { registerInputRules } from './platform/input.ts';
 import { createLogger } from './platform/logger.ts';
@@ -36,6 +36,8 @@ export interface AppDeps {
   composition?: Composition | undefined;
   /** Modules after the product's own, when the app composes its own (tests add throwaway routes). */
   extraModules?: readonly AnyModule[] | undefined;
+  /** Feature settings when the app composes its own (payments, referral link). */
+  settings?: FeatureSettings | undefined;
   /** Replaces the JWKS-based verifier (only for tests of other modules). */
   verifier?: TokenVerifier | undefined;
 }
@@ -54,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       db: deps.db,
       log: createLogger({ level: deps.logLevel, stream: deps.logStream }),
       extraModules: deps.extraModules,
+      settings: withSettingDefaults(deps.settings, deps.oidc.issuer),
     });
   const app = Fastify({
     // Close every socket on shutdown, including browsers' pre-opened ones that never sent a request.

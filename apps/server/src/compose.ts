@@ -6,6 +6,7 @@
 import type { DbHandle } from '@pm/db';
 import { Registry } from 'prom-client';
 import { MODULES, type Services } from './modules/index.ts';
+import type { FeatureSettings } from './platform/config.ts';
 import { createJobRuntime, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
 import type { AnyModule, ApiApp, Platform } from './platform/module.ts';
@@ -30,6 +31,8 @@ export interface ComposeOptions {
   jobPollingIntervalMs?: number;
   /** Modules after the product's own (tests add throwaway routes this way). */
   extraModules?: readonly AnyModule[];
+  /** Feature settings (payments, referral link). */
+  settings?: FeatureSettings | undefined;
 }
 
 /** Builds the services of every module in order; throws when a module needs a service no earlier module provides. */
@@ -46,6 +49,7 @@ export function compose(options: ComposeOptions): Composition {
     jobs,
     log: options.log,
     metrics: new Registry(),
+    settings: options.settings ?? {},
   };
   const modules: readonly AnyModule[] = [...MODULES, ...(options.extraModules ?? [])];
   const built: Record<string, unknown> = {};

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { bindModuleJobs, compose } from './compose.ts';
 import type { Services } from './modules/index.ts';
-import { httpUrl, type ServerConfig } from './platform/config.ts';
+import { httpUrl, type ServerConfig, withSettingDefaults } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { buildWebApp } from './platform/web.ts';
 
@@ -13,6 +13,8 @@ export type { AccountService, EnsureAccountInput } from './modules/accounts/acco
 export type { Services } from './modules/index.ts';
 export type { CreateLeaseInput, LeaseService } from './modules/leases/leases.service.ts';
 export type { LedgerService, MoveInput, MoveResult } from './modules/ledger/ledger.service.ts';
+export type { PaymentsSettings } from './modules/payments/payments.config.ts';
+export { DEFAULT_PAYMENTS_SETTINGS } from './modules/payments/payments.config.ts';
 export {
   type AuthLevel,
   createTokenVerifier,
@@ -20,7 +22,7 @@ export {
   type Principal,
   type TokenVerifier,
 } from './platform/auth.ts';
-export type { OidcConfig, ServerConfig, ServerRole, WebConfig } from './platform/config.ts';
+export type { FeatureSettings, OidcConfig, ServerConfig, ServerRole, WebConfig } from './platform/config.ts';
 
 export interface ServerHandle {
   /** The API's URL; undefined without the http role. */
@@ -49,6 +51,7 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
     log: createLogger({ level: config.logLevel }),
     isWorker: roles.includes('worker'),
     jobPollingIntervalMs: config.jobPollingIntervalMs,
+    settings: withSettingDefaults(config.settings, config.oidc.issuer),
   });
   const started: FastifyInstance[] = [];
   const handle: ServerHandle = {

@@ -8,12 +8,16 @@ import { authportModule } from './authport/authport.module.ts';
 import { healthModule } from './health/health.module.ts';
 import { leasesModule } from './leases/leases.module.ts';
 import { ledgerModule } from './ledger/ledger.module.ts';
+import { paymentsModule } from './payments/payments.module.ts';
 import { pricingModule } from './pricing/pricing.module.ts';
+import { referralModule } from './referral/referral.module.ts';
 
 export const MODULES = [
   healthModule,
   ledgerModule,
   accountsModule,
+  referralModule,
+  paymentsModule,
   pricingModule,
   agentsModule,
   leasesModule,

@@ -1,5 +1,6 @@
 import type { TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
+import type { PaymentsSettings } from '../modules/payments/payments.config.ts';
 
 /** How access tokens are checked: only through the issuer's JWKS, with issuer, audience and algorithms pinned. */
 export interface OidcConfig {
@@ -13,6 +14,22 @@ export interface OidcConfig {
   permissionsClaim: string;
   /** Else read from `${issuer}/.well-known/openid-configuration` on first use. */
   jwksUri?: string | undefined;
+}
+
+/** Settings of feature modules, read by the module that owns each part. */
+export interface FeatureSettings {
+  /** Crypto top-ups; without it no currency can be charged. */
+  payments?: PaymentsSettings | undefined;
+  /** The invite link with `{code}` for the referral code; default `<OIDC issuer>/signup?ref={code}`. */
+  referralInviteUrl?: string | undefined;
+}
+
+/** Fills the defaults that depend on other settings (the invite link lives on the identity host). */
+export function withSettingDefaults(settings: FeatureSettings | undefined, issuer: string): FeatureSettings {
+  return {
+    ...settings,
+    referralInviteUrl: settings?.referralInviteUrl ?? `${issuer.replace(/\/+$/, '')}/signup?ref={code}`,
+  };
 }
 
 export interface WebConfig {
@@ -46,6 +63,8 @@ export interface ServerConfig {
   blockCacheMs?: number | undefined;
   /** How often an idle worker looks for jobs; default 2000 ms. */
   jobPollingIntervalMs?: number | undefined;
+  /** Feature settings (payments, referral link). */
+  settings?: FeatureSettings | undefined;
 }
 
 /** `http://host:port`, with brackets around an IPv6 host. */

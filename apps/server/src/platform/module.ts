@@ -10,6 +10,7 @@ import type { DbHandle } from '@pm/db';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
+import type { FeatureSettings } from './config.ts';
 import type { AnyJob, JobQueue } from './jobs.ts';
 import type { Logger } from './logger.ts';
 
@@ -21,6 +22,8 @@ export interface Platform {
   jobs: JobQueue;
   log: Logger;
   metrics: Registry;
+  /** Feature settings; each module reads its own part. */
+  settings: FeatureSettings;
 }
 
 /** The Fastify instance routes are declared on: zod schemas type params, query, body and responses. */

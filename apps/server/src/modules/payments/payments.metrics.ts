@@ -1,0 +1,45 @@
+import type { CurrencyId } from '@pm/contracts';
+import { Gauge, type Registry } from 'prom-client';
+import type { PaymentsRepository } from './payments.repository.ts';
+
+/**
+ * `payments_watcher_last_success_age_seconds{chain}`: seconds since the watcher's last good poll of
+ * each configured chain (read from the database, so any API replica reports what the workers did);
+ * no sample for a chain never polled successfully. Alert when it passes a few cycles.
+ * `payments_watcher_failures{chain}`: consecutive failed passes (the chain is backed off meanwhile).
+ */
+export function registerWatcherMetrics(
+  registry: Registry,
+  repo: Pick<PaymentsRepository, 'listWatchStates'>,
+  currencies: CurrencyId[],
+  now: () => number,
+): void {
+  let states: Awaited<ReturnType<PaymentsRepository['listWatchStates']>> = [];
+  const age = new Gauge({
+    name: 'payments_watcher_last_success_age_seconds',
+    help: 'Seconds since the payments watcher last polled the chain API successfully',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      states = await repo.listWatchStates().catch(() => states);
+      this.reset();
+      for (const s of states) {
+        if (!currencies.includes(s.chain as CurrencyId) || !s.lastOkAt) continue;
+        this.set({ chain: s.chain }, Math.max(0, (now() - s.lastOkAt.getTime()) / 1000));
+      }
+    },
+  });
+  new Gauge({
+    name: 'payments_watcher_failures',
+    help: 'Consecutive failed watcher passes of the chain (backed off while above 0)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of states) {
+        if (currencies.includes(s.chain as CurrencyId)) this.set({ chain: s.chain }, s.failures);
+      }
+    },
+  });
+  void age;
+}

@@ -1,0 +1,67 @@
+import type { CurrencyId } from '@pm/contracts';
+import { defineModule, type Platform } from '../../platform/module.ts';
+import type { AccountService } from '../accounts/accounts.service.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
+import type { ReferralService } from '../referral/referral.service.ts';
+import { createChainClients } from './payments.chains.ts';
+import { DEFAULT_PAYMENTS_SETTINGS } from './payments.config.ts';
+import { watchPaymentsJob } from './payments.jobs.ts';
+import { registerWatcherMetrics } from './payments.metrics.ts';
+import { createRateSource } from './payments.rates.ts';
+import { createPaymentsRepository } from './payments.repository.ts';
+import { registerPaymentsRoutes } from './payments.routes.ts';
+import { createPaymentService } from './payments.service.ts';
+import { createPaymentWatcher } from './payments.watcher.ts';
+
+interface Needs {
+  ledger: Pick<LedgerService, 'move'>;
+  accounts: Pick<AccountService, 'getAccount'>;
+  referral: Pick<ReferralService, 'rewardLoad'>;
+}
+
+/**
+ * Crypto top-ups: charges on watch-only addresses, the chain watcher (job `payments.watch`) that
+ * credits each confirmed output once through the ledger, rates, and the staff deep-check.
+ * Without `settings.payments` the routes exist but no currency can be charged.
+ */
+export const paymentsModule = defineModule({
+  name: 'payments',
+  needs: ['ledger', 'accounts', 'referral'],
+  services: (platform: Platform, { ledger, accounts, referral }: Needs) => {
+    const settings = platform.settings.payments;
+    const f = settings?.fetch ?? fetch;
+    const repo = createPaymentsRepository(platform.db.db);
+    const clients = settings ? createChainClients(settings, f) : {};
+    const rates = createRateSource({
+      settings: (settings ?? DEFAULT_PAYMENTS_SETTINGS).rates,
+      fetch: f,
+      now: platform.now,
+    });
+    const watcher = createPaymentWatcher({
+      db: platform.db.db,
+      repo,
+      clients,
+      rates,
+      ledger,
+      referral,
+      settings: settings ?? DEFAULT_PAYMENTS_SETTINGS,
+      now: platform.now,
+      log: platform.log.child({ component: 'payments' }),
+    });
+    registerWatcherMetrics(platform.metrics, repo, Object.keys(clients) as CurrencyId[], platform.now);
+    const payments = createPaymentService({
+      db: platform.db.db,
+      repo,
+      accounts,
+      rates,
+      clients,
+      watcher,
+      settings,
+      now: platform.now,
+      jobs: platform.jobs,
+    });
+    return { payments, paymentWatcher: watcher };
+  },
+  routes: registerPaymentsRoutes,
+  jobs: [watchPaymentsJob],
+});

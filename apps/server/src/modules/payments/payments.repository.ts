@@ -1,0 +1,332 @@
+import type { CurrencyId } from '@pm/contracts';
+import {
+  accounts,
+  cryptoCharges,
+  cryptoPayments,
+  type Db,
+  type DbOrTx,
+  paymentWatchState,
+  type Tx,
+} from '@pm/db';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import type { ObservedOutput } from './payments.chains.ts';
+
+/** A charge as stored. */
+export type ChargeRow = typeof cryptoCharges.$inferSelect;
+/** A payment (one output) as stored. */
+export type PaymentRow = typeof cryptoPayments.$inferSelect;
+export type NewCharge = typeof cryptoCharges.$inferInsert;
+/** The watcher's per-chain health row. */
+export type WatchStateRow = typeof paymentWatchState.$inferSelect;
+
+const SEQUENCES: Record<CurrencyId, string> = {
+  btc: 'deposit_index_btc',
+  ltc: 'deposit_index_ltc',
+  trc20usdt: 'deposit_index_trc20usdt',
+};
+
+/** A charge due for a poll, with whether it has payments on record already. */
+export interface DueCharge {
+  id: string;
+  address: string;
+  createdAt: Date;
+  status: ChargeRow['status'];
+  hasPayments: boolean;
+  checkFailures: number;
+}
+
+/**
+ * The only place that reads and writes `crypto_charges`, `crypto_payments` and
+ * `payment_watch_state`. Every method takes the caller's `tx` last; `lock*` methods require one.
+ */
+export function createPaymentsRepository(db: Db) {
+  return {
+    /** The next derivation index of the currency's sequence (never handed out twice). */
+    async nextIndex(currency: CurrencyId, tx: DbOrTx = db): Promise<number> {
+      // Both drivers (node-postgres, PGlite) answer execute() with `{ rows }`.
+      const result = (await tx.execute(sql`SELECT nextval(${SEQUENCES[currency]}) AS n`)) as unknown as {
+        rows: { n: string | number }[];
+      };
+      return Number(result.rows[0]?.n);
+    },
+    /** Serialises charge creation per user and currency for the rest of the transaction. */
+    async lockUserCurrency(userId: string, currency: CurrencyId, tx: Tx): Promise<void> {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`charge:${userId}:${currency}`}))`);
+    },
+    async insertCharge(row: NewCharge, tx: DbOrTx = db): Promise<ChargeRow> {
+      const rows = await tx.insert(cryptoCharges).values(row).returning();
+      return rows[0] as ChargeRow;
+    },
+    /** The user's charge in this currency that is open and has no payment yet (to answer again). */
+    async findReusableCharge(userId: string, currency: CurrencyId, now: Date, tx: DbOrTx = db) {
+      const rows = await tx
+        .select()
+        .from(cryptoCharges)
+        .where(
+          and(
+            eq(cryptoCharges.userId, userId),
+            eq(cryptoCharges.currency, currency),
+            eq(cryptoCharges.status, 'new'),
+            gt(cryptoCharges.expiresAt, now),
+            sql`NOT EXISTS (SELECT 1 FROM ${cryptoPayments} WHERE ${cryptoPayments.chargeId} = ${cryptoCharges.id})`,
+          ),
+        )
+        .orderBy(desc(cryptoCharges.createdAt))
+        .limit(1);
+      return rows[0];
+    },
+    async updateCharge(id: string, set: Partial<NewCharge>, tx: DbOrTx = db): Promise<ChargeRow> {
+      const rows = await tx.update(cryptoCharges).set(set).where(eq(cryptoCharges.id, id)).returning();
+      return rows[0] as ChargeRow;
+    },
+    async findChargeById(id: string, tx: DbOrTx = db): Promise<ChargeRow | undefined> {
+      return (await tx.select().from(cryptoCharges).where(eq(cryptoCharges.id, id)).limit(1))[0];
+    },
+    async findChargeByCode(code: string, tx: DbOrTx = db): Promise<ChargeRow | undefined> {
+      return (await tx.select().from(cryptoCharges).where(eq(cryptoCharges.code, code)).limit(1))[0];
+    },
+    async lockCharge(id: string, tx: Tx): Promise<ChargeRow | undefined> {
+      return (await tx.select().from(cryptoCharges).where(eq(cryptoCharges.id, id)).for('update'))[0];
+    },
+    /** Charges picked by staff's deep-check filter (newest first, at most 200). */
+    async findCharges(
+      f: { id?: string; address?: string; userId?: string; email?: string; currency?: CurrencyId },
+      tx: DbOrTx = db,
+    ): Promise<ChargeRow[]> {
+      return tx
+        .select({ c: cryptoCharges })
+        .from(cryptoCharges)
+        .innerJoin(accounts, eq(accounts.userId, cryptoCharges.userId))
+        .where(
+          and(
+            f.id ? eq(cryptoCharges.id, f.id) : undefined,
+            f.address ? eq(cryptoCharges.address, f.address) : undefined,
+            f.userId ? eq(cryptoCharges.userId, f.userId) : undefined,
+            f.email ? sql`lower(${accounts.email}) = lower(${f.email})` : undefined,
+            f.currency ? eq(cryptoCharges.currency, f.currency) : undefined,
+          ),
+        )
+        .orderBy(desc(cryptoCharges.createdAt))
+        .limit(200)
+        .then((rows) => rows.map((r) => r.c));
+    },
+    async findPayments(chargeIds: string[], tx: DbOrTx = db): Promise<PaymentRow[]> {
+      if (chargeIds.length === 0) return [];
+      return tx
+        .select()
+        .from(cryptoPayments)
+        .where(inArray(cryptoPayments.chargeId, chargeIds))
+        .orderBy(asc(cryptoPayments.id));
+    },
+    /**
+     * Records an output seen on the chain (new rows 'pending'), refreshing the block fields of one
+     * not yet credited; a 'dropped' one that shows up again is pending again. Never touches a
+     * credited row.
+     */
+    async upsertObserved(
+      chargeId: string,
+      currency: CurrencyId,
+      o: ObservedOutput,
+      now: Date,
+      tx: DbOrTx = db,
+    ) {
+      await tx
+        .insert(cryptoPayments)
+        .values({
+          chargeId,
+          currency,
+          txid: o.txid,
+          outKey: o.outKey,
+          valueBase: o.valueBase,
+          firstSeenAt: now,
+          blockHeight: o.blockHeight ?? null,
+          blockHash: o.blockHash ?? null,
+          blockTime: o.blockTime === undefined ? null : new Date(o.blockTime),
+        })
+        .onConflictDoUpdate({
+          target: [cryptoPayments.currency, cryptoPayments.txid, cryptoPayments.outKey],
+          set: {
+            blockHeight: sql`excluded.block_height`,
+            blockHash: sql`excluded.block_hash`,
+            blockTime: sql`excluded.block_time`,
+            state: sql`'pending'`,
+          },
+          setWhere: ne(cryptoPayments.state, 'credited'),
+        });
+    },
+    /** Marks the charge's uncredited payments the chain no longer shows as dropped. */
+    async markDropped(
+      chargeId: string,
+      keep: { txid: string; outKey: string }[],
+      tx: DbOrTx = db,
+    ): Promise<void> {
+      const keys = keep.map((k) => `${k.txid}:${k.outKey}`);
+      await tx
+        .update(cryptoPayments)
+        .set({ state: 'dropped' })
+        .where(
+          and(
+            eq(cryptoPayments.chargeId, chargeId),
+            eq(cryptoPayments.state, 'pending'),
+            keys.length > 0
+              ? notInArray(sql`${cryptoPayments.txid} || ':' || ${cryptoPayments.outKey}`, keys)
+              : undefined,
+          ),
+        );
+    },
+    async findPayment(currency: CurrencyId, txid: string, outKey: string, tx: DbOrTx = db) {
+      const rows = await tx
+        .select()
+        .from(cryptoPayments)
+        .where(
+          and(
+            eq(cryptoPayments.currency, currency),
+            eq(cryptoPayments.txid, txid),
+            eq(cryptoPayments.outKey, outKey),
+          ),
+        )
+        .limit(1);
+      return rows[0];
+    },
+    /**
+     * Flips one payment to 'credited' unless it already is: the exactly-once gate. False when
+     * another watcher credited it first (its transaction then owns the ledger records).
+     */
+    async markCredited(
+      id: number,
+      set: Pick<
+        PaymentRow,
+        'creditedAt' | 'rateC' | 'creditedC' | 'bonusC' | 'late' | 'blockHeight' | 'blockHash' | 'blockTime'
+      >,
+      tx: Tx,
+    ): Promise<boolean> {
+      const rows = await tx
+        .update(cryptoPayments)
+        .set({ ...set, state: 'credited' })
+        .where(and(eq(cryptoPayments.id, id), ne(cryptoPayments.state, 'credited')))
+        .returning({ id: cryptoPayments.id });
+      return rows.length === 1;
+    },
+    /** Marks charges expired that waited in vain (nothing arrived; or a pending payment never confirmed). */
+    async expireCharges(now: Date, tx: DbOrTx = db): Promise<number> {
+      const rows = await tx
+        .update(cryptoCharges)
+        .set({ status: 'expired' })
+        .where(
+          or(
+            and(eq(cryptoCharges.status, 'new'), lte(cryptoCharges.expiresAt, now)),
+            and(eq(cryptoCharges.status, 'pending'), lte(cryptoCharges.watchUntil, now)),
+          ),
+        )
+        .returning({ id: cryptoCharges.id });
+      return rows.length;
+    },
+    /** Open charges of a currency due for a poll, least recently checked first. */
+    async findDueCharges(
+      currency: CurrencyId,
+      now: Date,
+      limit: number,
+      tx: DbOrTx = db,
+    ): Promise<DueCharge[]> {
+      return tx
+        .select({
+          id: cryptoCharges.id,
+          address: cryptoCharges.address,
+          createdAt: cryptoCharges.createdAt,
+          status: cryptoCharges.status,
+          checkFailures: cryptoCharges.checkFailures,
+          hasPayments: sql<boolean>`EXISTS (SELECT 1 FROM ${cryptoPayments} WHERE ${cryptoPayments.chargeId} = ${cryptoCharges.id})`,
+        })
+        .from(cryptoCharges)
+        .where(
+          and(
+            eq(cryptoCharges.currency, currency),
+            gt(cryptoCharges.watchUntil, now),
+            lte(cryptoCharges.nextCheckAt, now),
+          ),
+        )
+        .orderBy(asc(cryptoCharges.nextCheckAt))
+        .limit(limit);
+    },
+    /** Records a good poll of these charges (one statement for the whole batch). */
+    async markChecked(ids: string[], now: Date, tx: DbOrTx = db): Promise<void> {
+      if (ids.length === 0) return;
+      await tx
+        .update(cryptoCharges)
+        .set({ lastCheckedAt: now, checkFailures: 0 })
+        .where(inArray(cryptoCharges.id, ids));
+    },
+    /** Backs one address off after a failed poll: 30 s doubling per failure, at most 10 minutes. */
+    async markCheckFailed(id: string, failures: number, now: Date, tx: DbOrTx = db): Promise<void> {
+      const delayMs = Math.min(30_000 * 2 ** Math.min(failures, 10), 600_000);
+      await tx
+        .update(cryptoCharges)
+        .set({ checkFailures: failures + 1, nextCheckAt: new Date(now.getTime() + delayMs) })
+        .where(eq(cryptoCharges.id, id));
+    },
+    async getWatchState(chain: string, tx: DbOrTx = db): Promise<WatchStateRow | undefined> {
+      return (
+        await tx.select().from(paymentWatchState).where(eq(paymentWatchState.chain, chain)).limit(1)
+      )[0];
+    },
+    async listWatchStates(tx: DbOrTx = db): Promise<WatchStateRow[]> {
+      return tx.select().from(paymentWatchState);
+    },
+    async saveWatchState(row: WatchStateRow, tx: DbOrTx = db): Promise<void> {
+      const { chain, ...set } = row;
+      await tx
+        .insert(paymentWatchState)
+        .values(row)
+        .onConflictDoUpdate({ target: paymentWatchState.chain, set });
+    },
+    /**
+     * Claims a named slot until `until`: true for exactly one caller while the slot's previous
+     * claim has run out (so the cron and the chained watcher passes never multiply).
+     */
+    async claimSlot(name: string, now: Date, until: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .insert(paymentWatchState)
+        .values({ chain: name, backoffUntil: until })
+        .onConflictDoUpdate({
+          target: paymentWatchState.chain,
+          set: { backoffUntil: until },
+          setWhere: or(
+            sql`${paymentWatchState.backoffUntil} IS NULL`,
+            lte(paymentWatchState.backoffUntil, now),
+          ),
+        })
+        .returning({ chain: paymentWatchState.chain });
+      return rows.length === 1;
+    },
+    /** A user's payments (staff list), newest first, with their charges' uid and address. */
+    async listUserPayments(
+      f: { userId: string; offset: number; limit: number; start?: Date | undefined; end?: Date | undefined },
+      tx: DbOrTx = db,
+    ): Promise<{ rows: { p: PaymentRow; c: ChargeRow }[]; total: number }> {
+      const where = and(
+        eq(cryptoCharges.userId, f.userId),
+        f.start ? gte(cryptoPayments.firstSeenAt, f.start) : undefined,
+        f.end ? lt(cryptoPayments.firstSeenAt, f.end) : undefined,
+      );
+      const [rows, total] = await Promise.all([
+        tx
+          .select({ p: cryptoPayments, c: cryptoCharges })
+          .from(cryptoPayments)
+          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
+          .where(where)
+          .orderBy(desc(cryptoPayments.id))
+          .offset(f.offset)
+          .limit(f.limit),
+        tx
+          .select({ n: count() })
+          .from(cryptoPayments)
+          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
+          .where(where),
+      ]);
+      return { rows, total: Number(total[0]?.n ?? 0) };
+    },
+  };
+}
+
+/** The payments repository's functions. */
+export type PaymentsRepository = ReturnType<typeof createPaymentsRepository>;

@@ -1,0 +1,249 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  AppError,
+  CHARGE_LIFETIME_MS,
+  type CurrencyId,
+  PERMISSION_DEPOSIT,
+  type TChargePage,
+  type TCryptoCheckResponse,
+  type TCryptoCreateRequest,
+  type TCryptoCreateResponse,
+  type TCryptoTransactionsResponse,
+  type TDeepCheckRequest,
+  type TDeepCheckResponse,
+} from '@pm/contracts';
+import type { Db } from '@pm/db';
+import type { JobQueue } from '../../platform/jobs.ts';
+import type { AccountService } from '../accounts/accounts.service.ts';
+import { type AccountKey, deriveAddress, parseAccountKey } from './payments.address.ts';
+import { DECIMALS, dueBaseUnits, formatCoins } from './payments.amounts.ts';
+import type { ChainClient } from './payments.chains.ts';
+import type { PaymentsSettings } from './payments.config.ts';
+import { watchPaymentsJob } from './payments.jobs.ts';
+import { toChargePage, toCryptoTransaction } from './payments.mapper.ts';
+import type { RateSource } from './payments.rates.ts';
+import type { ChargeRow, PaymentsRepository } from './payments.repository.ts';
+import type { PaymentWatcher } from './payments.watcher.ts';
+
+/** What the payments service is built from. */
+export interface PaymentServiceDeps {
+  db: Db;
+  repo: PaymentsRepository;
+  accounts: Pick<AccountService, 'getAccount'>;
+  rates: Pick<RateSource, 'quote'>;
+  clients: Partial<Record<CurrencyId, ChainClient>>;
+  watcher: Pick<PaymentWatcher, 'scanCharge' | 'watchOnce'>;
+  settings: PaymentsSettings | undefined;
+  now: () => number;
+  jobs: JobQueue;
+}
+
+/** The payments service's functions (derived from the factory). */
+export type PaymentService = ReturnType<typeof createPaymentService>;
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** A charge page code: 12 characters, about 60 bits, so codes cannot be guessed one after another. */
+function newChargeCode(): string {
+  return [...randomBytes(12)].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join('');
+}
+
+const notFound = () => new AppError('NOT_FOUND', { userMessage: 'Charge not found' });
+
+/** Crypto charges: creating (or answering again), reading, staff deep-check and listing. */
+export function createPaymentService(deps: PaymentServiceDeps) {
+  const { repo } = deps;
+  const keys: Partial<Record<CurrencyId, AccountKey>> = {};
+  for (const [currency, text] of Object.entries(deps.settings?.xpubs ?? {}) as [CurrencyId, string][]) {
+    keys[currency] = parseAccountKey(currency, text);
+  }
+  const confirmations = (currency: CurrencyId) => deps.clients[currency]?.confirmationsRequired ?? 1;
+
+  async function page(charge: ChargeRow): Promise<TChargePage> {
+    const payments = await repo.findPayments([charge.id]);
+    return toChargePage(charge, payments, new Date(deps.now()), confirmations(charge.currency));
+  }
+
+  /** The charge if `userId` may see it (its owner, or staff); NOT_FOUND otherwise, so ids cannot be probed. */
+  function visible(charge: ChargeRow | undefined, viewer: { userId: string; isStaff: boolean }): ChargeRow {
+    if (!charge || (charge.userId !== viewer.userId && !viewer.isStaff)) throw notFound();
+    return charge;
+  }
+
+  return {
+    /**
+     * The `payments.watch` job: one watcher pass (at most one per half cycle, whoever asks), then
+     * the next run chained a cycle later unless one is already scheduled.
+     */
+    async runWatchPass(): Promise<void> {
+      if (!deps.settings) return;
+      const intervalMs = deps.settings.watchIntervalSeconds * 1000;
+      const now = deps.now();
+      if (await repo.claimSlot('_pass', new Date(now), new Date(now + intervalMs / 2))) {
+        await deps.watcher.watchOnce();
+      }
+      const next = deps.now();
+      if (await repo.claimSlot('_next_pass', new Date(next), new Date(next + intervalMs))) {
+        await deps.jobs.send(watchPaymentsJob, {}, { delaySeconds: deps.settings.watchIntervalSeconds });
+      }
+    },
+
+    /**
+     * Creates a charge for the caller (DEPOSIT permission required), or answers the caller's
+     * open charge in the same currency again, re-priced, when nothing has been paid to it: its
+     * address is not burnt. The rate is locked now; no fresh rate refuses with UNAVAILABLE.
+     */
+    async createCharge(
+      caller: { userId: string },
+      input: TCryptoCreateRequest,
+    ): Promise<TCryptoCreateResponse> {
+      if (input.user_id !== undefined && input.user_id !== caller.userId) {
+        throw new AppError('FORBIDDEN', {
+          message: `${caller.userId} asked for a charge for ${input.user_id}`,
+          userMessage: 'A charge can only be created for your own account',
+        });
+      }
+      const account = await deps.accounts.getAccount(caller.userId);
+      if (!account.permissions.includes(PERMISSION_DEPOSIT)) {
+        throw new AppError('FORBIDDEN', {
+          message: `${caller.userId} has no DEPOSIT permission`,
+          userMessage: "Your account is under review. You can't add funds until your account is reviewed.",
+          details: { errorCode: 'depositNotAllowed' },
+        });
+      }
+      const key = keys[input.type];
+      if (!key || !deps.settings) {
+        throw new AppError('UNAVAILABLE', {
+          message: `no xpub configured for ${input.type}`,
+          userMessage: 'Payment Error: Please try again later.',
+          details: { errorCode: 'currencyUnavailable' },
+        });
+      }
+      const settings = deps.settings;
+      const quote = await deps.rates.quote(input.type);
+      const dec = DECIMALS[input.type];
+      const now = new Date(deps.now());
+      const expiresAt = new Date(now.getTime() + CHARGE_LIFETIME_MS[input.type]);
+      const priced = {
+        amountUsdC: input.amount,
+        rateC: quote.rateC,
+        rateSource: quote.source,
+        dueBase: dueBaseUnits(input.amount, quote.rateC, dec),
+        bonusPct: settings.bonusPct,
+        createdAt: now,
+        expiresAt,
+        watchUntil: new Date(expiresAt.getTime() + settings.graceMs),
+        nextCheckAt: now,
+      };
+      const charge = await deps.db.transaction(async (tx) => {
+        await repo.lockUserCurrency(caller.userId, input.type, tx);
+        const open = await repo.findReusableCharge(caller.userId, input.type, now, tx);
+        if (open) return repo.updateCharge(open.id, priced, tx);
+        const index = await repo.nextIndex(input.type, tx);
+        return repo.insertCharge(
+          {
+            id: randomUUID(),
+            code: newChargeCode(),
+            userId: caller.userId,
+            currency: input.type,
+            address: deriveAddress(key, index),
+            xpubFp: key.fingerprint,
+            derivationIndex: index,
+            ...priced,
+          },
+          tx,
+        );
+      });
+      return {
+        uid: charge.id,
+        type: charge.currency,
+        address: charge.address,
+        amount: formatCoins(charge.dueBase, dec),
+        amountUSD: charge.amountUsdC,
+        newChargeCode: charge.code,
+        expiresAt: charge.expiresAt.toISOString(),
+      };
+    },
+
+    /** `POST /crypto/check`: the charge's status and page data. Read-only: only the watcher credits. */
+    async checkCharge(
+      viewer: { userId: string; isStaff: boolean },
+      uid: string,
+    ): Promise<TCryptoCheckResponse> {
+      const data = await page(visible(await repo.findChargeById(uid), viewer));
+      return { status: data.status, data };
+    },
+
+    /** The charge page's data by its code (owner or staff). */
+    async getChargePage(viewer: { userId: string; isStaff: boolean }, code: string): Promise<TChargePage> {
+      return page(visible(await repo.findChargeByCode(code), viewer));
+    },
+
+    /** Staff: one user's crypto payments, newest first. */
+    async listTransactions(f: {
+      userId: string;
+      offset: number;
+      limit: number;
+      start?: Date | undefined;
+      end?: Date | undefined;
+    }): Promise<TCryptoTransactionsResponse> {
+      const { rows, total } = await repo.listUserPayments(f);
+      return { transactions: rows.map((r) => toCryptoTransaction(r.p, r.c)), total };
+    },
+
+    /**
+     * Staff: rescans the matching charges' addresses (whatever their age) and credits what the
+     * watcher missed. Safe to repeat: crediting goes through the same exactly-once keys.
+     */
+    async deepCheck(input: TDeepCheckRequest): Promise<TDeepCheckResponse> {
+      let charges: ChargeRow[];
+      if (input.uid || input.address || input.user_id || input.user_email) {
+        charges = await repo.findCharges({
+          id: input.uid,
+          address: input.address,
+          userId: input.user_id,
+          email: input.user_email,
+          currency: input.type,
+        });
+      } else {
+        // A txid alone (btc or ltc): the transaction's outputs name the charges' addresses.
+        const currency = input.type as 'btc' | 'ltc';
+        const client = deps.clients[currency];
+        if (!client?.findTx)
+          throw new AppError('UNAVAILABLE', { userMessage: `${currency} is not configured` });
+        const outputs = (await client.findTx(input.txid as string)) ?? [];
+        charges = [];
+        for (const address of new Set(outputs.map((o) => o.address))) {
+          charges.push(...(await repo.findCharges({ address, currency })));
+        }
+      }
+      if (charges.length === 0) throw new AppError('NOT_FOUND', { userMessage: 'No charge matches' });
+      const credited: TDeepCheckResponse['credited'] = [];
+      for (const charge of charges) {
+        if (!deps.clients[charge.currency]) continue;
+        const rows = await deps.watcher.scanCharge(
+          { ...charge, hasPayments: true },
+          { onlyTxid: input.txid },
+        );
+        if (rows !== 'idle') credited.push(...rows.map((p) => toCryptoTransaction(p, charge)));
+      }
+      const ids = charges.map((c) => c.id);
+      const payments = await repo.findPayments(ids);
+      const now = new Date(deps.now());
+      const reloaded = await Promise.all(ids.map((id) => repo.findChargeById(id)));
+      const byId = new Map(reloaded.filter((c): c is ChargeRow => !!c).map((c) => [c.id, c]));
+      return {
+        charges: [...byId.values()].map((c) => ({
+          ...toChargePage(
+            c,
+            payments.filter((p) => p.chargeId === c.id),
+            now,
+            confirmations(c.currency),
+          ),
+          userId: c.userId,
+        })),
+        credited,
+        transactions: payments.map((p) => toCryptoTransaction(p, byId.get(p.chargeId) as ChargeRow)),
+      };
+    },
+  };
+}

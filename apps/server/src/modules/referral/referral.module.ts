@@ -1,0 +1,22 @@
+import { defineModule, type Platform } from '../../platform/module.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
+import { registerReferralRoutes } from './referral.routes.ts';
+import { createReferralService } from './referral.service.ts';
+
+/**
+ * Referral rewards (10% of a referred customer's first load, 5% of later ones, as `referral`
+ * ledger records) and `GET /referral`. The payments module calls `rewardLoad` in the transaction
+ * that credits a load.
+ */
+export const referralModule = defineModule({
+  name: 'referral',
+  needs: ['ledger'],
+  services: (platform: Platform, { ledger }: { ledger: Pick<LedgerService, 'move'> }) => ({
+    referral: createReferralService({
+      db: platform.db.db,
+      ledger,
+      inviteUrlTemplate: platform.settings.referralInviteUrl ?? '/signup?ref={code}',
+    }),
+  }),
+  routes: registerReferralRoutes,
+});
