@@ -1,22 +1,23 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import {
+  DEFAULT_WINDOW,
+  type HelloMessage,
+  Mux,
+  type MuxStream,
   parseAddress,
   REP_GENERAL_FAILURE,
   REP_NOT_ALLOWED,
   replyCodeForError,
-} from '@pm/gateway/protocol/socks5';
-import {
-  type HelloMessage,
   T_HELLO,
   T_OPEN,
   T_REJECT,
   T_RENEW,
   T_WELCOME,
   TUNNEL_VERSION,
+  type TunnelTransport,
   type WelcomeMessage,
-} from '@pm/gateway/tunnel/frames';
-import { DEFAULT_WINDOW, Mux, type MuxStream, type TunnelTransport } from '@pm/gateway/tunnel/mux';
+} from '@pm/tunnel';
 import { type Dialing, dialGateway, dialRefusal } from './dial.ts';
 import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 

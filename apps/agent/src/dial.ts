@@ -1,8 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { TunnelTransport } from '@pm/gateway/tunnel/mux';
-import { isLoopbackHost } from '@pm/gateway/tunnel/server';
-import { TUNNEL_TLS } from '@pm/gateway/tunnel/tls-options';
+import { isLoopbackHost, TUNNEL_TLS, type TunnelTransport } from '@pm/tunnel';
 import type { AgentConfig } from './agent.ts';
 
 export interface Dialing {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { type Duplex, duplexPair } from 'node:stream';
+import type { Mux } from '@pm/tunnel';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
 import { FailureLimiter } from './session/auth-limiter.ts';
@@ -11,7 +12,6 @@ import {
   type Session,
   type SessionContext,
 } from './session/socks-session.ts';
-import type { Mux } from './tunnel/mux.ts';
 import { startTunnelServer } from './tunnel/server.ts';
 
 export interface GatewayConfig {

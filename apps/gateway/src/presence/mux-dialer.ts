@@ -1,8 +1,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { encodeAddress, type Mux } from '@pm/tunnel';
 import type { AgentDialer } from '../policy/types.ts';
-import { encodeAddress } from '../protocol/socks5.ts';
-import type { Mux } from '../tunnel/mux.ts';
 
 export interface MuxDialer extends AgentDialer {
   close(): Promise<void>;

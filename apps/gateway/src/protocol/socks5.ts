@@ -3,7 +3,38 @@
  * Buffer in, typed frame out. Parsers return `undefined` when the buffer holds an incomplete
  * frame (read more and call again) and throw `SocksParseError` when it can never be valid.
  */
-import { isIP } from 'node:net';
+import {
+  ATYP_IPV4,
+  type Destination,
+  encodeAddress,
+  type Parsed,
+  parseAddress,
+  SocksParseError,
+} from '@pm/tunnel';
+
+// The address and reply codes are the tunnel's too (OPEN, OPEN_FAIL): they live in @pm/tunnel.
+export {
+  type AddressType,
+  ATYP_DOMAIN,
+  ATYP_IPV4,
+  ATYP_IPV6,
+  type Destination,
+  encodeAddress,
+  type Parsed,
+  parseAddress,
+  REP_ADDRESS_TYPE_NOT_SUPPORTED,
+  REP_COMMAND_NOT_SUPPORTED,
+  REP_CONNECTION_REFUSED,
+  REP_GENERAL_FAILURE,
+  REP_HOST_UNREACHABLE,
+  REP_NETWORK_UNREACHABLE,
+  REP_NOT_ALLOWED,
+  REP_SUCCEEDED,
+  REP_TTL_EXPIRED,
+  replyCodeForError,
+  replyText,
+  SocksParseError,
+} from '@pm/tunnel';
 
 export const SOCKS_VERSION = 0x05;
 export const AUTH_VERSION = 0x01;
@@ -17,42 +48,6 @@ export const METHOD_NO_ACCEPTABLE = 0xff;
 export const CMD_CONNECT = 0x01;
 export const CMD_BIND = 0x02;
 export const CMD_UDP_ASSOCIATE = 0x03;
-
-/** Address types (RFC 1928 section 4/5). */
-export const ATYP_IPV4 = 0x01;
-export const ATYP_DOMAIN = 0x03;
-export const ATYP_IPV6 = 0x04;
-
-/** Reply codes (RFC 1928 section 6). */
-export const REP_SUCCEEDED = 0x00;
-export const REP_GENERAL_FAILURE = 0x01;
-export const REP_NOT_ALLOWED = 0x02;
-export const REP_NETWORK_UNREACHABLE = 0x03;
-export const REP_HOST_UNREACHABLE = 0x04;
-export const REP_CONNECTION_REFUSED = 0x05;
-export const REP_TTL_EXPIRED = 0x06;
-export const REP_COMMAND_NOT_SUPPORTED = 0x07;
-export const REP_ADDRESS_TYPE_NOT_SUPPORTED = 0x08;
-
-/** A frame that can never become valid, whatever bytes follow. */
-export class SocksParseError extends Error {
-  override name = 'SocksParseError';
-}
-
-/** A parsed frame and how many bytes of the input it used. */
-export interface Parsed<T> {
-  value: T;
-  length: number;
-}
-
-export type AddressType = 'ipv4' | 'ipv6' | 'domain';
-
-/** A destination: `host` is a dotted IPv4, a (compressed) IPv6 or a domain name. */
-export interface Destination {
-  type: AddressType;
-  host: string;
-  port: number;
-}
 
 export interface SocksRequest extends Destination {
   command: number;
@@ -167,71 +162,6 @@ export function parseUserPassStatus(buf: Buffer): Parsed<boolean> | undefined {
 }
 
 /*
- * Address (request DST.ADDR/DST.PORT and reply BND.ADDR/BND.PORT), RFC 1928 section 5:
- *   ATYP 0x01: 4 bytes IPv4; 0x03: 1 length byte then the name (no NUL); 0x04: 16 bytes IPv6.
- *   followed by the port, 2 bytes, network order.
- */
-/** Parses ATYP+ADDR+PORT starting at `offset`; `length` counts from `offset`. */
-export function parseAddress(buf: Buffer, offset: number): Parsed<Destination> | undefined {
-  if (buf.length < offset + 1) return undefined;
-  const atyp = buf[offset]!;
-  let p = offset + 1;
-  let type: AddressType;
-  let host: string;
-  if (atyp === ATYP_IPV4) {
-    if (buf.length < p + 6) return undefined;
-    host = `${buf[p]}.${buf[p + 1]}.${buf[p + 2]}.${buf[p + 3]}`;
-    type = 'ipv4';
-    p += 4;
-  } else if (atyp === ATYP_IPV6) {
-    if (buf.length < p + 18) return undefined;
-    host = formatIpv6(buf, p);
-    type = 'ipv6';
-    p += 16;
-  } else if (atyp === ATYP_DOMAIN) {
-    if (buf.length < p + 1) return undefined;
-    const len = buf[p]!;
-    if (len === 0) throw new SocksParseError('empty domain name');
-    if (buf.length < p + 1 + len + 2) return undefined;
-    host = buf.toString('latin1', p + 1, p + 1 + len);
-    type = 'domain';
-    p += 1 + len;
-  } else {
-    throw new SocksParseError(`unsupported address type ${atyp}`);
-  }
-  const port = buf.readUInt16BE(p);
-  return { value: { type, host, port }, length: p + 2 - offset };
-}
-
-/** Encodes ATYP+ADDR+PORT; the type is taken from the host string (IP literal or name). */
-export function encodeAddress(host: string, port: number): Buffer {
-  const family = isIP(host);
-  if (family === 4) {
-    const b = Buffer.allocUnsafe(7);
-    b[0] = ATYP_IPV4;
-    const parts = host.split('.');
-    for (let i = 0; i < 4; i++) b[1 + i] = Number(parts[i]);
-    b.writeUInt16BE(port, 5);
-    return b;
-  }
-  if (family === 6) {
-    const b = Buffer.allocUnsafe(19);
-    b[0] = ATYP_IPV6;
-    writeIpv6(host, b, 1);
-    b.writeUInt16BE(port, 17);
-    return b;
-  }
-  const name = Buffer.from(host, 'latin1');
-  if (name.length < 1 || name.length > 255) throw new RangeError('domain name must be 1 to 255 bytes');
-  const b = Buffer.allocUnsafe(name.length + 4);
-  b[0] = ATYP_DOMAIN;
-  b[1] = name.length;
-  name.copy(b, 2);
-  b.writeUInt16BE(port, name.length + 2);
-  return b;
-}
-
-/*
  * Request (client -> server), RFC 1928 section 4:
  *   +----+-----+-------+------+----------+----------+
  *   |VER | CMD |  RSV  | ATYP | DST.ADDR | DST.PORT |
@@ -287,98 +217,4 @@ export function parseReply(buf: Buffer): Parsed<{ code: number; bind: Destinatio
   const addr = parseAddress(buf, 3);
   if (!addr) return undefined;
   return { value: { code, bind: addr.value }, length: 3 + addr.length };
-}
-
-/** Human text of a reply code, as RFC 1928 names it. */
-export function replyText(code: number): string {
-  return REPLY_TEXTS[code] ?? `unassigned reply ${code}`;
-}
-
-const REPLY_TEXTS: Record<number, string> = {
-  0: 'succeeded',
-  1: 'general SOCKS server failure',
-  2: 'connection not allowed by ruleset',
-  3: 'Network unreachable',
-  4: 'Host unreachable',
-  5: 'Connection refused',
-  6: 'TTL expired',
-  7: 'Command not supported',
-  8: 'Address type not supported',
-};
-
-/**
- * Maps an OS/socket error to a SOCKS reply code (the one place that does this).
- * ECONNREFUSED -> 05; EHOSTUNREACH, name resolution failures (ENOTFOUND, EAI_AGAIN) -> 04;
- * ENETUNREACH/ENETDOWN -> 03; ETIMEDOUT (connect timeout) -> 06 "TTL expired", which is what
- * RFC 1928 offers closest to "timed out" and what curl and other clients print as such;
- * EACCES/EPERM (policy) -> 02; anything else -> 01.
- */
-export function replyCodeForError(err: unknown): number {
-  const code = (err as { code?: string } | null)?.code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return REP_CONNECTION_REFUSED;
-    case 'EHOSTUNREACH':
-    case 'EHOSTDOWN':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_NONAME':
-    case 'EAI_NODATA':
-    case 'EAI_FAIL':
-    case 'ENODATA':
-      return REP_HOST_UNREACHABLE;
-    case 'ENETUNREACH':
-    case 'ENETDOWN':
-    case 'EADDRNOTAVAIL':
-      return REP_NETWORK_UNREACHABLE;
-    case 'ETIMEDOUT':
-    case 'ECONNTIMEDOUT':
-      return REP_TTL_EXPIRED;
-    case 'EACCES':
-    case 'EPERM':
-    case 'ERR_NOT_ALLOWED':
-      return REP_NOT_ALLOWED;
-    default:
-      return REP_GENERAL_FAILURE;
-  }
-}
-
-function formatIpv6(buf: Buffer, p: number): string {
-  const groups: string[] = [];
-  for (let i = 0; i < 8; i++) groups.push(buf.readUInt16BE(p + i * 2).toString(16));
-  // Compress the longest run of two or more zero groups (RFC 5952).
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestStart < 0) return groups.join(':');
-  return `${groups.slice(0, bestStart).join(':')}::${groups.slice(bestStart + bestLen).join(':')}`;
-}
-
-function writeIpv6(host: string, b: Buffer, p: number): void {
-  let h = host;
-  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hex groups.
-  const lastColon = h.lastIndexOf(':');
-  const tail = h.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const o = tail.split('.').map(Number);
-    h = `${h.slice(0, lastColon + 1)}${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
-  }
-  const [head, rest] = h.split('::') as [string, string | undefined];
-  const a = head ? head.split(':') : [];
-  const c = rest === undefined ? [] : rest ? rest.split(':') : [];
-  const zeros = 8 - a.length - c.length;
-  const all = [...a, ...Array<string>(rest === undefined ? 0 : zeros).fill('0'), ...c];
-  for (let i = 0; i < 8; i++) b.writeUInt16BE(Number.parseInt(all[i] ?? '0', 16), p + i * 2);
 }

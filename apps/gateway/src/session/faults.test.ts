@@ -7,9 +7,9 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_WINDOW } from '@pm/tunnel';
 import { freePort } from '../free-port.ts';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
-import { DEFAULT_WINDOW } from '../tunnel/mux.ts';
 import {
   assertPatternBytes,
   buildLease,

@@ -1,4 +1,5 @@
 import type net from 'node:net';
+import { type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
 import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
 import {
   CMD_CONNECT,
@@ -17,8 +18,6 @@ import {
   REP_TTL_EXPIRED,
   SocksParseError,
 } from '../protocol/socks5.ts';
-import type { Mux, MuxStream } from '../tunnel/mux.ts';
-import { normalizeIp } from '../tunnel/server.ts';
 import type { FailureLimiter } from './auth-limiter.ts';
 import type { GatewayMetrics } from './metrics.ts';
 

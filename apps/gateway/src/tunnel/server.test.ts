@@ -8,14 +8,20 @@ import type net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
 import { type AgentConfig, startAgent } from '@pm/agent';
+import {
+  encodeHeader,
+  MAX_CONTROL_FRAME,
+  T_HELLO,
+  T_PING,
+  TUNNEL_DROP_WATER,
+  TUNNEL_TLS,
+  TUNNEL_VERSION,
+} from '@pm/tunnel';
 import { createMemoryRegistry } from '../policy/memory.ts';
 import { socksConnect } from '../protocol/client.ts';
 import { buildLease, startHttpTarget, startTestNetwork, waitFor } from '../session/harness.testkit.ts';
-import { encodeHeader, MAX_CONTROL_FRAME, T_HELLO, T_PING, TUNNEL_VERSION } from './frames.ts';
-import { TUNNEL_DROP_WATER } from './mux-options.ts';
 import { makeSelfSignedCert } from './self-signed.ts';
 import { startTunnelServer, type TunnelServer } from './server.ts';
-import { TUNNEL_TLS } from './tls-options.ts';
 
 /** A frame as bytes. */
 function frame(type: number, payload: Buffer): Buffer {

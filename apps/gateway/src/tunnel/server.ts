@@ -1,17 +1,20 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { AgentRegistry } from '../policy/types.ts';
 import {
+  DEFAULT_WINDOW,
   type HelloMessage,
+  isLoopbackHost,
+  Mux,
+  normalizeIp,
   T_HELLO,
   T_REJECT,
   T_RENEW,
   T_WELCOME,
+  TUNNEL_TLS,
   TUNNEL_VERSION,
   type WelcomeMessage,
-} from './frames.ts';
-import { DEFAULT_WINDOW, Mux } from './mux.ts';
-import { TUNNEL_TLS } from './tls-options.ts';
+} from '@pm/tunnel';
+import type { AgentRegistry } from '../policy/types.ts';
 
 export interface TunnelServerConfig {
   host: string;
@@ -43,18 +46,6 @@ export interface TunnelServer {
   get(agentId: string): Mux | undefined;
   agentIds(): string[];
   close(): Promise<void>;
-}
-
-/** Strips the IPv4-mapped prefix so whitelists and logs see plain IPv4. */
-export function normalizeIp(ip: string | undefined): string {
-  if (!ip) return '';
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
-}
-
-/** Whether `host` names this machine only (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackHost(host: string): boolean {
-  const h = normalizeIp(host.replace(/^\[(.*)\]$/, '$1'));
-  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
 }
 
 /** Why a tunnel listener or dial without TLS is refused, or null when it is allowed. */

@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { encodeAddress } from '../protocol/socks5.ts';
-import { waitFor } from '../session/harness.testkit.ts';
+import { encodeAddress } from './address.ts';
 import { MAX_CONTROL_FRAME, T_DATA, T_FIN, T_OPEN } from './frames.ts';
 import { Mux, type TunnelTransport } from './mux.ts';
+
+/** Polls `check` every 20 ms until it returns true or `timeoutMs` passes; returns the last result. */
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
 
 /** Two connected sockets over loopback. */
 async function socketPair(): Promise<[net.Socket, net.Socket]> {

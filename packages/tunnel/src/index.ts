@@ -1,0 +1,14 @@
+export * from './address.ts';
+export * from './frames.ts';
+export { isLoopbackHost, normalizeIp } from './hosts.ts';
+export {
+  DEFAULT_WINDOW,
+  type LocalSocket,
+  Mux,
+  type MuxOptions,
+  MuxStream,
+  type StreamEnd,
+  type TunnelTransport,
+} from './mux.ts';
+export { RECORD_LIMIT, TUNNEL_DROP_WATER, TUNNEL_HIGH_WATER } from './mux-options.ts';
+export { TUNNEL_TLS } from './tls-options.ts';
