@@ -23,7 +23,17 @@ export function isNewAgent(lastSoldAt: Date | null, nowMs: number): boolean {
  */
 export function maskIp(ip: string): string {
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(ip)) return `${ip.slice(0, ip.lastIndexOf('.'))}.${MASK}`;
-  if (ip.includes(':')) return `${ip.split(':').slice(0, 4).join(':')}:${MASK}`;
+  if (ip.includes(':')) {
+    // Expand `::` first, or a short address would keep its interface part (2001:db8::1).
+    const [head = '', tail] = ip.split('::');
+    const left = head === '' ? [] : head.split(':');
+    const right = tail === undefined || tail === '' ? [] : tail.split(':');
+    const groups =
+      tail === undefined
+        ? left
+        : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+    return `${groups.slice(0, 4).join(':')}:${MASK}`;
+  }
   return ip === '' ? '' : MASK;
 }
 
