@@ -38,6 +38,8 @@ export interface AppDeps {
   extraModules?: readonly AnyModule[] | undefined;
   /** Feature settings when the app composes its own (payments, referral link). */
   settings?: FeatureSettings | undefined;
+  /** Clock when the app composes its own; tests may move it. */
+  now?: (() => number) | undefined;
   /** Replaces the JWKS-based verifier (only for tests of other modules). */
   verifier?: TokenVerifier | undefined;
 }
@@ -57,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       log: createLogger({ level: deps.logLevel, stream: deps.logStream }),
       extraModules: deps.extraModules,
       settings: withSettingDefaults(deps.settings, deps.oidc.issuer),
+      now: deps.now,
     });
   const app = Fastify({
     // Close every socket on shutdown, including browsers' pre-opened ones that never sent a request.

@@ -1,7 +1,9 @@
 import { STAFF_PERMISSIONS } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { type ChainSimulator, startChainSimulator, startTicker, type Ticker } from '@pm/devnet/chain';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
+import { DEFAULT_PAYMENTS_SETTINGS, type PaymentsSettings } from '../modules/payments/payments.config.ts';
 import type { AnyModule } from '../platform/module.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
@@ -20,7 +22,35 @@ export interface TestApp {
   ): Promise<Record<string, string>>;
   /** Same, with both staff permissions. */
   staffAuth(userId: string): Promise<Record<string, string>>;
+  /** The devnet chain simulator and ticker the payments module talks to (unless `payments: false`). */
+  chain: ChainSimulator | undefined;
+  ticker: Ticker | undefined;
   close(): Promise<void>;
+}
+
+/** Account keys of the BIP39 test mnemonic (public vectors; never fund them): BTC, LTC, TRON. */
+export const TEST_XPUBS = {
+  btc: 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs',
+  ltc: 'zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA',
+  trc20usdt:
+    'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
+};
+
+/** Payments settings pointing at a running simulator and ticker (test xpubs, 1 BTC / 2 LTC confirmations). */
+export function testPaymentsSettings(
+  chain: ChainSimulator,
+  ticker: Ticker,
+  over: Partial<PaymentsSettings> = {},
+): PaymentsSettings {
+  return {
+    ...DEFAULT_PAYMENTS_SETTINGS,
+    xpubs: TEST_XPUBS,
+    esplora: { btc: { url: chain.esploraUrl('btc') }, ltc: { url: chain.esploraUrl('ltc') } },
+    trongrid: { ...DEFAULT_PAYMENTS_SETTINGS.trongrid, url: chain.tronGridUrl },
+    rates: { ...DEFAULT_PAYMENTS_SETTINGS.rates, krakenUrl: ticker.url, fallbackUrl: ticker.url },
+    confirmations: { btc: 1, ltc: 2 },
+    ...over,
+  };
 }
 
 /**
@@ -29,10 +59,21 @@ export interface TestApp {
  */
 export async function createTestApp(
   label: string,
-  o: { blockCacheMs?: number; modules?: AnyModule[] } = {},
+  o: {
+    blockCacheMs?: number;
+    modules?: AnyModule[];
+    /** Payments settings over the simulator's defaults; false: no simulator, payments unconfigured. */
+    payments?: Partial<PaymentsSettings> | false;
+    now?: () => number;
+  } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(label);
   const issuer = await startTestIssuer(TEST_AUDIENCE);
+  // The outside world's stand-ins: every test of the API runs the production payments code against them.
+  const chain = o.payments === false ? undefined : await startChainSimulator({ host: '127.0.0.1', port: 0 });
+  const ticker = o.payments === false ? undefined : await startTicker({ host: '127.0.0.1', port: 0 });
+  const payments =
+    chain && ticker && o.payments !== false ? testPaymentsSettings(chain, ticker, o.payments) : undefined;
   const app = await buildApp({
     db,
     oidc: {
@@ -45,6 +86,8 @@ export async function createTestApp(
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     blockCacheMs: o.blockCacheMs,
     extraModules: o.modules,
+    settings: { payments },
+    now: o.now,
   });
   await app.ready();
   const auth = async (userId: string, permissions: string[] = [], claims: Record<string, unknown> = {}) => ({
@@ -56,8 +99,12 @@ export async function createTestApp(
     issuer,
     auth,
     staffAuth: (userId) => auth(userId, [...STAFF_PERMISSIONS]),
+    chain,
+    ticker,
     async close() {
       await app.close();
+      await chain?.close();
+      await ticker?.close();
       await issuer.close();
       await db.drop();
     },

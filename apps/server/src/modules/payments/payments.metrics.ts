@@ -14,16 +14,20 @@ export function registerWatcherMetrics(
   currencies: CurrencyId[],
   now: () => number,
 ): void {
+  // The last rows read: a scrape during a database hiccup reports them rather than nothing.
   let states: Awaited<ReturnType<PaymentsRepository['listWatchStates']>> = [];
-  const age = new Gauge({
+  const read = async () => {
+    states = await repo.listWatchStates().catch(() => states);
+    return states;
+  };
+  new Gauge({
     name: 'payments_watcher_last_success_age_seconds',
     help: 'Seconds since the payments watcher last polled the chain API successfully',
     labelNames: ['chain'],
     registers: [registry],
     async collect() {
-      states = await repo.listWatchStates().catch(() => states);
       this.reset();
-      for (const s of states) {
+      for (const s of await read()) {
         if (!currencies.includes(s.chain as CurrencyId) || !s.lastOkAt) continue;
         this.set({ chain: s.chain }, Math.max(0, (now() - s.lastOkAt.getTime()) / 1000));
       }
@@ -34,12 +38,11 @@ export function registerWatcherMetrics(
     help: 'Consecutive failed watcher passes of the chain (backed off while above 0)',
     labelNames: ['chain'],
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset();
-      for (const s of states) {
+      for (const s of await read()) {
         if (currencies.includes(s.chain as CurrencyId)) this.set({ chain: s.chain }, s.failures);
       }
     },
   });
-  void age;
 }

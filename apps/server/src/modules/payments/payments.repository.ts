@@ -68,7 +68,7 @@ export function createPaymentsRepository(db: Db) {
             eq(cryptoCharges.currency, currency),
             eq(cryptoCharges.status, 'new'),
             gt(cryptoCharges.expiresAt, now),
-            sql`NOT EXISTS (SELECT 1 FROM ${cryptoPayments} WHERE ${cryptoPayments.chargeId} = ${cryptoCharges.id})`,
+            sql`NOT EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
           ),
         )
         .orderBy(desc(cryptoCharges.createdAt))
@@ -235,7 +235,8 @@ export function createPaymentsRepository(db: Db) {
           createdAt: cryptoCharges.createdAt,
           status: cryptoCharges.status,
           checkFailures: cryptoCharges.checkFailures,
-          hasPayments: sql<boolean>`EXISTS (SELECT 1 FROM ${cryptoPayments} WHERE ${cryptoPayments.chargeId} = ${cryptoCharges.id})`,
+          // Raw names: Drizzle drops the table qualifier of columns inside a select list.
+          hasPayments: sql<boolean>`EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
         })
         .from(cryptoCharges)
         .where(
