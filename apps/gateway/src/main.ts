@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { type GatewayHandle, startGateway } from './gateway.ts';
+import type { GeoLookup } from './geo/geo.ts';
 import { createMemoryDirectory, createMemoryMeter, createMemoryRegistry } from './policy/memory.ts';
 import { makeSelfSignedCert } from './tunnel/self-signed.ts';
 
@@ -98,12 +99,15 @@ if (values.standalone) {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (or use --standalone)');
   const { createDb } = await import('@pm/db');
   const { startControlPlane } = await import('./store/control-plane.ts');
+  const { startProbeRequestWorker } = await import('./presence/probe-requests.ts');
   const db = await createDb({ databaseUrl: env.DATABASE_URL });
   const nodeId = env.GATEWAY_NODE_ID ?? 'gw-1';
   const base = Number(env.GATEWAY_SOCKS_BASE_PORT ?? 0);
+  const geo = await openGeo(env.GATEWAY_GEO ?? 'dbip');
   const plane = await startControlPlane({
     db,
     nodeId,
+    geo,
     node: {
       publicHost: env.GATEWAY_PUBLIC_HOST ?? '127.0.0.1',
       publicIp: env.GATEWAY_PUBLIC_IP ?? '127.0.0.1',
@@ -125,11 +129,30 @@ if (values.standalone) {
     trustAgentIp: env.GATEWAY_TRUST_AGENT_IP === '1',
     log,
   });
+  // Purchase probes the market API asks for through PostgreSQL (probe_requests).
+  const probes = startProbeRequestWorker({
+    db,
+    nodeId,
+    dialer: gateway,
+    echoUrl: env.GATEWAY_ECHO_URL ?? 'http://checkip.amazonaws.com/',
+    geo,
+    onError: (err) => log('probe request error', { error: String(err) }),
+  });
+  await probes.ready;
   log('gateway started', { nodeId, socksPorts: gateway.socksPorts, tunnelPort: gateway.tunnelPort });
   cleanup = async () => {
+    await probes.close();
     await plane.close();
     await db.close();
   };
+}
+
+/** The IP database agents' addresses are located with: `dbip` (DB-IP lite, about 130 MB) or `off`. */
+async function openGeo(kind: string): Promise<GeoLookup | undefined> {
+  if (kind === 'off') return undefined;
+  if (kind !== 'dbip') throw new Error(`GATEWAY_GEO must be dbip or off, got ${kind}`);
+  const { openMmdbGeo } = await import('./geo/mmdb.ts');
+  return openMmdbGeo();
 }
 
 const shutdown = () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AgentDialer } from '../policy/types.ts';
 
@@ -29,9 +30,9 @@ export function parseHttpTarget(url: string): HttpTarget {
   return { host, port: Number(u.port || 80), path: `${u.pathname}${u.search}` };
 }
 
-function request(target: HttpTarget): string {
+function request(target: HttpTarget, extraHeaders = ''): string {
   const hostHeader = target.host.includes(':') ? `[${target.host}]` : target.host;
-  return `GET ${target.path} HTTP/1.1\r\nHost: ${hostHeader}:${target.port}\r\nUser-Agent: pm-probe\r\nConnection: close\r\n\r\n`;
+  return `GET ${target.path} HTTP/1.1\r\nHost: ${hostHeader}:${target.port}\r\nUser-Agent: pm-probe\r\n${extraHeaders}Connection: close\r\n\r\n`;
 }
 
 async function dialWithTimeout(
@@ -163,5 +164,96 @@ export async function downloadThroughAgent(
     return { ok: false, bps: 0, bytes: 0, error: (e as Error).message.slice(0, 200) };
   } finally {
     stream?.destroy();
+  }
+}
+
+/** What an IP-echo request through an agent saw: the exit address the echo service reported. */
+export interface EchoResult extends ProbeResult {
+  /** The address in the answer's body; undefined when the probe failed or the body held none. */
+  ip?: string;
+}
+
+const MAX_ECHO_BYTES = 4096;
+
+/** The address an IP-echo body names: plain text (`203.0.113.7\n`) or JSON with an `ip` field. */
+export function parseEchoBody(body: string): string | undefined {
+  const text = body.trim();
+  let candidate = text;
+  if (text.startsWith('{')) {
+    try {
+      const ip = (JSON.parse(text) as { ip?: unknown }).ip;
+      candidate = typeof ip === 'string' ? ip : '';
+    } catch {
+      return undefined;
+    }
+  }
+  return isIP(candidate) ? candidate : undefined;
+}
+
+/**
+ * A probe that also learns the agent's exit address: an HTTP GET of an IP-echo URL through the
+ * agent, ok when a 2xx answer names an address. The request carries `X-Probe-Agent: <agent id>`;
+ * public echo services ignore it, the devnet's echo uses it to answer the agent's synthetic exit.
+ */
+export async function echoThroughAgent(
+  dialer: AgentDialer,
+  agentId: string,
+  target: HttpTarget,
+  timeoutMs: number,
+): Promise<EchoResult> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let stream: Duplex | undefined;
+  try {
+    stream = await dialWithTimeout(dialer, agentId, target, deadline);
+    const s = stream;
+    const answer = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
+      const finish = () => {
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks));
+      };
+      s.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size > MAX_ECHO_BYTES) finish();
+      });
+      s.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      s.on('end', finish);
+      s.on('close', finish);
+      s.write(request(target, `X-Probe-Agent: ${agentId}\r\n`));
+    });
+    const latencyMs = Date.now() - started;
+    const text = answer.toString('latin1');
+    const headEnd = text.indexOf('\r\n\r\n');
+    const statusLine = text.slice(0, Math.max(0, text.indexOf('\r\n')));
+    if (headEnd < 0 || !/^HTTP\/1\.[01] 2\d\d\b/.test(statusLine)) {
+      return { ok: false, latencyMs, error: (statusLine || 'no answer').slice(0, 100) };
+    }
+    const ip = parseEchoBody(decodeBody(text.slice(0, headEnd), text.slice(headEnd + 4)));
+    return ip ? { ok: true, latencyMs, ip } : { ok: false, latencyMs, error: 'the echo named no address' };
+  } catch (e) {
+    return { ok: false, latencyMs: Date.now() - started, error: (e as Error).message.slice(0, 200) };
+  } finally {
+    stream?.destroy();
+  }
+}
+
+/** The body of a small answer, undoing chunked transfer coding (echo services use either). */
+function decodeBody(head: string, body: string): string {
+  if (!/\r\ntransfer-encoding:\s*chunked/i.test(head)) return body;
+  let out = '';
+  let rest = body;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = lineEnd < 0 ? Number.NaN : Number.parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
   }
 }
