@@ -22,6 +22,8 @@ export interface FeatureSettings {
   payments?: PaymentsSettings | undefined;
   /** The invite link with `{code}` for the referral code; default `<OIDC issuer>/signup?ref={code}`. */
   referralInviteUrl?: string | undefined;
+  /** How long shop pages, counts, segments and country totals are shared between callers; default 1000 ms, 0 off. */
+  shopCacheMs?: number | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */

@@ -13,6 +13,13 @@ export const agentsModule = defineModule({
   services: (
     platform: Platform,
     { pricing }: { pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'> },
-  ) => ({ agents: createAgentsService({ db: platform.db.db, pricing, now: platform.now }) }),
+  ) => ({
+    agents: createAgentsService({
+      db: platform.db.db,
+      pricing,
+      now: platform.now,
+      cacheMs: platform.settings.shopCacheMs,
+    }),
+  }),
   routes: registerAgentsRoutes,
 });
