@@ -40,7 +40,12 @@ export async function createPaymentsHarness(
 ): Promise<PaymentsHarness> {
   const db = await createTestDatabase(label);
   let nowMs = Date.now();
-  const clock = { now: () => nowMs, advance: (ms: number) => void (nowMs += ms) };
+  const clock = {
+    now: () => nowMs,
+    advance(ms: number) {
+      nowMs += ms;
+    },
+  };
   const chain = await startChainSimulator({ host: '127.0.0.1', port: 0, now: clock.now });
   const ticker = await startTicker({ host: '127.0.0.1', port: 0 });
   const issuer = await startTestIssuer(TEST_AUDIENCE);
