@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ZChargePage, ZCryptoCreateResponse, ZDeepCheckResponse } from '@pm/contracts';
+import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+
+let h: PaymentsHarness;
+before(async () => {
+  h = await createPaymentsHarness('payments_routes');
+});
+after(async () => {
+  await h?.close();
+});
+
+const post = async (url: string, headers: Record<string, string>, payload: unknown) =>
+  h.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: payload as object,
+  });
+
+describe('payment routes', () => {
+  test('POST /crypto/create: 200 with the charge; 400 naming amount or type; 403 without DEPOSIT or for another user; 401', async () => {
+    const { userId } = await h.customer();
+    const auth = await h.auth(userId);
+    const ok = await post('/crypto/create', auth, {
+      amount: 2000,
+      type: 'ltc',
+      user_id: userId,
+      user_email: 'x@y.z',
+    });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const charge = ZCryptoCreateResponse.parse(ok.json());
+    assert.match(charge.newChargeCode, /^[A-Z0-9]{12}$/);
+
+    const low = await post('/crypto/create', auth, { amount: 999, type: 'trc20usdt' });
+    assert.equal(low.statusCode, 400);
+    assert.equal(low.json().field, 'amount');
+    assert.match(low.json().message, /at least 1000 cents/);
+    const lowBtc = await post('/crypto/create', auth, { amount: 499, type: 'btc' });
+    assert.equal(lowBtc.json().field, 'amount');
+    assert.equal((await post('/crypto/create', auth, { amount: 500, type: 'btc' })).statusCode, 200);
+    const badType = await post('/crypto/create', auth, { amount: 2000, type: 'doge' });
+    assert.equal(badType.statusCode, 400);
+    assert.equal(badType.json().field, 'type');
+    const frac = await post('/crypto/create', auth, { amount: 20.5, type: 'ltc' });
+    assert.equal(frac.json().field, 'amount');
+
+    const other = await post('/crypto/create', auth, { amount: 2000, type: 'ltc', user_id: 'someone-else' });
+    assert.equal(other.statusCode, 403);
+    const review = await h.customer({ deposit: false });
+    const noDeposit = await post('/crypto/create', await h.auth(review.userId), {
+      amount: 2000,
+      type: 'ltc',
+    });
+    assert.equal(noDeposit.statusCode, 403);
+    assert.equal(noDeposit.json().errorCode, 'depositNotAllowed');
+    assert.match(noDeposit.json().message, /under review/);
+    assert.equal((await post('/crypto/create', {}, { amount: 2000, type: 'ltc' })).statusCode, 401);
+  });
+
+  test('a stale rate answers 503 rateUnavailable and creates nothing', async () => {
+    const { userId } = await h.customer();
+    h.ticker.setOutage('kraken', true);
+    h.ticker.setOutage('coinbase', true);
+    h.clock.advance(10 * 60_000);
+    try {
+      const res = await post('/crypto/create', await h.auth(userId), { amount: 2000, type: 'btc' });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.json().errorCode, 'rateUnavailable');
+      const n = await h.db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM crypto_charges WHERE user_id = $1',
+        [userId],
+      );
+      assert.equal(Number(n[0]?.n), 0);
+    } finally {
+      h.ticker.setOutage('kraken', false);
+      h.ticker.setOutage('coinbase', false);
+    }
+  });
+
+  test('POST /crypto/check and GET /crypto/charges/{code}: the owner and staff read; others get 404; bad ids 400', async () => {
+    const { userId } = await h.customer();
+    const auth = await h.auth(userId);
+    const charge = ZCryptoCreateResponse.parse(
+      (await post('/crypto/create', auth, { amount: 1000, type: 'trc20usdt' })).json(),
+    );
+    const check = await post('/crypto/check', auth, { uid: charge.uid });
+    assert.equal(check.statusCode, 200, check.body);
+    assert.equal(check.json().status, 'new');
+    const byCode = await h.app.inject({
+      method: 'GET',
+      url: `/crypto/charges/${charge.newChargeCode}`,
+      headers: auth,
+    });
+    assert.equal(byCode.statusCode, 200);
+    const p = ZChargePage.parse(byCode.json());
+    assert.equal(p.currency, 'trc20usdt');
+    assert.equal(p.amountUsd, 1000);
+    assert.equal(p.paymentUri, p.address);
+    assert.equal(p.bonusType, 0);
+
+    const stranger = await h.auth((await h.customer()).userId);
+    assert.equal((await post('/crypto/check', stranger, { uid: charge.uid })).statusCode, 404);
+    const hidden = await h.app.inject({
+      method: 'GET',
+      url: `/crypto/charges/${charge.newChargeCode}`,
+      headers: stranger,
+    });
+    assert.equal(hidden.statusCode, 404);
+    assert.equal(
+      (await post('/crypto/check', await h.staffAuth('staff-reader'), { uid: charge.uid })).statusCode,
+      200,
+    );
+    const badUid = await post('/crypto/check', auth, { uid: 'nope' });
+    assert.equal(badUid.statusCode, 400);
+    assert.equal(badUid.json().field, 'uid');
+    const badCode = await h.app.inject({ method: 'GET', url: '/crypto/charges/lower-case', headers: auth });
+    assert.equal(badCode.statusCode, 400);
+    assert.equal(badCode.json().field, 'code');
+  });
+
+  test('POST /crypto/deep-check/ and GET /crypto/transactions: staff only, 400 without a selector, 404 without a match', async () => {
+    const { userId } = await h.customer();
+    const auth = await h.auth(userId);
+    const staff = await h.staffAuth('staff-deep');
+    const charge = ZCryptoCreateResponse.parse(
+      (await post('/crypto/create', auth, { amount: 500, type: 'btc' })).json(),
+    );
+    h.chain.pay('btc', charge.address, charge.amount, 1);
+
+    assert.equal((await post('/crypto/deep-check/', auth, { uid: charge.uid })).statusCode, 403);
+    const none = await post('/crypto/deep-check/', staff, {});
+    assert.equal(none.statusCode, 400);
+    assert.equal(none.json().field, 'uid');
+    const txOnly = await post('/crypto/deep-check/', staff, { txid: 'a'.repeat(64) });
+    assert.equal(txOnly.json().field, 'type');
+    const missing = await post('/crypto/deep-check/', staff, { txid: 'a'.repeat(64), type: 'btc' });
+    assert.equal(missing.statusCode, 404);
+    const res = await post('/crypto/deep-check/', staff, { user_id: userId, type: 'btc' });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = ZDeepCheckResponse.parse(res.json());
+    assert.equal(body.credited.length, 1);
+    assert.equal(body.charges[0]?.status, 'paid');
+
+    const list = await h.app.inject({
+      method: 'GET',
+      url: `/crypto/transactions?user_id=${userId}`,
+      headers: staff,
+    });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.equal(list.json().total, 1);
+    assert.equal(list.json().transactions[0].uid, charge.uid);
+    assert.equal(list.json().transactions[0].state, 'credited');
+    const customerList = await h.app.inject({
+      method: 'GET',
+      url: `/crypto/transactions?user_id=${userId}`,
+      headers: auth,
+    });
+    assert.equal(customerList.statusCode, 403);
+    const noUser = await h.app.inject({ method: 'GET', url: '/crypto/transactions', headers: staff });
+    assert.equal(noUser.statusCode, 400);
+    assert.equal(noUser.json().field, 'user_id');
+  });
+
+  test('GET /referral: the code and invite link; 401 without a token', async () => {
+    const { userId, refcode } = await h.customer();
+    const res = await h.app.inject({ method: 'GET', url: '/referral', headers: await h.auth(userId) });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().refcode, refcode);
+    assert.equal(res.json().firstLoadPct, 10);
+    assert.equal((await h.app.inject({ method: 'GET', url: '/referral' })).statusCode, 401);
+  });
+});
