@@ -95,6 +95,8 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
 export interface ProbeTarget {
   /** `http://127.0.0.1:port/probe`: answers 200 "ok". */
   probeUrl: string;
+  /** `http://127.0.0.1:port/ip`: an IP echo answering the probed agent's exit (see `exits`). */
+  echoUrl: string;
   /** `http://127.0.0.1:port/bytes/<n>`: n bytes (default 5 MB) for speed tests. */
   speedUrl: string;
   port: number;
@@ -103,9 +105,19 @@ export interface ProbeTarget {
 
 const MAX_SPEED_BYTES = 50_000_000;
 
-/** A loopback HTTP server the gateway probes and speed-tests through the demo agents. */
+/**
+ * A loopback HTTP server the gateway probes and speed-tests through the demo agents. `/ip` is the
+ * IP echo of purchase probes: every demo agent exits from this machine, so it answers the public
+ * exit `exits` gives for the agent the gateway names in `X-Probe-Agent` (the devnet's stand-in for
+ * the carrier's NAT), else the connection's own address.
+ */
 export async function startProbeTarget(
-  options: { host?: string; port?: number; speedBytes?: number } = {},
+  options: {
+    host?: string;
+    port?: number;
+    speedBytes?: number;
+    exits?: (agentId: string) => string | undefined;
+  } = {},
 ): Promise<ProbeTarget> {
   const host = options.host ?? '127.0.0.1';
   const chunk = Buffer.alloc(64 * 1024, 0x61);
@@ -113,6 +125,13 @@ export async function startProbeTarget(
     if (req.url === '/probe') {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
       res.end('ok');
+      return;
+    }
+    if (req.url === '/ip') {
+      const agentId = req.headers['x-probe-agent'];
+      const exit = (typeof agentId === 'string' && options.exits?.(agentId)) || req.socket.remoteAddress;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${exit}\n`);
       return;
     }
     const m = /^\/bytes\/(\d{1,9})$/.exec(req.url ?? '');
@@ -142,6 +161,7 @@ export async function startProbeTarget(
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     probeUrl: `${base}/probe`,
+    echoUrl: `${base}/ip`,
     speedUrl: `${base}/bytes/${options.speedBytes ?? 5_000_000}`,
     port,
     async close() {

@@ -5,9 +5,16 @@
  * probes and speed-tests through them.
  */
 import type { DbHandle } from '@pm/db';
-import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
+import {
+  type ControlPlane,
+  type GatewayHandle,
+  startControlPlane,
+  startGateway,
+  startProbeRequestWorker,
+} from '@pm/gateway';
+import { createOverrideGeo, type Loc } from '@pm/gateway/geo/geo';
 import { createPresenceMonitor, type PresenceMonitor } from '@pm/gateway/presence/presence';
-import { type DemoAgents, demoGeo, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
+import { type DemoAgents, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
 import { seedDemoSharedLeases } from './demo-leases.ts';
 
 /** SOCKS ports of a node are its base port plus these (SPEC 9). */
@@ -44,6 +51,11 @@ export interface DemoNetwork {
   agentsOnline(): string[];
   gateway: GatewayHandle;
   presence: PresenceMonitor;
+  /**
+   * Moves an agent's public exit to another address, as a carrier re-addressing the device would:
+   * the tunnel stays up, and the next purchase probe sees the new exit (and `loc` for it).
+   */
+  moveExit(agentId: string, exit: { ip: string; loc: Loc }): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +79,10 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
   };
   try {
     const identities = demoIdentities(cfg.agentCount);
+    // Mutable, so moveExit can place a new exit: the geo lookup and the echo read them live.
+    const places = new Map<string, Loc>(identities.map((d) => [d.ip, d.loc]));
+    const exits = new Map(identities.map((d) => [d.id, d.ip]));
+    const geo = createOverrideGeo(places);
     const plane: ControlPlane = await startControlPlane({
       db: cfg.db,
       nodeId: cfg.nodeId,
@@ -77,7 +93,7 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
         authPortMin: cfg.authPortMin,
         authPortMax: cfg.authPortMax,
       },
-      geo: demoGeo(identities),
+      geo,
       // Synthetic documentation addresses have no reverse DNS; the identities carry a host name.
       reverseDns: false,
     });
@@ -101,7 +117,7 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     });
     // Closed before the control plane, so the meter's last flush sees every byte.
     closers.push({ name: 'gateway', close: () => gateway.close() });
-    const target = await startProbeTarget({ host: '127.0.0.1' });
+    const target = await startProbeTarget({ host: '127.0.0.1', exits: (id) => exits.get(id) });
     closers.push({ name: 'probe target', close: () => target.close() });
     const agents: DemoAgents = await startDemoAgents({
       db: cfg.db,
@@ -125,6 +141,16 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
       probeIntervalMs: cfg.probeIntervalMs ?? 60_000,
     });
     closers.push({ name: 'presence monitor', close: () => presence.close() });
+    const probes = startProbeRequestWorker({
+      db: cfg.db,
+      nodeId: cfg.nodeId,
+      dialer: gateway,
+      echoUrl: target.echoUrl,
+      geo,
+      reverseDns: false,
+    });
+    closers.push({ name: 'purchase probes', close: () => probes.close() });
+    await probes.ready;
     return {
       socksHost: cfg.publicHost,
       tunnelNotice: DEMO_TUNNEL_NOTICE,
@@ -133,6 +159,10 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
       agentsOnline: () => gateway.agentsOnline(),
       gateway,
       presence,
+      moveExit(agentId, exit) {
+        places.set(exit.ip, exit.loc);
+        exits.set(agentId, exit.ip);
+      },
       close: closeAll,
     };
   } catch (e) {
