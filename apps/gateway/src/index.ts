@@ -1,9 +1,5 @@
 export { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
+export { type GatewayNode, type GatewayNodeConfig, socksPortsOf, startGatewayNode } from './node.ts';
 export type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseEntry, LeaseMeter } from './policy/types.ts';
-export {
-  PROBE_DONE_CHANNEL,
-  PROBE_REQUESTED_CHANNEL,
-  type ProbeRequestWorker,
-  startProbeRequestWorker,
-} from './presence/probe-requests.ts';
+export { type ProbeRequestWorker, startProbeRequestWorker } from './presence/probe-requests.ts';
 export { type ControlPlane, type ControlPlaneOptions, startControlPlane } from './store/control-plane.ts';

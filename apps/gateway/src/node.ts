@@ -1,0 +1,120 @@
+import { SOCKS_PORT_OFFSETS } from '@pm/contracts';
+import type { DbHandle } from '@pm/db';
+import { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
+import type { GeoLookup } from './geo/geo.ts';
+import { createPresenceMonitor, type PresenceMonitor } from './presence/presence.ts';
+import { type ProbeRequestWorker, startProbeRequestWorker } from './presence/probe-requests.ts';
+import type { GatewayNodeInfo } from './store/agent-registry.ts';
+import { type ControlPlane, startControlPlane } from './store/control-plane.ts';
+
+export interface GatewayNodeConfig {
+  db: DbHandle;
+  nodeId: string;
+  /** This node as customers see it; its SOCKS ports are `socksBasePort` plus `SOCKS_PORT_OFFSETS`. */
+  node: GatewayNodeInfo;
+  /** Address the SOCKS, no-auth and metrics listeners bind to. */
+  host: string;
+  tunnelPort: number;
+  /** The tunnel's certificate and key (TLS 1.3); plaintext only with `plaintextTunnel` on loopback. */
+  tls?: GatewayConfig['tls'];
+  plaintextTunnel?: boolean;
+  /** Address of the tunnel listener (default `host`). */
+  tunnelHost?: string;
+  metricsPort?: number;
+  /** Honour agents' `ip` override (devnet synthetic identities only). */
+  trustAgentIp?: boolean;
+  /** Where agents' addresses are located (DB-IP in production, the devnet's map in the demo). */
+  geo?: GeoLookup;
+  /** Reverse DNS of agent addresses (default on). */
+  reverseDns?: boolean;
+  /** Presence probes and speed tests: the URLs requested through the agents. */
+  presence: { probeUrl: string; speedUrl: string; probeIntervalMs?: number };
+  /** The market API's purchase probes: the IP-echo URL requested through the agent. */
+  probeRequests: { echoUrl: string; timeoutMs?: number };
+  handshakeTimeoutMs?: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** One running gateway node and its parts. */
+export interface GatewayNode {
+  gateway: GatewayHandle;
+  plane: ControlPlane;
+  presence: PresenceMonitor;
+  probeRequests: ProbeRequestWorker;
+  /** Stops the parts in reverse order; the gateway before the control plane, so the meter sees every byte. */
+  close(): Promise<void>;
+}
+
+/** The SOCKS ports of a node: its base port plus `SOCKS_PORT_OFFSETS`, or any free ports for base 0. */
+export function socksPortsOf(basePort: number): number[] {
+  return SOCKS_PORT_OFFSETS.map((offset) => (basePort ? basePort + offset : 0));
+}
+
+/**
+ * Starts one gateway node on PostgreSQL, the one composition `main.ts` and the devnet share: the
+ * control plane (leases, agents with their location, counters), the data path, presence probes and
+ * activity, and the market API's purchase probes. Resolves once every part is up.
+ */
+export async function startGatewayNode(config: GatewayNodeConfig): Promise<GatewayNode> {
+  const log = config.log ?? (() => {});
+  const onError = (part: string) => (err: unknown) => log(`${part} error`, { error: String(err) });
+  const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(onError('close'));
+  };
+  try {
+    const plane = await startControlPlane({
+      db: config.db,
+      nodeId: config.nodeId,
+      node: config.node,
+      geo: config.geo,
+      reverseDns: config.reverseDns,
+      onError: onError('control plane'),
+    });
+    closers.push(() => plane.close());
+    const gateway = await startGateway({
+      nodeId: config.nodeId,
+      host: config.host,
+      tunnelHost: config.tunnelHost,
+      tunnelPort: config.tunnelPort,
+      socksPorts: socksPortsOf(config.node.socksBasePort),
+      tls: config.tls,
+      plaintextTunnel: config.plaintextTunnel,
+      directory: plane.directory,
+      meter: plane.meter,
+      registry: plane.registry,
+      handshakeTimeoutMs: config.handshakeTimeoutMs ?? 10_000,
+      metricsPort: config.metricsPort,
+      trustAgentIp: config.trustAgentIp,
+      log,
+    });
+    closers.push(() => gateway.close());
+    const presence = createPresenceMonitor({
+      db: config.db,
+      nodeId: config.nodeId,
+      dialer: gateway,
+      agentsOnline: () => gateway.agentsOnline(),
+      probeUrl: config.presence.probeUrl,
+      speedUrl: config.presence.speedUrl,
+      probeIntervalMs: config.presence.probeIntervalMs,
+      onError: onError('presence'),
+    });
+    closers.push(() => presence.close());
+    const probeRequests = startProbeRequestWorker({
+      db: config.db,
+      nodeId: config.nodeId,
+      dialer: gateway,
+      echoUrl: config.probeRequests.echoUrl,
+      timeoutMs: config.probeRequests.timeoutMs,
+      geo: config.geo,
+      reverseDns: config.reverseDns === false ? false : undefined,
+      onError: onError('probe request'),
+    });
+    closers.push(() => probeRequests.close());
+    await probeRequests.ready;
+    return { gateway, plane, presence, probeRequests, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
