@@ -5,27 +5,18 @@
  * probes and speed-tests through them.
  */
 import type { DbHandle } from '@pm/db';
-import {
-  type ControlPlane,
-  type GatewayHandle,
-  startControlPlane,
-  startGateway,
-  startProbeRequestWorker,
-} from '@pm/gateway';
+import { type GatewayHandle, startGatewayNode } from '@pm/gateway';
 import { createOverrideGeo, type Loc } from '@pm/gateway/geo/geo';
-import { createPresenceMonitor, type PresenceMonitor } from '@pm/gateway/presence/presence';
+import type { PresenceMonitor } from '@pm/gateway/presence/presence';
 import { type DemoAgents, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
 import { seedDemoSharedLeases } from './demo-leases.ts';
-
-/** SOCKS ports of a node are its base port plus these (SPEC 9). */
-const SOCKS_OFFSETS = [2080, 3080, 4080, 5080];
 
 export interface DemoNetworkConfig {
   db: DbHandle;
   host: string;
   publicHost: string;
   nodeId: string;
-  /** Base port; SOCKS listens on base+2080, +3080, +4080, +5080. */
+  /** Base port; SOCKS listens on base plus `SOCKS_PORT_OFFSETS` (2080, 3080, 4080, 5080). */
   socksBasePort: number;
   tunnelPort: number;
   /** No-auth ports are allocated from this range. */
@@ -83,7 +74,11 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     const places = new Map<string, Loc>(identities.map((d) => [d.ip, d.loc]));
     const exits = new Map(identities.map((d) => [d.id, d.ip]));
     const geo = createOverrideGeo(places);
-    const plane: ControlPlane = await startControlPlane({
+    // The outside world the gateway probes through the agents: probe page, speed bytes, IP echo.
+    const target = await startProbeTarget({ host: '127.0.0.1', exits: (id) => exits.get(id) });
+    closers.push({ name: 'probe target', close: () => target.close() });
+    // The same node composition as a production gateway (`main.ts`), with the demo's stand-ins.
+    const node = await startGatewayNode({
       db: cfg.db,
       nodeId: cfg.nodeId,
       node: {
@@ -93,32 +88,28 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
         authPortMin: cfg.authPortMin,
         authPortMax: cfg.authPortMax,
       },
-      geo,
-      // Synthetic documentation addresses have no reverse DNS; the identities carry a host name.
-      reverseDns: false,
-    });
-    closers.push({ name: 'control plane', close: () => plane.close() });
-    const gateway = await startGateway({
-      nodeId: cfg.nodeId,
       host: cfg.host,
       tunnelPort: cfg.tunnelPort,
-      socksPorts: SOCKS_OFFSETS.map((o) => cfg.socksBasePort + o),
-      directory: plane.directory,
-      meter: plane.meter,
-      registry: plane.registry,
-      handshakeTimeoutMs: 10_000,
-      metricsPort: cfg.metricsPort,
-      // Demo agents announce their synthetic public address; production never trusts it.
-      trustAgentIp: true,
       // The in-process demo agents dial over loopback without TLS; the gateway allows that on
       // loopback only, so the tunnel listener stays there whatever `host` the SOCKS ports use.
       plaintextTunnel: true,
       tunnelHost: '127.0.0.1',
+      metricsPort: cfg.metricsPort,
+      // Demo agents announce their synthetic public address; production never trusts it.
+      trustAgentIp: true,
+      geo,
+      // Synthetic documentation addresses have no reverse DNS; the identities carry a host name.
+      reverseDns: false,
+      presence: {
+        probeUrl: target.probeUrl,
+        speedUrl: target.speedUrl,
+        probeIntervalMs: cfg.probeIntervalMs ?? 60_000,
+      },
+      probeRequests: { echoUrl: target.echoUrl },
     });
-    // Closed before the control plane, so the meter's last flush sees every byte.
-    closers.push({ name: 'gateway', close: () => gateway.close() });
-    const target = await startProbeTarget({ host: '127.0.0.1', exits: (id) => exits.get(id) });
-    closers.push({ name: 'probe target', close: () => target.close() });
+    // Closed before the probe target; inside, the gateway before the control plane.
+    closers.push({ name: 'gateway node', close: () => node.close() });
+    const { gateway, presence } = node;
     const agents: DemoAgents = await startDemoAgents({
       db: cfg.db,
       gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
@@ -128,29 +119,9 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     await agents.waitConnected(15_000);
     if (cfg.sharedLeases ?? true) {
       // The leases name the agent's node, which the registry writes off the tunnel's path.
-      await plane.registry.idle();
+      await node.plane.registry.idle();
       await seedDemoSharedLeases(cfg.db, identities);
     }
-    const presence = createPresenceMonitor({
-      db: cfg.db,
-      nodeId: cfg.nodeId,
-      dialer: gateway,
-      agentsOnline: () => gateway.agentsOnline(),
-      probeUrl: target.probeUrl,
-      speedUrl: target.speedUrl,
-      probeIntervalMs: cfg.probeIntervalMs ?? 60_000,
-    });
-    closers.push({ name: 'presence monitor', close: () => presence.close() });
-    const probes = startProbeRequestWorker({
-      db: cfg.db,
-      nodeId: cfg.nodeId,
-      dialer: gateway,
-      echoUrl: target.echoUrl,
-      geo,
-      reverseDns: false,
-    });
-    closers.push({ name: 'purchase probes', close: () => probes.close() });
-    await probes.ready;
     return {
       socksHost: cfg.publicHost,
       tunnelNotice: DEMO_TUNNEL_NOTICE,
