@@ -9,3 +9,4 @@ export * from './leases.ts';
 export * from './payments.ts';
 export * from './permissions.ts';
 export * from './pricing.ts';
+export * from './probes.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZConn, ZLoc, ZSpeed } from './agents.ts';
-import { ZCents, zQueryInt } from './common.ts';
+import { ZCents, ZErrorBody, zQueryInt } from './common.ts';
 
 /** Lease ids: 4 word characters, a dash and 4 digits (SPEC 5, admin lease id search). */
 export const LEASE_ID_PATTERN = /^[a-z0-9]{4}-[0-9]{4}$/;
@@ -188,6 +188,17 @@ export const LEASE_CHANGE_LABELS: Record<LeaseChange, string> = {
   score: 'IP Score',
   rating: 'Rating',
 };
+
+/**
+ * Error body of `POST /leases`: `errorCode` one of PURCHASE_ERROR_CODES on a 409, with `changes`
+ * for agentInfoChanged and the current `priceExcC`/`priceShrC` for priceChanged (so the screen reloads).
+ */
+export const ZPurchaseErrorBody = ZErrorBody.extend({
+  changes: z.array(z.enum(LEASE_CHANGES)).optional(),
+  priceExcC: ZCents.optional(),
+  priceShrC: ZCents.optional(),
+});
+export type TPurchaseErrorBody = z.infer<typeof ZPurchaseErrorBody>;
 
 /** `PATCH /leases/{id}/autoRenew?set=true|false`. */
 export const ZAutoRenewQuery = z

@@ -6,15 +6,11 @@
  * the result, notifying `probe_done` with the row's id. PostgreSQL is the only channel between them.
  */
 import { promises as dns } from 'node:dns';
+import { PROBE_DONE_CHANNEL, PROBE_REQUESTED_CHANNEL, type TProbeObservation } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { type GeoLookup, isMobileIsp, type Loc, noGeo } from '../geo/geo.ts';
 import type { AgentDialer } from '../policy/types.ts';
 import { type EchoResult, echoThroughAgent, type HttpTarget, parseHttpTarget } from './http-probe.ts';
-
-/** Channel the API notifies (payload: node id) when it inserts a request. */
-export const PROBE_REQUESTED_CHANNEL = 'probe_requested';
-/** Channel this worker notifies (payload: request id) when a result is written. */
-export const PROBE_DONE_CHANNEL = 'probe_done';
 
 export interface ProbeRequestWorkerOptions {
   db: DbHandle;
@@ -45,12 +41,8 @@ export interface ProbeRequestWorker {
   close(): Promise<void>;
 }
 
-/** The exit as a probe saw it; `host` and `loc` are null when unknown. */
-export interface ObservedExit {
-  ip: string;
-  host: string | null;
-  loc: Omit<Loc, 'host' | 'lat' | 'lon'> | null;
-}
+/** The exit as a probe saw it (the contract the API reads). */
+export type ObservedExit = TProbeObservation;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;

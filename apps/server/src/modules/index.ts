@@ -10,6 +10,7 @@ import { leasesModule } from './leases/leases.module.ts';
 import { ledgerModule } from './ledger/ledger.module.ts';
 import { paymentsModule } from './payments/payments.module.ts';
 import { pricingModule } from './pricing/pricing.module.ts';
+import { probesModule } from './probes/probes.module.ts';
 import { referralModule } from './referral/referral.module.ts';
 
 export const MODULES = [
@@ -20,6 +21,7 @@ export const MODULES = [
   paymentsModule,
   pricingModule,
   agentsModule,
+  probesModule,
   leasesModule,
   authportModule,
 ] as const;

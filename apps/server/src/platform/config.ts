@@ -24,6 +24,8 @@ export interface FeatureSettings {
   referralInviteUrl?: string | undefined;
   /** How long shop pages, counts, segments and country totals are shared between callers; default 1000 ms, 0 off. */
   shopCacheMs?: number | undefined;
+  /** How long `POST /leases` with `probe` waits for the gateway's answer; default 5000 ms. */
+  purchaseProbeTimeoutMs?: number | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */

@@ -1,6 +1,6 @@
 import { agentNotes, agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
-import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 
 export type LeaseRow = typeof leases.$inferSelect;
 export type NewLeaseRow = typeof leases.$inferInsert;
@@ -55,6 +55,87 @@ export function createLeaseRepository(db: Db) {
         .from(leases)
         .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
         .where(eq(leases.id, id));
+      return rows[0];
+    },
+
+    /**
+     * A page of the user's active leases at `now` (not ended, `until` after it), newest first, with
+     * their node and agent rows; one more row than `limit` tells the caller another page exists.
+     */
+    async findActivePageOfUser(
+      userId: string,
+      page: { now: Date; offset: number; limit: number },
+      tx: DbOrTx = db,
+    ): Promise<(LeaseWithNode & { agent: AgentRow })[]> {
+      return tx
+        .select({ lease: leases, node: gatewayNodes, agent: agents })
+        .from(leases)
+        .innerJoin(agents, eq(agents.id, leases.agentId))
+        .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
+        .where(and(eq(leases.userId, userId), isNull(leases.endedAt), gt(leases.until, page.now)))
+        .orderBy(desc(leases.start), desc(leases.id))
+        .offset(page.offset)
+        .limit(page.limit + 1);
+    },
+
+    /** Active leases (shared and private together) on each of `agentIds`. */
+    async countActiveByAgents(agentIds: string[], tx: DbOrTx = db): Promise<Map<string, number>> {
+      if (agentIds.length === 0) return new Map();
+      const rows = await tx
+        .select({ agentId: leases.agentId, n: sql<number>`count(*)::int` })
+        .from(leases)
+        .where(and(inArray(leases.agentId, agentIds), isActive))
+        .groupBy(leases.agentId);
+      return new Map(rows.map((r) => [r.agentId, r.n]));
+    },
+
+    /** The user's notes on each of `agentIds` that has one. */
+    async findNotes(userId: string, agentIds: string[], tx: DbOrTx = db): Promise<Map<string, string>> {
+      if (agentIds.length === 0) return new Map();
+      const rows = await tx
+        .select({ agentId: agentNotes.agentId, note: agentNotes.note })
+        .from(agentNotes)
+        .where(and(eq(agentNotes.userId, userId), inArray(agentNotes.agentId, agentIds)));
+      return new Map(rows.map((r) => [r.agentId, r.note]));
+    },
+
+    /** Whether the user holds or ever held a lease on the agent. */
+    async hasLeased(userId: string, agentId: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .select({ id: leases.id })
+        .from(leases)
+        .where(and(eq(leases.userId, userId), eq(leases.agentId, agentId)))
+        .limit(1);
+      return rows.length > 0;
+    },
+
+    /** Sets the user's note on an agent (insert or replace). */
+    async upsertNote(userId: string, agentId: string, note: string, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .insert(agentNotes)
+        .values({ userId, agentId, note })
+        .onConflictDoUpdate({
+          target: [agentNotes.userId, agentNotes.agentId],
+          set: { note, updatedAt: sql`now()` },
+        });
+    },
+
+    async deleteNote(userId: string, agentId: string, tx: DbOrTx = db): Promise<void> {
+      await tx.delete(agentNotes).where(and(eq(agentNotes.userId, userId), eq(agentNotes.agentId, agentId)));
+    },
+
+    /** Sets auto-renew on a lease of the user that has not ended; undefined when there is none. */
+    async setAutoRenew(
+      userId: string,
+      id: string,
+      autoRenew: boolean,
+      tx: DbOrTx = db,
+    ): Promise<LeaseRow | undefined> {
+      const rows = await tx
+        .update(leases)
+        .set({ autoRenew })
+        .where(and(eq(leases.id, id), eq(leases.userId, userId), isNull(leases.endedAt)))
+        .returning();
       return rows[0];
     },
 

@@ -2,12 +2,14 @@ import { randomInt } from 'node:crypto';
 import {
   AppError,
   LEASE_DURATION_MS,
+  MAX_NOTE_LENGTH,
   MAX_SHARED_LEASES,
   MAX_WHITELIST_ENTRIES,
   parseWhitelist,
   type TAuthPort,
   type TLease,
   type TLeaseInfo,
+  type TLeasesResponse,
 } from '@pm/contracts';
 import type { Db, DbOrTx, Tx } from '@pm/db';
 import { type Cents, cents } from '@pm/money';
@@ -95,6 +97,7 @@ const alreadyLeased = () =>
     details: { errorCode: 'agentAlreadyLeased' },
   });
 const leaseNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
+const agentNoteNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy not found' });
 
 /** Leases: creation with credentials (never overselling an agent), reading, ending, refund marking, whitelists. */
 export function createLeaseService(deps: LeaseServiceDeps) {
@@ -168,6 +171,77 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     },
 
     getLease,
+
+    /**
+     * `GET /leases`: the user's active leases at the service's clock (not ended, `until` after
+     * now), newest first, `limit` from offset `cursor`; the answer's `cursor` is the next offset, 0
+     * after the last page.
+     */
+    async listActiveLeases(
+      userId: string,
+      page: { cursor: number; limit: number },
+      tx?: DbOrTx,
+    ): Promise<TLeasesResponse> {
+      const nowMs = now();
+      const rows = await repo.findActivePageOfUser(
+        userId,
+        { now: new Date(nowMs), offset: page.cursor, limit: page.limit },
+        tx,
+      );
+      const shown = rows.slice(0, page.limit);
+      const agentIds = [...new Set(shown.map((r) => r.agent.id))];
+      const [active, notes] = await Promise.all([
+        repo.countActiveByAgents(agentIds, tx),
+        repo.findNotes(userId, agentIds, tx),
+      ]);
+      const list = shown.map((r) =>
+        toLease(
+          { ...r, activeOnAgent: active.get(r.agent.id) ?? 0, note: notes.get(r.agent.id) ?? '' },
+          nowMs,
+        ),
+      );
+      return { leases: list, cursor: rows.length > page.limit ? page.cursor + page.limit : 0 };
+    },
+
+    /**
+     * `PATCH /leases/{id}/autoRenew`: turns auto-renew on or off on the user's lease. Another
+     * user's lease is NOT_FOUND (ids cannot be probed); an ended one is CONFLICT `leaseEnded`.
+     */
+    async setAutoRenew(userId: string, id: string, autoRenew: boolean): Promise<TLease> {
+      const updated = await repo.setAutoRenew(userId, id, autoRenew);
+      if (!updated) {
+        const found = await repo.findWithNode(id);
+        if (found?.lease.userId !== userId) throw leaseNotFound();
+        throw new AppError('CONFLICT', {
+          userMessage: 'The lease has ended',
+          details: { errorCode: 'leaseEnded' },
+        });
+      }
+      return getLease(id);
+    },
+
+    /**
+     * `PUT /agentnotes/{agentId}`: the user's note on an agent they hold or held a lease on,
+     * trimmed; empty deletes it. NOT_FOUND for any other agent, so one user never touches another's.
+     */
+    async setAgentNote(userId: string, agentId: string, note: string): Promise<void> {
+      if (!(await repo.hasLeased(userId, agentId))) throw agentNoteNotFound();
+      const text = note.trim();
+      if (text.length > MAX_NOTE_LENGTH) {
+        throw new AppError('VALIDATION_FAILED', {
+          userMessage: `note: at most ${MAX_NOTE_LENGTH} characters`,
+          details: { field: 'note' },
+        });
+      }
+      if (text === '') await repo.deleteNote(userId, agentId);
+      else await repo.upsertNote(userId, agentId, text);
+    },
+
+    /** `DELETE /agentnotes/{agentId}`: removes the user's note (none is fine); NOT_FOUND as for setting it. */
+    async deleteAgentNote(userId: string, agentId: string): Promise<void> {
+      if (!(await repo.hasLeased(userId, agentId))) throw agentNoteNotFound();
+      await repo.deleteNote(userId, agentId);
+    },
 
     /** The lease with its lifecycle fields (ended, refunded), for staff and jobs. */
     async getLeaseAdminView(id: string, tx?: DbOrTx): Promise<LeaseAdminView> {

@@ -1,0 +1,139 @@
+import {
+  AppError,
+  type LeaseChange,
+  MAX_SHARED_LEASES,
+  type TLease,
+  type ZLeasePurchaseBody,
+} from '@pm/contracts';
+import type { Db } from '@pm/db';
+import type { Cents } from '@pm/money';
+import type { z } from 'zod';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import type { AgentsService, PurchaseQuote } from '../agents/agents.service.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
+import type { ProbeService } from '../probes/probes.service.ts';
+import { findExitChanges } from './leases.changes.ts';
+import type { LeaseService } from './leases.service.ts';
+
+/** What the purchase is built from: the services it calls, each as narrow as it can be. */
+export interface PurchaseServiceDeps {
+  db: Db;
+  ledger: Pick<LedgerService, 'move'>;
+  agents: Pick<AgentsService, 'quoteForPurchase' | 'markSold'>;
+  leases: Pick<LeaseService, 'createLease'>;
+  probes: Pick<ProbeService, 'probeAgent'>;
+}
+
+/** The purchase service's functions (derived from the factory). */
+export type PurchaseService = ReturnType<typeof createPurchaseService>;
+
+/** A purchase as the route passes it (the parsed body: `probe` defaulted, `expPriceC` in Cents). */
+export type PurchaseInput = z.output<typeof ZLeasePurchaseBody>;
+
+const refused = (errorCode: string, userMessage: string, extra: Record<string, unknown> = {}) =>
+  new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
+
+/** Purchase refusals (SPEC 7 and 8); `errorCode` is one of PURCHASE_ERROR_CODES. */
+export const purchaseErrors = {
+  agentNotFound: () => refused('agentNotFound', 'This proxy is currently offline.'),
+  alreadyLeased: () => refused('agentAlreadyLeased', 'This proxy is currently purchased and unavailable.'),
+  priceChanged: (q: PurchaseQuote) =>
+    refused('priceChanged', 'The price of this proxy has changed.', {
+      priceExcC: q.priceExcC,
+      priceShrC: q.priceShrC,
+    }),
+  probeErrAgent: () => refused('probeErrAgent', 'The proxy is not responding.'),
+  agentInfoChanged: (changes: LeaseChange[]) =>
+    refused('agentInfoChanged', "The proxy's parameters have changed.", { changes }),
+};
+
+/**
+ * The price the buyer pays if the agent can be sold as asked; throws the refusal otherwise. In
+ * this order: unknown, static, never connected or offline; full for the kind asked; price moved.
+ */
+function priceForSale(quote: PurchaseQuote | undefined, input: PurchaseInput): Cents {
+  if (!quote?.agent.online) throw purchaseErrors.agentNotFound();
+  const isFull = input.exc
+    ? quote.activeShared + quote.activeExclusive > 0
+    : quote.activeExclusive > 0 || quote.activeShared >= MAX_SHARED_LEASES;
+  if (isFull) throw purchaseErrors.alreadyLeased();
+  const priceC = input.exc ? quote.priceExcC : quote.priceShrC;
+  if (priceC !== input.expPriceC) throw purchaseErrors.priceChanged(quote);
+  return priceC;
+}
+
+/**
+ * `POST /leases`: sells a private or shared 24-hour lease of an agent. The sale is one
+ * transaction under the agent's row lock (the rules, the lease row, the ledger debit whose memo
+ * names the lease, the last-sold time), or nothing; with `probe` the agent is first tested
+ * through its gateway node, outside the lock.
+ */
+export function createPurchaseService(deps: PurchaseServiceDeps) {
+  async function sell(userId: string, input: PurchaseInput): Promise<TLease> {
+    return deps.db.transaction(async (tx) => {
+      const quote = await deps.agents.quoteForPurchase(input.agentID, tx);
+      const priceC = priceForSale(quote, input);
+      const lease = await deps.leases.createLease(
+        { userId, agentId: input.agentID, exc: input.exc, purchasePriceC: priceC },
+        tx,
+      );
+      // A free lease moves no money, and the ledger refuses a zero move.
+      if (priceC > 0) {
+        const kind = input.exc ? 'private' : 'shared';
+        try {
+          await deps.ledger.move(
+            {
+              userId,
+              amountC: -priceC as Cents,
+              type: 'purchase',
+              memo: `Lease ${lease.id} (${kind}, ${lease.info.ip})`,
+            },
+            tx,
+          );
+        } catch (e) {
+          // No account yet is a balance of zero.
+          if (e instanceof AppError && e.code === 'NOT_FOUND')
+            throw new AppError('PAYMENT_REQUIRED', { cause: e });
+          throw e;
+        }
+      }
+      await deps.agents.markSold(input.agentID, tx);
+      return lease;
+    });
+  }
+
+  /** Tests the agent through its node; refuses when it does not answer or its exit is not what was shown. */
+  async function probeBeforeSale(input: PurchaseInput): Promise<void> {
+    // What the shop shows now, checked first so a sale that cannot happen costs no probe.
+    const quote = await deps.db.transaction(async (tx) => {
+      const q = await deps.agents.quoteForPurchase(input.agentID, tx);
+      priceForSale(q, input);
+      return q!;
+    });
+    const { agent } = quote;
+    const outcome = await deps.probes.probeAgent(agent.id, agent.nodeId!);
+    if (!outcome.ok) throw purchaseErrors.probeErrAgent();
+    // The gateway has already updated the agent row to what it saw; the buyer reloads it.
+    const changes = outcome.observed ? findExitChanges(agent, outcome.observed) : [];
+    if (changes.length > 0) throw purchaseErrors.agentInfoChanged(changes);
+  }
+
+  return {
+    /**
+     * Buys a lease for `userId`. Throws CONFLICT with `errorCode` agentNotFound, agentAlreadyLeased,
+     * priceChanged (with the current prices), probeErrAgent or agentInfoChanged (with `changes`),
+     * and PAYMENT_REQUIRED when the balance is short; a refusal changes nothing.
+     */
+    async purchaseLease(userId: string, input: PurchaseInput): Promise<TLease> {
+      if (input.probe) await probeBeforeSale(input);
+      // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await sell(userId, input);
+        } catch (e) {
+          if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
+        }
+      }
+    },
+  };
+}
