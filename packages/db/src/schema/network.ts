@@ -41,6 +41,15 @@ export const gatewayNodes = pgTable('gateway_nodes', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * The agents the shop lists (on sale): online, not static, with a node, no private lease and fewer
+ * than 4 shared ones. The shop's queries state this predicate in these words so the partial
+ * indexes below apply.
+ */
+export const SHOP_LISTED = sql.raw(
+  'online AND NOT is_static AND node_id IS NOT NULL AND active_exclusive = 0 AND active_shared < 4',
+);
+
 /** An exit agent (the "proxy" the shop sells). Location and presence columns are kept by the gateway. */
 export const agents = pgTable(
   'agents',
@@ -87,12 +96,24 @@ export const agents = pgTable(
     speedStatus: text('speed_status'),
     /** Last sale (a lease bought on it), set by the purchase; "New" in the shop means none in 30 days. */
     lastSoldAt: timestamp('last_sold_at', { withTimezone: true }),
+    /**
+     * Leases on the agent not yet ended (`ended_at` null), shared and private, kept by a trigger on
+     * `leases` (migration 0007) so the shop filters and orders on this table alone. A lease past its
+     * `until` counts until `leases.expire` ends it (within a minute).
+     */
+    activeShared: integer('active_shared').notNull().default(0),
+    activeExclusive: integer('active_exclusive').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('agents_key_hash_uq').on(t.keyHash),
     index('agents_node_idx').on(t.nodeId),
     index('agents_cc_idx').on(t.cc),
+    // The shop lists only agents on sale; each index covers that set alone (SHOP_LISTED must match the shop's query).
+    index('agents_shop_idx').on(t.cc, t.actv.desc(), t.id).where(SHOP_LISTED),
+    index('agents_shop_reg_idx').on(t.cc, t.reg, t.conn).where(SHOP_LISTED),
+    index('agents_shop_geo_idx').on(t.cc, t.lat, t.lon).where(SHOP_LISTED),
+    index('agents_shop_ip_idx').on(t.cc, sql`${t.ip} text_pattern_ops`).where(SHOP_LISTED),
     check('agents_stars_range', sql`${t.stars} BETWEEN 1 AND 10`),
   ],
 );

@@ -1,23 +1,7 @@
-import { MAX_SHARED_LEASES, type TConn } from '@pm/contracts';
-import { agentPresence, agents, type Db, type DbOrTx, leases, type Tx } from '@pm/db';
-import type { BoundingBox } from '@pm/geo';
-import { EARTH_RADIUS_MI } from '@pm/geo';
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  gte,
-  inArray,
-  isNotNull,
-  isNull,
-  lt,
-  ne,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
+import type { TConn } from '@pm/contracts';
+import { agentPresence, agents, type Db, type DbOrTx, leases, SHOP_LISTED, type Tx } from '@pm/db';
+import { type BoundingBox, EARTH_RADIUS_MI } from '@pm/geo';
+import { and, asc, count, eq, gt, gte, inArray, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm';
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -44,7 +28,7 @@ export interface ShopFilter {
   radius?: { lat: number; lon: number; miles: number; box: BoundingBox } | undefined;
 }
 
-/** An agent as the shop lists it: its row's shown columns, active leases and current uptime start. */
+/** An agent as the shop lists it: its row's shown columns, active leases (the trigger's counts) and current uptime start. */
 export interface ShopRow {
   id: string;
   ip: string;
@@ -95,6 +79,8 @@ const shopColumns = {
   lastSoldAt: agents.lastSoldAt,
   speedBps: agents.speedBps,
   speedCheckedAt: agents.speedCheckedAt,
+  activeShared: agents.activeShared,
+  activeExclusive: agents.activeExclusive,
 };
 
 /** Active lease: not ended and not past its end (the lease service's rule; `leases.expire` ends them within a minute). */
@@ -113,35 +99,14 @@ function milesFrom(c: { lat: number; lon: number }): SQL {
 
 /** The listed agents, their active leases, the caller's leases and the country totals; the only Drizzle user of the shop. */
 export function createAgentsRepository(db: Db) {
-  // Active leases per agent; the shop hides agents a private lease or 4 shared ones fill.
-  const busy = db.$with('busy').as(
-    db
-      .select({
-        agentId: leases.agentId,
-        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`.as('shared'),
-        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`.as('exclusive'),
-      })
-      .from(leases)
-      .where(isActiveLease)
-      .groupBy(leases.agentId),
-  );
-  const shared = sql<number>`coalesce(${busy.shared}, 0)`;
-  const exclusive = sql<number>`coalesce(${busy.exclusive}, 0)`;
-
-  /** On sale: online, not static, with a node, and room for at least a shared lease. */
-  const onSale = [
-    eq(agents.online, true),
-    eq(agents.isStatic, false),
-    isNotNull(agents.nodeId),
-    sql`${exclusive} = 0`,
-    sql`${shared} < ${MAX_SHARED_LEASES}`,
-  ];
+  // The partial indexes' predicate in its words (no parameters), so the planner can use them.
+  const onSale = sql`${SHOP_LISTED}`;
 
   function conditions(f: ShopFilter, omit?: Facet): SQL | undefined {
     const r = f.radius;
     return and(
       eq(agents.cc, f.cc),
-      ...onSale,
+      onSale,
       f.reg !== undefined && omit !== 'reg' ? eq(agents.reg, f.reg) : undefined,
       f.city !== undefined && omit !== 'city' ? eq(agents.city, f.city) : undefined,
       f.zip !== undefined && omit !== 'zip' ? eq(agents.zip, f.zip) : undefined,
@@ -149,7 +114,11 @@ export function createAgentsRepository(db: Db) {
       // The prefix is digits and dots only (built from two bounded integers), so it needs no escaping.
       f.ipPrefix !== undefined ? sql`${agents.ip} LIKE ${`${f.ipPrefix}%`}` : undefined,
       f.conn !== undefined ? eq(agents.conn, f.conn) : undefined,
-      f.leases === 'none' ? sql`${shared} = 0` : f.leases === 'some' ? sql`${shared} > 0` : undefined,
+      f.leases === 'none'
+        ? eq(agents.activeShared, 0)
+        : f.leases === 'some'
+          ? gt(agents.activeShared, 0)
+          : undefined,
       f.fresh === true ? or(isNull(agents.lastSoldAt), lt(agents.lastSoldAt, f.soldSince)) : undefined,
       f.fresh === false ? gte(agents.lastSoldAt, f.soldSince) : undefined,
       f.minStars !== undefined ? gte(agents.stars, f.minStars) : undefined,
@@ -194,12 +163,10 @@ export function createAgentsRepository(db: Db) {
       tx: DbOrTx = db,
     ): Promise<ShopRow[]> {
       const rows = await tx
-        .with(busy)
-        .select({ ...shopColumns, activeShared: shared, activeExclusive: exclusive })
+        .select(shopColumns)
         .from(agents)
-        .leftJoin(busy, eq(busy.agentId, agents.id))
         .where(conditions(f))
-        .orderBy(desc(agents.actv), asc(agents.id))
+        .orderBy(sql`${agents.actv} DESC NULLS LAST`, asc(agents.id))
         .offset(page.offset)
         .limit(page.limit);
       const since = await findOnlineSince(
@@ -211,12 +178,7 @@ export function createAgentsRepository(db: Db) {
 
     /** How many agents the filter lists. */
     async countListed(f: ShopFilter, tx: DbOrTx = db): Promise<number> {
-      const rows = await tx
-        .with(busy)
-        .select({ n: count() })
-        .from(agents)
-        .leftJoin(busy, eq(busy.agentId, agents.id))
-        .where(conditions(f));
+      const rows = await tx.select({ n: count() }).from(agents).where(conditions(f));
       return Number(rows[0]?.n ?? 0);
     },
 
@@ -224,10 +186,8 @@ export function createAgentsRepository(db: Db) {
     async findFacetValues(f: ShopFilter, facet: Facet, tx: DbOrTx = db): Promise<string[]> {
       const column = agents[facet];
       const rows = await tx
-        .with(busy)
         .selectDistinct({ v: column })
         .from(agents)
-        .leftJoin(busy, eq(busy.agentId, agents.id))
         .where(and(conditions(f, facet), ne(column, '')));
       return rows.map((r) => r.v);
     },
@@ -235,11 +195,9 @@ export function createAgentsRepository(db: Db) {
     /** Agents on sale per country code. */
     async countListedByCountry(tx: DbOrTx = db): Promise<{ cc: string; n: number }[]> {
       const rows = await tx
-        .with(busy)
         .select({ cc: agents.cc, n: count() })
         .from(agents)
-        .leftJoin(busy, eq(busy.agentId, agents.id))
-        .where(and(ne(agents.cc, ''), ...onSale))
+        .where(and(ne(agents.cc, ''), onSale))
         .groupBy(agents.cc);
       return rows.map((r) => ({ cc: r.cc, n: Number(r.n) }));
     },
@@ -249,17 +207,11 @@ export function createAgentsRepository(db: Db) {
       const rows = await tx.select(shopColumns).from(agents).where(eq(agents.id, id));
       const row = rows[0];
       if (!row) return undefined;
-      const active = await countActiveLeases(id, tx);
       const since = await findOnlineSince([id], tx);
-      return {
-        ...row,
-        activeShared: active.shared,
-        activeExclusive: active.exclusive,
-        onlineSince: since.get(id) ?? null,
-      };
+      return { ...row, onlineSince: since.get(id) ?? null };
     },
 
-    /** Active leases on one agent, by kind. */
+    /** Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts). */
     async countActiveLeases(
       agentId: string,
       tx: DbOrTx = db,

@@ -44,6 +44,9 @@ describe('agents.quoteForPurchase (inside the purchase transaction)', () => {
       [quote.priceExcC, quote.priceShrC, quote.activeShared, quote.activeExclusive, quote.isNew],
       [900, 350, 1, 0, true],
     );
+    // The shop counts a lapsed lease until leases.expire ends it (within a minute); the quote does not.
+    const shown = await agents.getAgent(a.id, newUserId());
+    assert.equal(shown.leases.count, 2);
   });
 
   test('undefined for an unknown, static or never-connected agent; an offline one is quoted (the purchase refuses it)', async () => {
@@ -143,5 +146,31 @@ describe('agents.markSold', () => {
       [[a.id, false]],
     );
     nowMs -= 31 * DAY;
+  });
+});
+
+describe('agents.active_shared / active_exclusive (kept by a trigger on leases)', () => {
+  test('follow every lease that starts, ends, is deleted or changes kind', async () => {
+    const a = await buildAgent(db, { nodeId });
+    const counts = async () =>
+      (
+        await db.query<{ s: number; e: number }>(
+          'SELECT active_shared AS s, active_exclusive AS e FROM agents WHERE id = $1',
+          [a.id],
+        )
+      )[0];
+    const one = await buildLease(db, a.id);
+    const two = await buildLease(db, a.id);
+    await buildLease(db, a.id, { endedAt: new Date() });
+    assert.deepEqual(await counts(), { s: 2, e: 0 });
+    await db.query('UPDATE leases SET exc = true WHERE id = $1', [one.id]);
+    assert.deepEqual(await counts(), { s: 1, e: 1 });
+    await db.query("UPDATE leases SET until = until + interval '1 hour' WHERE id = $1", [two.id]);
+    assert.deepEqual(await counts(), { s: 1, e: 1 }, 'other columns leave the counts alone');
+    await db.query('UPDATE leases SET ended_at = now() WHERE id = $1', [one.id]);
+    await db.query('UPDATE leases SET ended_at = now() WHERE id = $1', [one.id]);
+    assert.deepEqual(await counts(), { s: 1, e: 0 }, 'ending twice counts once');
+    await db.query('DELETE FROM leases WHERE id = $1', [two.id]);
+    assert.deepEqual(await counts(), { s: 0, e: 0 });
   });
 });
