@@ -4,6 +4,7 @@ import { type ChainSimulator, startChainSimulator, startTicker, type Ticker } fr
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
 import { DEFAULT_PAYMENTS_SETTINGS, type PaymentsSettings } from '../modules/payments/payments.config.ts';
+import type { FeatureSettings } from '../platform/config.ts';
 import type { AnyModule } from '../platform/module.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
@@ -65,6 +66,8 @@ export async function createTestApp(
     /** Payments settings over the simulator's defaults; false: no simulator, payments unconfigured. */
     payments?: Partial<PaymentsSettings> | false;
     now?: () => number;
+    /** Feature settings besides payments (e.g. `purchaseProbeTimeoutMs`). */
+    settings?: Omit<FeatureSettings, 'payments'>;
   } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(label);
@@ -86,7 +89,7 @@ export async function createTestApp(
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     blockCacheMs: o.blockCacheMs,
     extraModules: o.modules,
-    settings: { payments },
+    settings: { ...o.settings, payments },
     now: o.now,
   });
   await app.ready();

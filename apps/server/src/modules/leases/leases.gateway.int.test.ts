@@ -1,0 +1,214 @@
+/**
+ * Purchases against the real proxy network on loopback: the API, a gateway node with its
+ * PostgreSQL control plane and purchase-probe worker, real agents dialing it, and an IP echo that
+ * answers each agent's exit. `probe: true` meets probeErrAgent and agentInfoChanged for real, and
+ * a bought lease's credentials fetch a page through the gateway's SOCKS ports.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { type AgentHandle, startAgent } from '@pm/agent';
+import { SOCKS_PORT_OFFSETS, ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
+import { buildAgent, buildNode } from '@pm/db/testing';
+import {
+  type ControlPlane,
+  type GatewayHandle,
+  type ProbeRequestWorker,
+  startControlPlane,
+  startGateway,
+  startProbeRequestWorker,
+} from '@pm/gateway';
+import { createOverrideGeo } from '@pm/gateway/geo/geo';
+import { curl } from '@pm/gateway/session/harness.testkit';
+import { hashAgentKey } from '@pm/gateway/store/agent-registry';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
+
+const PROBE_TIMEOUT_MS = 1500;
+const AUSTIN = { cc: 'US', reg: 'TX', city: 'Austin', zip: '73301', isp: 'Example Cable', mob: false };
+const LYON = { cc: 'FR', reg: 'ARA', city: 'Lyon', zip: '69001', isp: 'Exemple Mobile', mob: true };
+const geo = createOverrideGeo({
+  '192.0.2.41': { ...AUSTIN, host: 'a41.cable.example' },
+  '192.0.2.42': { ...AUSTIN, host: 'a42.cable.example' },
+  '198.51.100.7': { ...LYON, host: 'lyon7.mobile.example' },
+});
+
+let t: TestApp;
+let plane: ControlPlane;
+let gateway: GatewayHandle;
+let probes: ProbeRequestWorker;
+let echo: http.Server;
+let echoPort: number;
+const agents: AgentHandle[] = [];
+/** Each agent's public exit as the echo service sees it (the carrier's NAT, in effect). */
+const exits = new Map<string, string>();
+
+/** Starts the gateway node on a random SOCKS base (its four ports are fixed offsets from it). */
+async function startNode(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const base = 21_000 + Math.floor(Math.random() * 5000);
+    plane = await startControlPlane({
+      db: t.db,
+      nodeId: 'gw-buy',
+      node: { publicHost: 'localhost', publicIp: '127.0.0.1', socksBasePort: base },
+      geo,
+      reverseDns: false,
+    });
+    try {
+      gateway = await startGateway({
+        nodeId: 'gw-buy',
+        host: '127.0.0.1',
+        tunnelPort: 0,
+        socksPorts: SOCKS_PORT_OFFSETS.map((o) => base + o),
+        plaintextTunnel: true,
+        directory: plane.directory,
+        meter: plane.meter,
+        registry: plane.registry,
+        handshakeTimeoutMs: 5000,
+        trustAgentIp: true,
+      });
+      return;
+    } catch (e) {
+      await plane.close();
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw e;
+    }
+  }
+}
+
+/** An agent row with a fresh key, and the real agent dialing the gateway with that identity. */
+async function connectAgent(ip: string, o: { allowLoopback: boolean }): Promise<string> {
+  const key = randomBytes(24).toString('base64url');
+  const row = await buildAgent(t.db, { keyHash: hashAgentKey(key), nodeId: null, online: false, ip: '' });
+  const agent = startAgent({
+    gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
+    key,
+    plaintext: true,
+    ipOverride: ip,
+    allowLoopback: o.allowLoopback,
+    backoffMinMs: 50,
+    backoffMaxMs: 500,
+  });
+  agents.push(agent);
+  await agent.waitConnected(5000);
+  await plane.registry.idle();
+  exits.set(row.id, ip);
+  return row.id;
+}
+
+before(async () => {
+  t = await createTestApp('lease_gateway', {
+    payments: false,
+    settings: { purchaseProbeTimeoutMs: PROBE_TIMEOUT_MS, shopCacheMs: 0 },
+  });
+  await setFlatPrices(t, 500, 200);
+  echo = http.createServer((req, res) => {
+    if (req.url === '/ip') {
+      const agentId = String(req.headers['x-probe-agent'] ?? '');
+      return res.end(`${exits.get(agentId) ?? req.socket.remoteAddress}\n`);
+    }
+    res.end('hello through the bought proxy');
+  });
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  echoPort = (echo.address() as AddressInfo).port;
+  await startNode();
+  probes = startProbeRequestWorker({
+    db: t.db,
+    nodeId: 'gw-buy',
+    dialer: gateway,
+    echoUrl: `http://127.0.0.1:${echoPort}/ip`,
+    geo,
+    reverseDns: false,
+  });
+  await probes.ready;
+});
+
+after(async () => {
+  for (const a of agents) await a.close();
+  await probes?.close();
+  await gateway?.close();
+  await plane?.close();
+  await new Promise<void>((r) => (echo ? echo.close(() => r()) : r()));
+  await t?.close();
+});
+
+const shopView = async (agentId: string, headers: Record<string, string>) =>
+  ZAgent.parse((await t.app.inject({ method: 'GET', url: `/agents/${agentId}`, headers })).json());
+
+test('the exit moved between the shop and the purchase: agentInfoChanged, the agent updated, then the sale', async () => {
+  const buyer = await buildCustomer(t, 5000);
+  const agentId = await connectAgent('192.0.2.41', { allowLoopback: true });
+  assert.equal((await shopView(agentId, buyer.headers)).loc.city, 'Austin');
+
+  exits.set(agentId, '198.51.100.7');
+  const before = await booksOf(t, buyer.userId);
+  const res = await postLease(t, buyer, { agentID: agentId, expPriceC: 500, exc: true, probe: true });
+  assert.equal(res.statusCode, 409, res.body);
+  const error = ZPurchaseErrorBody.parse(res.json());
+  assert.equal(error.errorCode, 'agentInfoChanged');
+  assert.deepEqual(error.changes, ['ip', 'geo', 'host']);
+  assert.deepEqual(await booksOf(t, buyer.userId), before);
+
+  // The shop now shows the exit the probe saw, and buying it with the probe goes through.
+  const reloaded = await shopView(agentId, buyer.headers);
+  assert.deepEqual([reloaded.loc.cc, reloaded.loc.city], ['FR', 'Lyon']);
+  assert.match(reloaded.host, /\.mobile\.example$/, 'the new host name (masked until leased)');
+  const sale = await postLease(t, buyer, { agentID: agentId, expPriceC: 500, exc: true, probe: true });
+  assert.equal(sale.statusCode, 201, sale.body);
+  const lease = ZLease.parse(sale.json());
+  assert.equal(lease.info.ip, '198.51.100.7');
+  assert.equal(lease.info.loc.city, 'Lyon');
+
+  // End to end: the lease's credentials on each SOCKS port of the node fetch a loopback page.
+  const { user, pwd, ip, port } = lease.socks;
+  for (const offset of SOCKS_PORT_OFFSETS) {
+    const proxy = `${user}:${pwd}@${ip}:${port + offset}`;
+    let r = await curl(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
+    // The gateway learns the lease from PostgreSQL's notification; allow it a moment.
+    for (let i = 0; r.code !== 0 && i < 20; i++) {
+      await new Promise((w) => setTimeout(w, 100));
+      r = await curl(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
+    }
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.toString(), 'hello through the bought proxy');
+  }
+  const wrong = await curl(
+    ['--socks5-hostname', `${user}:nope@${ip}:${port + 2080}`, `http://127.0.0.1:${echoPort}/`],
+    5,
+  );
+  assert.notEqual(wrong.code, 0);
+});
+
+test('an agent that cannot reach the echo is probeErrAgent; bought without the probe it sells', async () => {
+  const buyer = await buildCustomer(t, 5000);
+  // The agent's own policy refuses loopback destinations, so nothing gets through it here.
+  const agentId = await connectAgent('192.0.2.42', { allowLoopback: false });
+  const before = await booksOf(t, buyer.userId);
+  const res = await postLease(t, buyer, { agentID: agentId, expPriceC: 200, exc: false, probe: true });
+  assert.equal(res.statusCode, 409, res.body);
+  assert.equal(res.json().errorCode, 'probeErrAgent');
+  assert.deepEqual(await booksOf(t, buyer.userId), before);
+  const [probe] = await t.db.query<{ ok: boolean }>(
+    'SELECT ok FROM agent_probes WHERE agent_id = $1 ORDER BY id DESC LIMIT 1',
+    [agentId],
+  );
+  assert.equal(probe?.ok, false, 'the gateway ran the probe and recorded the failure');
+
+  const sale = await postLease(t, buyer, { agentID: agentId, expPriceC: 200, exc: false, probe: false });
+  assert.equal(sale.statusCode, 201, sale.body);
+  assert.equal((await booksOf(t, buyer.userId)).balanceC, before.balanceC - 200);
+});
+
+test('no gateway answers for the agent: probeErrAgent once the timeout is up, and the probe request is gone', async () => {
+  const buyer = await buildCustomer(t, 5000);
+  const ghost = await buildNode(t.db);
+  const agent = await buildAgent(t.db, { nodeId: ghost.id });
+  const started = Date.now();
+  const res = await postLease(t, buyer, { agentID: agent.id, expPriceC: 500, exc: true, probe: true });
+  const tookMs = Date.now() - started;
+  assert.equal(res.statusCode, 409, res.body);
+  assert.equal(res.json().errorCode, 'probeErrAgent');
+  assert.ok(tookMs >= PROBE_TIMEOUT_MS && tookMs < PROBE_TIMEOUT_MS + 2000, `took ${tookMs} ms`);
+  assert.deepEqual(await t.db.query('SELECT id FROM probe_requests'), []);
+});
