@@ -1,7 +1,10 @@
 import { Box, CircularProgress } from '@mui/material';
 import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, type RouteObject, useRoutes } from 'react-router';
+import { ErrorBoundary } from '../components/ui/ErrorBoundary.tsx';
 import { NotAvailablePage } from '../components/ui/Page.tsx';
+import { useEnvironment } from './context.tsx';
+import { GlobalStateScreen } from './FullScreenStates.tsx';
 import { AppShell } from './layout/AppShell.tsx';
 
 // Screens that later releases build show an honest placeholder inside the normal layout.
@@ -15,16 +18,24 @@ function PageLoading() {
   );
 }
 
+/** The global error of SPEC 8 for a screen that failed to load or render. */
+function ScreenError() {
+  return <GlobalStateScreen state="error" support={useEnvironment().support} />;
+}
+
 /**
  * A screen in its own chunk, fetched when its route is first visited, so a first visit loads the
- * shell and that one screen (docs/benchmarks.md, "Web app first load").
+ * shell and that one screen (docs/benchmarks.md, "Web app first load"). A chunk that fails to load
+ * (the app was deployed again meanwhile) shows the global error instead of a blank page.
  */
 function lazyPage<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ReactNode {
   const Page = lazy(async () => ({ default: pick(await load()) }));
   return (
-    <Suspense fallback={<PageLoading />}>
-      <Page />
-    </Suspense>
+    <ErrorBoundary fallback={<ScreenError />}>
+      <Suspense fallback={<PageLoading />}>
+        <Page />
+      </Suspense>
+    </ErrorBoundary>
   );
 }
 
