@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb, migrateDb } from '@pm/db';
+import { generateThrowawayXpubs } from '@pm/devnet/chain';
 import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from '@pm/devnet/demo';
 import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
@@ -47,6 +48,9 @@ const Env = z.object({
   GATEWAY_METRICS_PORT: port(7311),
   AUTH_PORT_MIN: port(20000),
   AUTH_PORT_MAX: port(20999),
+  CHAIN_PORT: port(7305),
+  TICKER_PORT: port(7306),
+  PAYMENTS_BONUS_PCT: z.coerce.number().int().min(0).max(100).default(0),
   DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(DEMO_AGENT_COUNT),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
@@ -66,6 +70,8 @@ interface Secrets {
   apiClientSecret: string;
   jwks?: { keys: object[] };
   demo: DemoCredentials;
+  /** The devnet operator's watch-only account keys (their private halves were never kept). */
+  paymentXpubs?: { btc: string; ltc: string; trc20usdt: string };
 }
 
 /** Secrets generated at first start and kept in DATA_DIR (never in the repository). */
@@ -114,6 +120,9 @@ const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
 await migrateDb(db);
 const { secrets, isNew } = loadSecrets();
 if (isNew) await seedDemoUsers(db, secrets.demo);
+// Kept with the other generated secrets: addresses already handed out must stay the operator's.
+const hadXpubs = secrets.paymentXpubs !== undefined;
+secrets.paymentXpubs ??= generateThrowawayXpubs();
 
 const product = await startProduct({
   db,
@@ -154,9 +163,17 @@ const product = await startProduct({
           agentCount: env.DEMO_AGENTS,
         }
       : undefined,
+  payments: {
+    chainPort: env.CHAIN_PORT,
+    tickerPort: env.TICKER_PORT,
+    xpubs: secrets.paymentXpubs,
+    bonusPct: env.PAYMENTS_BONUS_PCT,
+  },
 });
 if (!secrets.jwks) saveSecrets({ ...secrets, jwks: product.jwks });
-else if (isNew) saveSecrets(secrets);
+else if (isNew || !hadXpubs) saveSecrets(secrets);
+// `npm run devnet -- pay …` finds the running chain simulator here.
+writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ chainUrl: product.chain?.url }, null, 2));
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -167,6 +184,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Sign-in host:    ${product.issuer}
   Market API:      ${product.apiUrl}  (OpenAPI: ${product.apiUrl}/openapi.json)
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
+  Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
   SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
 
   Demo customer:   ${secrets.demo.customer.email} / ${secrets.demo.customer.password}  ($50.00, may add funds)

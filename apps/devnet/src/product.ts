@@ -6,7 +6,8 @@
 import type { TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { start as startIdentity } from '@pm/identity';
-import { start as startServer } from '@pm/server';
+import { DEFAULT_PAYMENTS_SETTINGS, start as startServer } from '@pm/server';
+import { type ChainSimulator, startChainSimulator, startTicker } from './chain/index.ts';
 import { type MailCatcher, startMailCatcher } from './mail.ts';
 import { type DemoNetwork, type DemoNetworkConfig, startDemoNetwork } from './network.ts';
 import { getFreePort } from './ports.ts';
@@ -43,6 +44,19 @@ export interface ProductConfig {
   logLevel?: string;
   /** The demo proxy network (gateway node and agents); omitted in tests that do not need it. */
   network?: Omit<DemoNetworkConfig, 'db' | 'host' | 'publicHost'> | undefined;
+  /**
+   * Crypto payments against the devnet chain simulator and ticker (0 picks free ports), with the
+   * operator's account xpubs (the launcher generates throwaway ones); omitted: payments off.
+   */
+  payments?: PaymentsDevnetConfig | undefined;
+}
+
+/** Where the devnet's chain simulator and ticker listen, and the xpubs charges derive from. */
+export interface PaymentsDevnetConfig {
+  chainPort: number;
+  tickerPort: number;
+  xpubs: { btc?: string; ltc?: string; trc20usdt?: string };
+  bonusPct?: number;
 }
 
 export interface Product {
@@ -52,6 +66,8 @@ export interface Product {
   mailUrl: string | undefined;
   mail: MailCatcher | undefined;
   network: DemoNetwork | undefined;
+  /** The chain simulator (pay and mine from tests; its page has a pay form); undefined when payments are off. */
+  chain: ChainSimulator | undefined;
   /** The signing keys identity used (persist them so tokens survive a restart). */
   jwks: { keys: object[] };
   /** Stops the market API (and its web listener); identity and mail keep running. */
@@ -113,7 +129,29 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       support: cfg.support,
       termsVersion: cfg.termsVersion,
     };
+    let chain: ChainSimulator | undefined;
+    let payments: Parameters<typeof startServer>[0]['settings'];
+    if (cfg.payments) {
+      const sim = await startChainSimulator({ host, port: cfg.payments.chainPort });
+      chain = sim;
+      closers.push(() => sim.close());
+      const ticker = await startTicker({ host, port: cfg.payments.tickerPort });
+      closers.push(() => ticker.close());
+      payments = {
+        payments: {
+          ...DEFAULT_PAYMENTS_SETTINGS,
+          xpubs: cfg.payments.xpubs,
+          esplora: { btc: { url: sim.esploraUrl('btc') }, ltc: { url: sim.esploraUrl('ltc') } },
+          trongrid: { ...DEFAULT_PAYMENTS_SETTINGS.trongrid, url: sim.tronGridUrl },
+          rates: { ...DEFAULT_PAYMENTS_SETTINGS.rates, krakenUrl: ticker.url, fallbackUrl: ticker.url },
+          // Devnet blocks are mined by hand: `npm run devnet -- pay` mines 6, enough for both.
+          confirmations: { btc: 1, ltc: 2 },
+          bonusPct: cfg.payments.bonusPct ?? 0,
+        },
+      };
+    }
     const server = await startServer({
+      settings: payments,
       // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
       roles: ['http', 'worker'],
       host,
@@ -145,6 +183,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       mailUrl: mail?.webUrl.replace(`//${host}:`, `//${publicHost}:`),
       mail,
       network,
+      chain,
       jwks: identity.jwks,
       stopApi,
       async close() {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createTestDatabase } from '@pm/db/testing';
+import { type ChainSimulator, generateThrowawayXpubs } from './chain/index.ts';
 import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from './demo.ts';
 import type { CaughtMail } from './mail.ts';
 import { startProduct } from './product.ts';
@@ -20,6 +21,8 @@ export interface TestStack {
     waitFor(to: string, predicate?: (m: CaughtMail) => boolean, timeoutMs?: number): Promise<CaughtMail>;
   };
   demo: DemoCredentials;
+  /** The chain simulator: `chain.pay('ltc', address, '0.25')` pays and mines; its page has a pay form. */
+  chain: ChainSimulator;
   stopApi(): Promise<void>;
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function startStack(options: { label?: string } = {}): Promise<Test
       cookieKeys: [randomBytes(24).toString('base64url')],
       webRoot: WEB_ROOT,
       termsVersion: TEST_TERMS_VERSION,
+      payments: { chainPort: 0, tickerPort: 0, xpubs: generateThrowawayXpubs() },
       support: {
         email: 'support@example.com',
         messenger: '@proxymarket_support',
@@ -62,6 +66,7 @@ export async function startStack(options: { label?: string } = {}): Promise<Test
       unknownOriginWebUrl: product.webUrl.replace('localhost', '127.0.0.1'),
       mail: { list: async () => mail.list(), waitFor: (...a) => mail.waitFor(...a) },
       demo,
+      chain: product.chain!,
       stopApi: product.stopApi,
       async close() {
         await product.close();
