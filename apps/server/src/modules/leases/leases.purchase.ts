@@ -20,7 +20,7 @@ export interface PurchaseServiceDeps {
   db: Db;
   ledger: Pick<LedgerService, 'move'>;
   agents: Pick<AgentsService, 'quoteForPurchase' | 'markSold'>;
-  leases: Pick<LeaseService, 'createLease'>;
+  leases: Pick<LeaseService, 'insertLease' | 'getLease'>;
   probes: Pick<ProbeService, 'probeAgent'>;
 }
 
@@ -69,27 +69,20 @@ function priceForSale(quote: PurchaseQuote | undefined, input: PurchaseInput): C
  * through its gateway node, outside the lock.
  */
 export function createPurchaseService(deps: PurchaseServiceDeps) {
-  async function sell(userId: string, input: PurchaseInput): Promise<TLease> {
+  /** The sale under the agent's lock; returns the new lease's id (read back after commit). */
+  async function sell(userId: string, input: PurchaseInput): Promise<string> {
     return deps.db.transaction(async (tx) => {
       const quote = await deps.agents.quoteForPurchase(input.agentID, tx);
       const priceC = priceForSale(quote, input);
-      const lease = await deps.leases.createLease(
+      const lease = await deps.leases.insertLease(
         { userId, agentId: input.agentID, exc: input.exc, purchasePriceC: priceC },
         tx,
       );
       // A free lease moves no money, and the ledger refuses a zero move.
       if (priceC > 0) {
-        const kind = input.exc ? 'private' : 'shared';
+        const memo = `Lease ${lease.id} (${input.exc ? 'private' : 'shared'}, ${quote!.agent.ip})`;
         try {
-          await deps.ledger.move(
-            {
-              userId,
-              amountC: -priceC as Cents,
-              type: 'purchase',
-              memo: `Lease ${lease.id} (${kind}, ${lease.info.ip})`,
-            },
-            tx,
-          );
+          await deps.ledger.move({ userId, amountC: -priceC as Cents, type: 'purchase', memo }, tx);
         } catch (e) {
           // No account yet is a balance of zero.
           if (e instanceof AppError && e.code === 'NOT_FOUND')
@@ -98,7 +91,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
         }
       }
       await deps.agents.markSold(input.agentID, tx);
-      return lease;
+      return lease.id;
     });
   }
 
@@ -129,7 +122,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
       for (let attempt = 0; ; attempt++) {
         try {
-          return await sell(userId, input);
+          return await deps.leases.getLease(await sell(userId, input));
         } catch (e) {
           if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
         }

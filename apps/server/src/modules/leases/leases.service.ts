@@ -173,6 +173,15 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     getLease,
 
     /**
+     * Inserts a lease inside the caller's transaction (which holds or takes the agent's row lock)
+     * and returns its row, without reading the wire shape back: a purchase reads it after commit,
+     * keeping the agent locked for less time. Same checks and errors as `createLease`.
+     */
+    async insertLease(input: CreateLeaseInput, tx: Tx): Promise<LeaseRow> {
+      return insertLease(input, tx);
+    },
+
+    /**
      * `GET /leases`: the user's active leases at the service's clock (not ended, `until` after
      * now), newest first, `limit` from offset `cursor`; the answer's `cursor` is the next offset, 0
      * after the last page.
