@@ -75,11 +75,23 @@ const ROUTES: RouteObject[] = [
           (m) => m.LeaseDetailPage,
         ),
       },
-      { path: 'payments', element: later('Payments') },
+      {
+        path: 'payments',
+        element: lazyPage(
+          () => import('../features/payments/pages/PaymentsPage.tsx'),
+          (m) => m.PaymentsPage,
+        ),
+      },
       { path: 'faq', element: later('FAQ') },
       { path: 'api', element: later('API') },
       { path: 'download', element: later('Downloads') },
-      { path: 'charges/:transactionId', element: later('Payment') },
+      {
+        path: 'charges/:transactionId',
+        element: lazyPage(
+          () => import('../features/charges/pages/ChargePage.tsx'),
+          (m) => m.ChargePage,
+        ),
+      },
       {
         path: 'bigadmin',
         element: lazyPage(

@@ -8,6 +8,7 @@ interface TablePagerProps {
   /** Zero-based page. */
   page: number;
   rowsPerPage: number;
+  /** The choices of rows per page; with one (or none) the choice is not shown. */
   rowsPerPageOptions: readonly number[];
   onPageChange: (page: number) => void;
   onRowsPerPageChange: (rowsPerPage: number) => void;
@@ -36,32 +37,34 @@ export function TablePager({
       sx={{ alignItems: 'center', justifyContent: 'flex-end', px: 2, minHeight: 52 }}
       data-testid="table-pager"
     >
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-        <Typography variant="body2" component="label" htmlFor="rows-per-page">
-          Rows per page:
-        </Typography>
-        <Box
-          component="select"
-          id="rows-per-page"
-          value={rowsPerPage}
-          onChange={(e) => onRowsPerPageChange(Number(e.target.value))}
-          sx={{
-            typography: 'body2',
-            border: 1,
-            borderColor: 'divider',
-            borderRadius: 1,
-            bgcolor: 'background.paper',
-            px: 0.5,
-            py: 0.25,
-          }}
-        >
-          {rowsPerPageOptions.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </Box>
-      </Stack>
+      {rowsPerPageOptions.length > 1 && (
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          <Typography variant="body2" component="label" htmlFor="rows-per-page">
+            Rows per page:
+          </Typography>
+          <Box
+            component="select"
+            id="rows-per-page"
+            value={rowsPerPage}
+            onChange={(e) => onRowsPerPageChange(Number(e.target.value))}
+            sx={{
+              typography: 'body2',
+              border: 1,
+              borderColor: 'divider',
+              borderRadius: 1,
+              bgcolor: 'background.paper',
+              px: 0.5,
+              py: 0.25,
+            }}
+          >
+            {rowsPerPageOptions.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </Box>
+        </Stack>
+      )}
       <Typography variant="body2" data-testid="pager-range">
         {from}–{to} of {count}
       </Typography>

@@ -1,0 +1,77 @@
+import { type TTxRecordsResponse, ZTxRecordsResponse } from '@pm/contracts';
+import {
+  infiniteQueryOptions,
+  keepPreviousData,
+  type QueryClient,
+  queryOptions,
+} from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import type { ApiClient } from '../../lib/api/transport.ts';
+import { type DateRange, rangeQuery } from './dateRange.ts';
+
+/** The Payments page shows 10 rows a page, with no other choice (SPEC 2, 9). */
+export const PAYMENTS_PAGE_SIZE = 10;
+
+/**
+ * Query keys of the caller's ledger records. Anything that moves money (a purchase, a paid charge)
+ * invalidates `paymentKeys.all` (the shop's purchase uses the same `['payments']` prefix).
+ */
+export const paymentKeys = {
+  all: ['payments'] as const,
+  txRecords: (range: DateRange) => [...paymentKeys.all, 'txrecords', range.first, range.last] as const,
+  page: (range: DateRange, page: number) => [...paymentKeys.txRecords(range), 'page', page] as const,
+  more: (range: DateRange) => [...paymentKeys.txRecords(range), 'more'] as const,
+};
+
+function fetchTxRecords(
+  api: ApiClient,
+  range: DateRange,
+  offset: number,
+  options: { signal: AbortSignal; ignoreOffline: boolean },
+): Promise<TTxRecordsResponse> {
+  return api.get('/txrecords', {
+    query: { offset, limit: PAYMENTS_PAGE_SIZE, ...rangeQuery(range) },
+    schema: ZTxRecordsResponse,
+    ...options,
+  });
+}
+
+/**
+ * One page of the desktop table (`GET /txrecords`, newest first). The previous page stays on screen
+ * while the next loads; refreshes every 20 s like the other history data (SPEC 4), ignoring an
+ * unreachable server on a refresh.
+ */
+export const txRecordsPageQuery = (
+  api: ApiClient,
+  queryClient: QueryClient,
+  range: DateRange,
+  page: number,
+) =>
+  queryOptions({
+    queryKey: paymentKeys.page(range, page),
+    queryFn: ({ signal }) =>
+      fetchTxRecords(api, range, page * PAYMENTS_PAGE_SIZE, {
+        signal,
+        ignoreOffline: queryClient.getQueryData(paymentKeys.page(range, page)) !== undefined,
+      }),
+    placeholderData: keepPreviousData,
+    refetchInterval: DATA_REFRESH_MS,
+  });
+
+/** The phone's list: pages of 10 added by Show more payments until `total` rows are loaded. */
+export const txRecordsMoreQuery = (api: ApiClient, queryClient: QueryClient, range: DateRange) =>
+  infiniteQueryOptions({
+    queryKey: paymentKeys.more(range),
+    queryFn: ({ signal, pageParam }) =>
+      fetchTxRecords(api, range, pageParam, {
+        signal,
+        ignoreOffline: queryClient.getQueryData(paymentKeys.more(range)) !== undefined,
+      }),
+    initialPageParam: 0,
+    getNextPageParam: (last, pages) => {
+      const loaded = pages.reduce((n, p) => n + p.txRecords.length, 0);
+      return last.txRecords.length > 0 && loaded < last.total ? loaded : undefined;
+    },
+    placeholderData: keepPreviousData,
+    refetchInterval: DATA_REFRESH_MS,
+  });
