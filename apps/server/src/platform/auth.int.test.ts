@@ -161,6 +161,33 @@ describe('createTokenVerifier', () => {
     });
   });
 
+  test('a verified token is reused until it expires, never past it', async () => {
+    const issuer = await startTestIssuer(TEST_AUDIENCE);
+    try {
+      const verifier = createTokenVerifier({
+        issuer: issuer.issuer,
+        audience: TEST_AUDIENCE,
+        algorithms: ['ES256'],
+        permissionsClaim: 'permissions',
+      });
+      const token = await issuer.sign('u-exp', {}, { expiresInS: 2 });
+      const first = await verifier.verify(token);
+      assert.equal((await verifier.verify(token)).userId, 'u-exp');
+      assert.equal(await verifier.verify(token), first, 'the second check reuses the first');
+      await assert.rejects(
+        verifier.verify(`${token.slice(0, -2)}AA`),
+        (e) => e instanceof AppError && e.code === 'UNAUTHENTICATED',
+      );
+      await new Promise((r) => setTimeout(r, 2100));
+      await assert.rejects(
+        verifier.verify(token),
+        (e) => e instanceof AppError && e.code === 'UNAUTHENTICATED',
+      );
+    } finally {
+      await issuer.close();
+    }
+  });
+
   test('discovery failure answers 503 and is retried; a mismatching issuer in discovery is refused', async () => {
     const issuer = await startTestIssuer(TEST_AUDIENCE);
     try {

@@ -37,6 +37,9 @@ export interface TokenVerifier {
 }
 
 const DISCOVERY_TIMEOUT_MS = 5000;
+/** Longest a verified token is reused without checking its signature again, and how many are kept. */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+const MAX_VERIFIED_TOKENS = 10_000;
 const JOSE_UNAVAILABLE = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
 
 /** Reads a claim by exact name first (namespaced claims contain dots), then as a dotted path. */
@@ -108,41 +111,63 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
     return keys;
   };
 
+  // Verified tokens, so a client's every request does not pay for a signature check (the ECDSA
+  // verify is most of a small route's cost). Keyed by the exact token; kept until it expires, at
+  // most VERIFIED_TOKEN_TTL_MS (a JWKS key withdrawn by the issuer stops working within that).
+  const verified = new Map<string, { principal: Principal; untilMs: number }>();
+
   return {
     async verify(token) {
-      let jwks: ReturnType<typeof createRemoteJWKSet>;
-      try {
-        jwks = await getKeys();
-      } catch (e) {
-        throw new AppError('UNAVAILABLE', {
-          message: `OIDC discovery failed: ${(e as Error).message}`,
-          cause: e,
-        });
-      }
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, jwks, {
-          issuer: oidc.issuer,
-          audience: oidc.audience,
-          algorithms: oidc.algorithms,
-        }));
-      } catch (e) {
-        throw toAuthError(e);
-      }
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
-        throw new AppError('UNAUTHENTICATED', { message: 'token has no usable sub' });
-      }
-      const permissions = readPermissions(readClaim(payload, oidc.permissionsClaim));
-      return {
+      const hit = verified.get(token);
+      if (hit && hit.untilMs > Date.now()) return hit.principal;
+      const principal = await verifyToken(token);
+      const untilMs = Math.min(
+        Date.now() + VERIFIED_TOKEN_TTL_MS,
+        principal.expiresAtMs ?? Number.POSITIVE_INFINITY,
+      );
+      if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string);
+      verified.set(token, { principal: principal.value, untilMs });
+      return principal.value;
+    },
+  };
+
+  /** Checks a token's signature and claims; the Principal and when the token expires. */
+  async function verifyToken(token: string): Promise<{ value: Principal; expiresAtMs: number | undefined }> {
+    let jwks: ReturnType<typeof createRemoteJWKSet>;
+    try {
+      jwks = await getKeys();
+    } catch (e) {
+      throw new AppError('UNAVAILABLE', {
+        message: `OIDC discovery failed: ${(e as Error).message}`,
+        cause: e,
+      });
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer: oidc.issuer,
+        audience: oidc.audience,
+        algorithms: oidc.algorithms,
+      }));
+    } catch (e) {
+      throw toAuthError(e);
+    }
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
+      throw new AppError('UNAUTHENTICATED', { message: 'token has no usable sub' });
+    }
+    const permissions = readPermissions(readClaim(payload, oidc.permissionsClaim));
+    return {
+      value: {
         userId: payload.sub,
         email: typeof payload.email === 'string' ? payload.email : '',
         refcode: readCodeClaim(payload, 'referral_code'),
         referredBy: readCodeClaim(payload, 'referred_by'),
         permissions,
         isStaff: isStaff(permissions),
-      };
-    },
-  };
+      },
+      expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
+    };
+  }
 }
 
 export interface AuthHookDeps {

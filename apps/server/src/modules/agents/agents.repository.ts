@@ -219,6 +219,16 @@ export function createAgentsRepository(db: Db) {
       return countActiveLeases(agentId, tx);
     },
 
+    /** Every agent the user ever leased, each with whether the user holds an active lease on it now. */
+    async findUserLeasedAgents(userId: string, tx: DbOrTx = db): Promise<Map<string, boolean>> {
+      const rows = await tx
+        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${isActiveLease})` })
+        .from(leases)
+        .where(eq(leases.userId, userId))
+        .groupBy(leases.agentId);
+      return new Map(rows.map((r) => [r.agentId, r.holds]));
+    },
+
     /** Of `agentIds`, those the user ever leased, each with whether the user holds an active lease now. */
     async findUserLeases(userId: string, agentIds: string[], tx: DbOrTx = db): Promise<Map<string, boolean>> {
       if (agentIds.length === 0) return new Map();

@@ -280,15 +280,20 @@ describe('GET /agents', () => {
     const startedMs = performance.now();
     const before = await list('isp=Garden%20State%20Net');
     assert.deepEqual(before.agents[0]!.leases.count, 0);
-    const lease = await buildLease(t.db, 'us-c');
+    const lease = await buildLease(t.db, 'us-c', { userId: me });
     const cached = await list('isp=Garden%20State%20Net');
     // Within the second a page is shared, the lease written behind the service's back is not seen yet.
-    if (performance.now() - startedMs < 900) assert.equal(cached.agents[0]!.leases.count, 0);
+    if (performance.now() - startedMs < 900) {
+      assert.deepEqual([cached.agents[0]!.leases.count, cached.agents[0]!.ip], [0, '203.0.113.___']);
+    }
     const fresh = await list('isp=Garden%20State%20Net', { ...headers, 'cache-control': 'no-cache' });
-    assert.equal(fresh.agents[0]!.leases.count, 1);
+    assert.deepEqual(
+      [fresh.agents[0]!.leases.count, fresh.agents[0]!.ip, fresh.agents[0]!.used],
+      [1, '203.0.113.5', true],
+    );
     const after = await list('isp=Garden%20State%20Net');
     assert.equal(after.agents[0]!.leases.count, 1, 'the fresh read replaced the shared page');
-    await t.db.query('UPDATE leases SET ended_at = now() WHERE id = $1', [lease.id]);
+    await t.db.query('DELETE FROM leases WHERE id = $1', [lease.id]);
   });
 });
 

@@ -73,9 +73,11 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const counts = createTtlCache<number>({ ...ttl, maxEntries: 1000 });
   const segmentLists = createTtlCache<TSegments>({ ...ttl, maxEntries: 200 });
   const totals = createTtlCache<Record<string, number>>({ ...ttl, maxEntries: 1 });
+  // Per caller: the agents they ever leased and whether they hold one now (masking and `used`).
+  const callers = createTtlCache<Map<string, boolean>>({ ttlMs: ttl.ttlMs, maxEntries: 10_000 });
 
   function clearCaches(): void {
-    for (const cache of [pages, counts, segmentLists, totals]) cache.clear();
+    for (const cache of [pages, counts, segmentLists, totals, callers]) cache.clear();
   }
 
   /** Checks the query's combinations and resolves the radius centre and the IP prefix. */
@@ -120,15 +122,9 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     return { isps: sorted(isps!), zips: sorted(zips!), cities: sorted(cities!), regions: sorted(regions!) };
   }
 
-  /** Prices and masks rows for one caller (their leases are read now, never cached). */
-  async function present(rows: ShopRow[], userId: string): Promise<TAgent[]> {
-    const [rules, mine] = await Promise.all([
-      deps.pricing.currentRules(),
-      repo.findUserLeases(
-        userId,
-        rows.map((r) => r.id),
-      ),
-    ]);
+  /** Prices and masks rows for one caller, given the agents they leased (`mine`: id -> holds one now). */
+  async function present(rows: ShopRow[], mine: Map<string, boolean>): Promise<TAgent[]> {
+    const rules = await deps.pricing.currentRules();
     const nowMs = now();
     return rows.map((row) => {
       const isNew = isNewAgent(row.lastSoldAt, nowMs);
@@ -143,7 +139,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
      * `GET /agents`: one page of the agents on sale in `cc` under the filters, most active first,
      * with the total and the next cursor (0 at the end); with `segments` the distinct regions,
      * cities, zips and ISPs, each list ignoring its own filter. Pages, totals and segments are shared
-     * between callers for `cacheMs`; `fresh` reads them anew. 400 naming `ip2` or `geozip`.
+     * between callers for `cacheMs`, and the caller's own leases (masking, `used`) kept as long;
+     * `fresh` reads them all anew. 400 naming `ip2` or `geozip`.
      */
     async listAgents(
       q: TAgentListQuery,
@@ -161,9 +158,10 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         counts.get(key, () => repo.countListed(f), o),
         q.segments ? segmentLists.get(key, () => loadSegments(f), o) : undefined,
       ]);
+      const mine = await callers.get(userId, () => repo.findUserLeasedAgents(userId), o);
       const next = q.cursor + q.limit;
       return {
-        agents: await present(rows, userId),
+        agents: await present(rows, mine),
         cursor: next < total ? next : 0,
         total,
         ...(segments ? { segments } : {}),
@@ -177,7 +175,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async getAgent(id: string, userId: string): Promise<TAgent> {
       const row = await repo.findShopRow(id);
       if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
-      return (await present([row], userId))[0]!;
+      return (await present([row], await repo.findUserLeases(userId, [row.id])))[0]!;
     },
 
     /**
@@ -210,7 +208,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
 
     /**
      * For the purchase, inside its transaction: records the sale (the agent stops being New for
-     * 30 days) and drops this process's shared pages, so the buyer's next list shows it taken.
+     * 30 days) and drops this process's shared pages and callers' leases, so the buyer's next list
+     * shows it taken and unmasked (other API processes within `cacheMs`).
      */
     async markSold(agentId: string, tx: Tx): Promise<void> {
       await repo.setLastSold(agentId, new Date(now()), tx);
