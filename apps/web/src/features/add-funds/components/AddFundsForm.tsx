@@ -1,25 +1,34 @@
 import {
   Alert,
-  Box,
   Button,
   InputAdornment,
-  Link,
   MenuItem,
   Skeleton,
   Stack,
   TextField,
   Typography,
 } from '@mui/material';
-import { PERMISSION_DEPOSIT } from '@pm/contracts';
-import { useState } from 'react';
-import { Link as RouterLink } from 'react-router';
+import { PERMISSION_DEPOSIT, type TAccount } from '@pm/contracts';
+import { type FormEvent, useState } from 'react';
 import { useMyAccount } from '../../account/useMyAccount.ts';
-import { CURRENCIES, type CurrencyId, checkAmount, DEFAULT_CURRENCY, defaultDollars } from '../amount.ts';
+import { chargePath, forgetOpenCharge, type OpenCharge, readOpenCharge } from '../../charges/chargeStore.ts';
+import {
+  CURRENCIES,
+  type CurrencyId,
+  checkAmount,
+  DEFAULT_CURRENCY,
+  defaultAmountText,
+  MAXIMUM_DOLLARS,
+} from '../amount.ts';
+import { useCreateChargeMutation } from '../mutations.ts';
+import { closePaymentTab, openPaymentTab, sendPaymentTab } from '../paymentTab.ts';
+import { AddFundsNotes } from './AddFundsNotes.tsx';
+import { ChargeCreated, type ChargeNotice } from './ChargeCreated.tsx';
 
 export const UNDER_REVIEW_TITLE = 'Your account is under review';
 export const UNDER_REVIEW_TEXT =
   "You can't add funds until your account is reviewed. Please allow 24 hours for the approval of a new account.";
-export const PAYMENTS_NOT_AVAILABLE_TEXT = 'Crypto payments are not available yet.';
+export const PAYMENT_ERROR_TEXT = 'Payment Error: Please try again later.';
 
 /** The add-funds content shared by the desktop dialog and the mobile page. */
 export function AddFundsForm() {
@@ -33,29 +42,72 @@ export function AddFundsForm() {
       </Alert>
     );
   }
-  return <DepositForm />;
+  return <DepositFlow account={account} />;
 }
 
-function DepositForm() {
+interface Created {
+  charge: OpenCharge;
+  notice: ChargeNotice;
+}
+
+/** The form, or the charge it created (kept until reset, paid or expired: SPEC 4). */
+function DepositFlow({ account }: { account: TAccount }) {
+  const [created, setCreated] = useState<Created | null>(() => {
+    const kept = readOpenCharge(window.localStorage, Date.now());
+    return kept ? { charge: kept, notice: 'kept' } : null;
+  });
+  const handleReset = () => {
+    forgetOpenCharge(window.localStorage);
+    setCreated(null);
+  };
+  if (created) return <ChargeCreated {...created} onReset={handleReset} />;
+  return <DepositForm account={account} onCreated={setCreated} />;
+}
+
+function DepositForm({ account, onCreated }: { account: TAccount; onCreated: (created: Created) => void }) {
   const [currency, setCurrency] = useState<CurrencyId>(DEFAULT_CURRENCY);
-  const [amountText, setAmountText] = useState(String(defaultDollars(DEFAULT_CURRENCY)));
-  const [isNoticeShown, setNoticeShown] = useState(false);
+  const [amountText, setAmountText] = useState(defaultAmountText(DEFAULT_CURRENCY));
+  const create = useCreateChargeMutation();
   const check = checkAmount(amountText, currency);
 
+  const handleAmountChange = (text: string) => {
+    setAmountText(text);
+    create.reset();
+  };
   const handleCurrencyChange = (next: CurrencyId) => {
     setCurrency(next);
-    setAmountText(String(defaultDollars(next)));
+    setAmountText(defaultAmountText(next));
+    create.reset();
+  };
+
+  const handleSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!check.canSubmit || check.amountC === null || create.isPending) return;
+    // Opened inside the click, so pop-up blockers let it through; the address comes later.
+    const tab = openPaymentTab();
+    create.mutate(
+      { amount: check.amountC, type: currency, user_id: account.userID, user_email: account.email },
+      {
+        onSuccess: ({ open }) => {
+          const isTabOpen = sendPaymentTab(tab, chargePath(open.code));
+          onCreated({ charge: open, notice: isTabOpen ? 'opened' : 'blocked' });
+        },
+        onError: () => closePaymentTab(tab),
+      },
+    );
   };
 
   return (
-    <Stack spacing={2.5} component="form" onSubmit={(e) => e.preventDefault()} noValidate>
+    <Stack spacing={2.5} component="form" onSubmit={handleSubmit} noValidate>
       <Stack direction="row" spacing={2}>
         <TextField
           label="Amount"
           value={amountText}
-          onChange={(e) => setAmountText(e.target.value)}
+          onChange={(e) => handleAmountChange(e.target.value)}
           error={check.hasInputError}
-          helperText={`Minimum $${check.minimumDollars}`}
+          helperText={
+            check.isAboveMaximum ? `Maximum $${MAXIMUM_DOLLARS}` : `Minimum $${check.minimumDollars}`
+          }
           fullWidth
           slotProps={{
             input: { startAdornment: <InputAdornment position="start">$</InputAdornment> },
@@ -76,38 +128,13 @@ function DepositForm() {
           ))}
         </TextField>
       </Stack>
-      <Box
-        component="ul"
-        sx={{ m: 0, pl: 2.5, color: 'text.secondary', typography: 'body2', '& li': { mb: 0.75 } }}
-      >
-        <li>
-          After you click Add Funds, a new tab opens with the payment provider's wallet address and QR code.
-          Please allow pop-ups for this site.
-        </li>
-        <li>Funds appear on your balance within minutes after your payment is confirmed.</li>
-        {currency === 'trc20usdt' && (
-          <li>For USDT TRC20, amounts under $10 have a transfer fee of about $3 deducted.</li>
-        )}
-        <li>
-          The balance is not refundable. See the{' '}
-          <Link component={RouterLink} to="/terms">
-            Terms and Conditions
-          </Link>
-          .
-        </li>
-      </Box>
-      {isNoticeShown && (
-        <Alert severity="warning" data-testid="payments-not-available">
-          {PAYMENTS_NOT_AVAILABLE_TEXT}
+      <AddFundsNotes currency={currency} dollars={check.dollars} />
+      {create.isError && (
+        <Alert severity="error" data-testid="payment-error">
+          {PAYMENT_ERROR_TEXT}
         </Alert>
       )}
-      <Button
-        type="submit"
-        variant="contained"
-        size="large"
-        disabled={!check.canSubmit}
-        onClick={() => setNoticeShown(true)}
-      >
+      <Button type="submit" variant="contained" size="large" disabled={!check.canSubmit || create.isPending}>
         Add Funds
       </Button>
     </Stack>

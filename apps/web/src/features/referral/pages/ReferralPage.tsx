@@ -1,6 +1,8 @@
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { Box, Card, CardContent, Link, Skeleton, Stack, Typography } from '@mui/material';
+import { REFERRAL_FIRST_LOAD_PCT, REFERRAL_LATER_LOAD_PCT } from '@pm/contracts';
 import type { MouseEvent } from 'react';
+import { Link as RouterLink } from 'react-router';
 import { useEnvironment } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
@@ -30,8 +32,12 @@ export function ReferralPage() {
         <CardContent>
           <Stack spacing={2}>
             <Typography>
-              Invite others and earn rewards: 10% of the first balance load of everyone who signs up with your
-              link and 5% of all their later loads, credited to your balance. Rewards appear on the Payments
+              Invite others and earn rewards: {REFERRAL_FIRST_LOAD_PCT}% of the first balance load of everyone
+              who signs up with your link and {REFERRAL_LATER_LOAD_PCT}% of all their later loads, credited to
+              your balance. Rewards appear on the{' '}
+              <Link component={RouterLink} to="/payments">
+                Payments
+              </Link>{' '}
               page.
             </Typography>
             <Typography variant="subtitle2" color="text.secondary">
