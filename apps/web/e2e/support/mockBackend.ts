@@ -6,6 +6,7 @@ import type { TAccount, TEnvironment } from '@pm/contracts';
 import { cents } from '@pm/money';
 import type { BrowserContext, Route } from 'playwright-core';
 import { answerMarket, createMarketMock, type MarketMock } from './marketMock.ts';
+import { answerPayments, createPaymentsMock, type PaymentsMock } from './paymentsMock.ts';
 
 export const MOCK_API_URL = 'http://127.0.0.1:9/api';
 export const MOCK_ISSUER = 'http://127.0.0.1:9/issuer';
@@ -86,6 +87,8 @@ export interface MockApi {
   passwordChangeStatus: number;
   /** The shop and lease routes (agents, purchases, leases, notes, auto-renew, no-auth port). */
   market: MarketMock;
+  /** The payment routes (charges, their check, txrecords). */
+  payments: PaymentsMock;
 }
 
 /** Installs the API and identity routes on a browser context; the returned object steers them. */
@@ -100,6 +103,7 @@ export async function installMockBackend(
     passwordChanges: [],
     passwordChangeStatus: 200,
     market: createMarketMock(),
+    payments: createPaymentsMock(),
   };
   const json = (route: Route, status: number, body?: unknown) =>
     route.fulfill({
@@ -132,6 +136,8 @@ export async function installMockBackend(
     const body = readJsonBody(req.postData());
     const query = new URL(req.url()).searchParams;
     state.market.calls.push({ method: req.method(), path, query, body });
+    const paid = answerPayments(state.payments, state.account, req.method(), path, query, body);
+    if (paid) return json(route, paid.status, paid.body);
     const answer = answerMarket(state.market, state.account, req.method(), path, query, body);
     if (answer) return json(route, answer.status, answer.body);
     return json(route, 404, { error: 'NOT_FOUND', message: `mock has no ${req.method()} ${path}` });
