@@ -29,6 +29,8 @@ const PRIVATE_VERSIONS = new Set([0x0488ade4, 0x049d7878, 0x04b2430c, 0x019d9cfe
 export interface AccountKey {
   currency: CurrencyId;
   key: HDKey;
+  /** The receive chain (`…/0`), derived once: every address is one step below it. */
+  receive: HDKey;
   /** First 8 bytes (hex) of sha256 of the account public key: tells apart charges of different wallets. */
   fingerprint: string;
 }
@@ -64,7 +66,7 @@ export function parseAccountKey(currency: CurrencyId, text: string): AccountKey 
     );
   }
   const fingerprint = hex.encode(sha256(key.publicKey as Uint8Array).slice(0, 8));
-  return { currency, key, fingerprint };
+  return { currency, key, receive: key.deriveChild(0), fingerprint };
 }
 
 /** The P2WPKH address of a compressed public key on a bech32 chain. */
@@ -85,7 +87,7 @@ export function deriveAddress(account: AccountKey, index: number): string {
   if (!Number.isSafeInteger(index) || index < 0 || index >= 2 ** 31) {
     throw new RangeError(`derivation index out of range: ${index}`);
   }
-  const child = account.key.deriveChild(0).deriveChild(index);
+  const child = account.receive.deriveChild(index);
   const pub = child.publicKey as Uint8Array;
   const hrp = HRP[account.currency];
   return hrp ? segwitAddress(hrp, pub) : tronAddress(pub);
