@@ -1,10 +1,4 @@
-import {
-  AppError,
-  type LeaseChange,
-  MAX_SHARED_LEASES,
-  type TLease,
-  type ZLeasePurchaseBody,
-} from '@pm/contracts';
+import { AppError, type LeaseChange, type TLease, type ZLeasePurchaseBody } from '@pm/contracts';
 import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
 import type { z } from 'zod';
@@ -13,14 +7,14 @@ import type { AgentsService, PurchaseQuote } from '../agents/agents.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
 import { findExitChanges } from './leases.changes.ts';
-import type { LeaseService } from './leases.service.ts';
+import { isAgentFull, type LeaseService } from './leases.service.ts';
 
 /** What the purchase is built from: the services it calls, each as narrow as it can be. */
 export interface PurchaseServiceDeps {
   db: Db;
   ledger: Pick<LedgerService, 'move'>;
   agents: Pick<AgentsService, 'quoteForPurchase' | 'markSold'>;
-  leases: Pick<LeaseService, 'insertLease' | 'getLease'>;
+  leases: Pick<LeaseService, 'findSaleRefusal' | 'insertLease' | 'getLease'>;
   probes: Pick<ProbeService, 'probeAgent'>;
 }
 
@@ -53,10 +47,8 @@ export const purchaseErrors = {
  */
 function priceForSale(quote: PurchaseQuote | undefined, input: PurchaseInput): Cents {
   if (!quote?.agent.online) throw purchaseErrors.agentNotFound();
-  const isFull = input.exc
-    ? quote.activeShared + quote.activeExclusive > 0
-    : quote.activeExclusive > 0 || quote.activeShared >= MAX_SHARED_LEASES;
-  if (isFull) throw purchaseErrors.alreadyLeased();
+  const active = { shared: quote.activeShared, exclusive: quote.activeExclusive };
+  if (isAgentFull(input.exc, active)) throw purchaseErrors.alreadyLeased();
   const priceC = input.exc ? quote.priceExcC : quote.priceShrC;
   if (priceC !== input.expPriceC) throw purchaseErrors.priceChanged(quote);
   return priceC;
@@ -118,6 +110,9 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
      * and PAYMENT_REQUIRED when the balance is short; a refusal changes nothing.
      */
     async purchaseLease(userId: string, input: PurchaseInput): Promise<TLease> {
+      // The race's losers are told at once instead of queueing for the agent's lock.
+      const refusal = await deps.leases.findSaleRefusal(input.agentID, input.exc);
+      if (refusal) throw purchaseErrors[refusal === 'agentNotFound' ? 'agentNotFound' : 'alreadyLeased']();
       if (input.probe) await probeBeforeSale(input);
       // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
       for (let attempt = 0; ; attempt++) {

@@ -68,6 +68,16 @@ export function generateSocksCredentials(): { user: string; pwd: string } {
   return { user: randomText(ID_LETTERS, 10), pwd: randomText(PWD_LETTERS, 16) };
 }
 
+/**
+ * Whether an agent with these active leases is full for the kind asked: a private lease needs
+ * none at all, a shared one needs no private lease and fewer than 4 shared (SPEC 4, 9).
+ */
+export function isAgentFull(exc: boolean, active: { shared: number; exclusive: number }): boolean {
+  return exc
+    ? active.shared + active.exclusive > 0
+    : active.exclusive > 0 || active.shared >= MAX_SHARED_LEASES;
+}
+
 /** Parses and checks a whitelist; 400 naming the first bad entry. */
 export function validateWhitelist(input: string | readonly string[]): string[] {
   const parsed = parseWhitelist(input);
@@ -108,10 +118,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     const agent = await repo.lockAgent(input.agentId, tx);
     if (!agent?.nodeId) throw agentNotFound();
     const active = await repo.countActiveOnAgent(agent.id, tx);
-    const isFull = input.exc
-      ? active.shared + active.exclusive > 0
-      : active.exclusive > 0 || active.shared >= MAX_SHARED_LEASES;
-    if (isFull) throw alreadyLeased();
+    if (isAgentFull(input.exc, active)) throw alreadyLeased();
     const startMs = now();
     const creds = generateSocksCredentials();
     return repo.insert(
@@ -171,6 +178,21 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     },
 
     getLease,
+
+    /**
+     * Without locking: why the agent could not be sold as asked right now (`agentNotFound` when
+     * unknown, static, never connected or offline; `agentAlreadyLeased` when full for the kind),
+     * or undefined. Lets a race's losers be refused without queueing for the agent's row lock; a
+     * sale checks again under the lock.
+     */
+    async findSaleRefusal(
+      agentId: string,
+      exc: boolean,
+    ): Promise<'agentNotFound' | 'agentAlreadyLeased' | undefined> {
+      const agent = await repo.findAgent(agentId);
+      if (!agent || agent.isStatic || agent.nodeId === null || !agent.online) return 'agentNotFound';
+      return isAgentFull(exc, await repo.countActiveOnAgent(agentId)) ? 'agentAlreadyLeased' : undefined;
+    },
 
     /**
      * Inserts a lease inside the caller's transaction (which holds or takes the agent's row lock)
