@@ -23,6 +23,12 @@
  *   WEB_PORT           optional second listener serving the built SPA; with it:
  *   WEB_HOST           (default HOST), WEB_ROOT (directory of the build, required) and
  *   WEB_ENVIRONMENTS_FILE (JSON `{ environments: [...] }` served as /environments.json, required)
+ *   Payments (apps/server/README.md, "Payments"): PAYMENTS_XPUB_BTC, PAYMENTS_XPUB_LTC,
+ *   PAYMENTS_XPUB_TRON (account-level public keys; a currency without one cannot be charged),
+ *   ESPLORA_BTC_URL, ESPLORA_LTC_URL, ESPLORA_*_API_KEY, TRONGRID_URL, TRONGRID_API_KEY,
+ *   TRON_USDT_CONTRACT, RATES_KRAKEN_URL, RATES_FALLBACK_URL, RATES_MAX_AGE_S, CONFIRMATIONS_BTC,
+ *   CONFIRMATIONS_LTC, PAYMENTS_BONUS_PCT, PAYMENTS_GRACE_HOURS, USDT_SMALL_PAYMENT_FEE_C,
+ *   PAYMENTS_WATCH_CONCURRENCY, PAYMENTS_WATCH_BATCH, PAYMENTS_WATCH_INTERVAL_S, REFERRAL_INVITE_URL
  */
 import { createDb, migrateDb } from '@pm/db';
 import { start } from './index.ts';

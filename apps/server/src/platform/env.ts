@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
-import { type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
+import { readPaymentsEnv } from '../modules/payments/payments.config.ts';
+import { type FeatureSettings, type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
 
 /** Everything `main.ts` reads from the environment, validated. */
 export interface EnvConfig {
@@ -13,6 +14,8 @@ export interface EnvConfig {
   logLevel: string;
   blockCacheMs: number;
   web: { host: string; port: number; root: string; environments: TEnvironment[] } | undefined;
+  /** Payments (PAYMENTS_*, ESPLORA_*, TRONGRID_*, RATES_*, CONFIRMATIONS_*) and the invite link (REFERRAL_INVITE_URL). */
+  settings: FeatureSettings;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -125,6 +128,10 @@ export function readEnvConfig(
     logLevel,
     blockCacheMs: int('BLOCK_CACHE_MS', 1000, 0, 60_000),
     web,
+    settings: {
+      payments: readPaymentsEnv(env, problems),
+      referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,
+    },
   };
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

@@ -4,6 +4,7 @@
  * and tests pass them as data.
  */
 import type { CurrencyId } from '@pm/contracts';
+import { parseAccountKey } from './payments.address.ts';
 
 /** One Esplora instance (Blockstream, mempool.space, litecoinspace). */
 export interface EsploraSettings {
@@ -100,7 +101,13 @@ export function readPaymentsEnv(env: NodeJS.ProcessEnv, problems: string[]): Pay
     ['trc20usdt', 'PAYMENTS_XPUB_TRON'],
   ] as const) {
     const v = opt(name);
-    if (v) xpubs[currency] = v;
+    if (!v) continue;
+    try {
+      parseAccountKey(currency, v);
+      xpubs[currency] = v;
+    } catch (e) {
+      problems.push(`${name}: ${(e as Error).message}`);
+    }
   }
   return {
     xpubs,
