@@ -127,11 +127,14 @@ describe('desktop add funds', () => {
       assert.equal(await charge.page.evaluate(() => navigator.clipboard.readText()), created.address);
 
       // The form shows the created charge until it is reset, also after the dialog is reopened.
+      await shell.page.bringToFront();
       await form.created.getByText(created.address).waitFor();
+      assert.equal(await form.created.locator('[data-notice]').getAttribute('data-notice'), 'opened');
       await saveScreenshot(shell.page, 'desktop-add-funds-created');
       await shell.page.getByRole('button', { name: 'Close' }).click();
       await shell.chooseUserMenuItem('Add Funds');
       await form.created.waitFor();
+      assert.equal(await form.created.locator('[data-notice]').getAttribute('data-notice'), 'kept');
       await form.root.getByRole('button', { name: 'New payment' }).click();
       assert.equal(await form.amount.inputValue(), '5');
     } finally {
@@ -157,6 +160,30 @@ describe('desktop add funds', () => {
       // Trying again works.
       const charge = await form.addFunds(context, '5');
       assert.equal(await charge.statusLabel(), 'No payments');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a blocked pop-up leaves a link to the payment page', async () => {
+    const { context, shell, api } = await depositor();
+    try {
+      await shell.page.addInitScript(() => {
+        window.open = () => null;
+      });
+      await shell.open(app.baseUrl, '/', fakeAccessToken());
+      await shell.waitForBalance('$12.34');
+      await shell.chooseUserMenuItem('Add Funds');
+      const form = AddFundsDialog.dialog(shell.page);
+      await form.waitForForm();
+      await form.submit.click();
+      await form.created
+        .locator('[data-notice="blocked"]')
+        .getByText('allow pop-ups', { exact: false })
+        .waitFor();
+      const link = form.created.getByRole('link', { name: 'Open payment page' });
+      assert.equal(await link.getAttribute('href'), `/charges/${api.payments.charges[0]!.code}`);
+      assert.equal(await link.getAttribute('target'), '_blank');
     } finally {
       await context.close();
     }
@@ -261,6 +288,7 @@ describe('390 px add funds and referral', () => {
       assert.equal(value, await charge.address.textContent(), 'TRON: the bare address');
       assert.equal(await charge.amount.textContent(), '25.000000 USDT');
       await saveScreenshot(charge.page, 'phone-charge-page');
+      await shell.page.bringToFront();
       await form.created.waitFor();
       await saveScreenshot(shell.page, 'phone-add-funds-created');
     } finally {
