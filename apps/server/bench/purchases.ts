@@ -15,6 +15,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -40,6 +41,8 @@ export interface PurchaseRun {
   /** Leases sold. */
   sales: number;
   attempts: number;
+  /** CPU time of the API process per purchase answer, when its pid was given (Linux /proc). */
+  cpuMsPerAttempt?: number | undefined;
 }
 
 export interface PurchaseBenchOptions {
@@ -48,6 +51,20 @@ export interface PurchaseBenchOptions {
   agents?: number;
   attemptsPerAgent?: number;
   customersPerAgent?: number;
+  /** The API process, to report its CPU time per answer. */
+  serverPid?: number | undefined;
+}
+
+/** User plus system CPU milliseconds a process has used (Linux), or undefined. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -105,6 +122,7 @@ export async function measurePurchases(
     const latencies: number[] = [];
     const statuses = new Map<string, number>();
     let next = 0;
+    const cpuBefore = cpuMs(options.serverPid);
     const started = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -120,6 +138,7 @@ export async function measurePurchases(
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuMs(options.serverPid);
     latencies.sort((x, y) => x - y);
     const broken = await checkBooks(db, tag);
     // Sold, taken, or the price moved when the agent stopped being New (its first sale) all count.
@@ -137,6 +156,10 @@ export async function measurePurchases(
       failures: unexpected + broken.length,
       sales: statuses.get('201') ?? 0,
       attempts: attempts.length,
+      cpuMsPerAttempt:
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : (cpuAfter - cpuBefore) / attempts.length,
     };
   } finally {
     await cleanUp(db, tag).catch((e) => console.error(`cleaning up ${tag}: ${e}`));
@@ -247,9 +270,12 @@ async function main(): Promise<void> {
       agents: Number(values.agents),
       attemptsPerAgent: Number(values.attempts),
       customersPerAgent: Number(values.customers),
+      serverPid: child.pid,
     });
     const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
-    console.error(`API process ${pinned ? 'pinned to core 1' : 'not pinned (no taskset)'}`);
+    const cpu =
+      run.cpuMsPerAttempt === undefined ? '' : `, ${run.cpuMsPerAttempt.toFixed(2)} ms of its CPU per answer`;
+    console.error(`API process ${pinned ? 'pinned to core 1' : 'not pinned (no taskset)'}${cpu}`);
     console.log(
       `| ${date} | ${run.name} (${run.attempts} in all, ${run.sales} sold) | - | ${run.rps} | ${run.p50} | ${run.p99} | - | ${run.failures === 0 ? 'consistent' : `**${run.failures} failures**`} |`,
     );
