@@ -22,10 +22,26 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Saves a full-page screenshot as a test artifact: test-results/web/<name>.png. */
+/**
+ * Saves a full-page screenshot as a test artifact: test-results/web/<name>.png. The viewport grows to
+ * the page's height for the shot: Playwright's `fullPage` makes headless Chromium resize the window to
+ * 1x1 for a moment, which flips the app's phone media query and remounts desktop screens mid-test.
+ */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Let menu, drawer and dialog transitions (225 ms in Material UI) finish first.
   await page.waitForTimeout(400);
-  await page.screenshot({ path: join(RESULTS_DIR, `${name}.png`), fullPage: true });
+  const path = join(RESULTS_DIR, `${name}.png`);
+  const viewport = page.viewportSize();
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  if (!viewport || height <= viewport.height) {
+    await page.screenshot({ path });
+    return;
+  }
+  await page.setViewportSize({ width: viewport.width, height });
+  try {
+    await page.screenshot({ path });
+  } finally {
+    await page.setViewportSize(viewport);
+  }
 }
