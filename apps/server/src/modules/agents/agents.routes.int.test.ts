@@ -111,6 +111,9 @@ describe('GET /agents', () => {
     assert.equal(body.cursor, 0);
     assert.deepEqual(ids(body.agents), LISTED);
     assert.equal(body.segments, undefined);
+    const res = await get('/agents?segments=true');
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.deepEqual(Object.keys(res.json()), ['agents', 'cursor', 'total', 'segments']);
   });
 
   test('an agent as ZAgent: masked address and host, leases, prices from the rules, speed, age and uptime', async () => {

@@ -1,4 +1,6 @@
 import {
+  type TAgentListResponse,
+  type TSegments,
   ZAgent,
   ZAgentIdParams,
   ZAgentListQuery,
@@ -6,6 +8,7 @@ import {
   ZCountryTotals,
   ZCountryTotalsQuery,
   ZErrorBody,
+  ZSegments,
 } from '@pm/contracts';
 import type { FastifyRequest } from 'fastify';
 import { getPrincipal } from '../../platform/auth.ts';
@@ -13,6 +16,27 @@ import type { ApiApp } from '../../platform/module.ts';
 import type { AgentsService } from './agents.service.ts';
 
 const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody };
+
+/**
+ * The list's JSON with its segments serialized once per shared segment list (same object while
+ * cached) instead of per request: a country's segments run to thousands of zips and cities, tens
+ * of kB that zod would check and JSON.stringify each time. The agents are still checked against
+ * the contract on every answer, the segments when first serialized.
+ */
+const segmentsJson = new WeakMap<TSegments, string>();
+function serializeAgentList(body: TAgentListResponse): string {
+  const agents = JSON.stringify(ZAgentListResponse.shape.agents.parse(body.agents));
+  let segments = '';
+  if (body.segments) {
+    let json = segmentsJson.get(body.segments);
+    if (json === undefined) {
+      json = JSON.stringify(ZSegments.parse(body.segments));
+      segmentsJson.set(body.segments, json);
+    }
+    segments = `,"segments":${json}`;
+  }
+  return `{"agents":${agents},"cursor":${body.cursor},"total":${body.total}${segments}}`;
+}
 
 /** `Cache-Control: no-cache` (or `Pragma: no-cache`) asks for the list as it is now, not as shared a moment ago. */
 function wantsFresh(req: FastifyRequest): boolean {
@@ -35,7 +59,13 @@ export function registerAgentsRoutes(
         response: { 200: ZAgentListResponse, ...errors },
       },
     },
-    async (req) => deps.agents.listAgents(req.query, getPrincipal(req).userId, { fresh: wantsFresh(req) }),
+    async (req, reply) => {
+      const body = await deps.agents.listAgents(req.query, getPrincipal(req).userId, {
+        fresh: wantsFresh(req),
+      });
+      reply.type('application/json; charset=utf-8').serializer(serializeAgentList);
+      return body;
+    },
   );
 
   app.get(

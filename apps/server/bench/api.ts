@@ -1,0 +1,193 @@
+/**
+ * `npm run bench:api`: the market API under load. A fresh database `pm_bench_api` on the local
+ * PostgreSQL (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432) seeded with 100,000
+ * agents (`seed-shop.ts`); the API in its own process (`api-server.ts`); autocannon at concurrency
+ * 32 against the shop's typical queries, each with and without `segments=true`, and GET /healthz
+ * as the ceiling; first with the shop's shared-answer window on (as deployed), then off (every
+ * request runs its SQL). Prints one Markdown table for docs/benchmarks.md.
+ *
+ * Flags: --agents N (100000), --duration S (10 per run, after 2 s of warm-up), --reuse (keep a
+ * database already seeded with N agents), --no-cache-off (skip the window-off pass).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createDb, type DbHandle, migrateDb } from '@pm/db';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startTestIssuer, type TestIssuer } from '../src/test/issuer.ts';
+import { seedShop } from './seed-shop.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    agents: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    reuse: { type: 'boolean', default: false },
+    'no-cache-off': { type: 'boolean', default: false },
+  },
+});
+const AGENTS = Number(args.agents);
+const DURATION_S = Number(args.duration);
+const CONNECTIONS = 32;
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const DB_NAME = 'pm_bench_api';
+const AUDIENCE = 'https://api.bench.test';
+const P99_TARGET_MS = 50;
+
+interface Run {
+  name: string;
+  cache: 'on' | 'off' | '-';
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+async function prepareDatabase(): Promise<DbHandle> {
+  const url = `${PG_URL.replace(/\/+$/, '')}/${DB_NAME}`;
+  if (args.reuse) {
+    const db = await createDb({ databaseUrl: url });
+    const [row] = await db.query<{ n: string }>('SELECT count(*) AS n FROM agents').catch(() => [{ n: '0' }]);
+    if (Number(row?.n) === AGENTS) return db;
+    await db.close();
+  }
+  const admin = new pg.Client({ connectionString: `${PG_URL.replace(/\/+$/, '')}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  await admin.end();
+  const db = await createDb({ databaseUrl: url });
+  await migrateDb(db);
+  const started = performance.now();
+  await seedShop(db, AGENTS);
+  console.error(`seeded ${AGENTS} agents in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return db;
+}
+
+/** The queries' parameters, picked from the data: the largest US region, a populous /16. */
+async function pickFilters(db: DbHandle): Promise<{ reg: string; ip1: number; ip2: number }> {
+  const [reg] = await db.query<{ reg: string }>(
+    `SELECT reg FROM agents WHERE cc = 'US' GROUP BY reg ORDER BY count(*) DESC LIMIT 1`,
+  );
+  const [ip] = await db.query<{ p: string }>(
+    `SELECT split_part(ip, '.', 1) || '.' || split_part(ip, '.', 2) AS p FROM agents WHERE cc = 'US'
+     GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
+  );
+  const [ip1, ip2] = ip!.p.split('.').map(Number);
+  return { reg: reg!.reg, ip1: ip1!, ip2: ip2! };
+}
+
+async function startServer(
+  issuer: TestIssuer,
+  cacheMs: number,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./api-server.ts', import.meta.url))], {
+    env: {
+      ...process.env,
+      DATABASE_URL: `${PG_URL.replace(/\/+$/, '')}/${DB_NAME}`,
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_AUDIENCE: AUDIENCE,
+      SHOP_CACHE_MS: String(cacheMs),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const timer = setTimeout(() => child.kill(), 30_000);
+  for await (const line of lines) {
+    const m = /^LISTENING (\S+)/.exec(line);
+    if (m) {
+      clearTimeout(timer);
+      return { url: m[1]!, child };
+    }
+  }
+  throw new Error('the API server exited before listening');
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+async function measure(
+  name: string,
+  cache: Run['cache'],
+  url: string,
+  headers: Record<string, string>,
+): Promise<Run> {
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+  const run = {
+    name,
+    cache,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    failures: r.errors + r.timeouts + r.non2xx,
+  };
+  console.error(
+    `${name} (window ${cache}): ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, failures ${run.failures}`,
+  );
+  return run;
+}
+
+/**
+ * Slot: purchases per second with the race of issue 16 (many customers buying one agent), to be
+ * filled in by the purchase side; returns the row, or undefined while POST /leases is not measured.
+ */
+async function measurePurchases(_base: string, _issuer: TestIssuer): Promise<Run | undefined> {
+  return undefined;
+}
+
+const db = await prepareDatabase();
+const filters = await pickFilters(db);
+await db.close();
+const issuer = await startTestIssuer(AUDIENCE);
+const queries: [string, string][] = [
+  ['country only', 'cc=US'],
+  ['country, region, connection', `cc=US&reg=${encodeURIComponent(filters.reg)}&conn=wifi`],
+  ['50-mile radius (10001)', 'cc=US&geozip=10001&georad=50'],
+  [`IP prefix ${filters.ip1}.${filters.ip2}`, `cc=US&ip1=${filters.ip1}&ip2=${filters.ip2}`],
+];
+const runs: Run[] = [];
+for (const cacheMs of args['no-cache-off'] ? [1000] : [1000, 0]) {
+  const cache = cacheMs > 0 ? 'on' : 'off';
+  const { url, child } = await startServer(issuer, cacheMs);
+  try {
+    // A fresh token per pass (they last 5 minutes); the user need not have an account to shop.
+    const headers = { authorization: `Bearer ${await issuer.sign('bench-shopper', { permissions: [] })}` };
+    if (cacheMs > 0) runs.push(await measure('GET /healthz (ceiling)', '-', `${url}/healthz`, {}));
+    for (const [name, query] of queries) {
+      for (const segments of [false, true]) {
+        const q = segments ? `${query}&segments=true` : query;
+        runs.push(
+          await measure(`${name}${segments ? ', segments' : ''}`, cache, `${url}/agents?${q}`, headers),
+        );
+      }
+    }
+    if (cacheMs > 0) {
+      const purchases = await measurePurchases(url, issuer);
+      if (purchases) runs.push(purchases);
+    }
+  } finally {
+    await stopServer(child);
+  }
+}
+await issuer.close();
+
+const ceiling = runs[0]!.rps;
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+console.log(
+  `| Date (UTC) | Query (\`GET /agents?…\`) | Shared window | req/s | p50 ms | p99 ms | req/s vs /healthz | p99 < ${P99_TARGET_MS} ms |`,
+);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of runs) {
+  const ratio = r.name.startsWith('GET /healthz') ? '1' : (r.rps / ceiling).toFixed(2);
+  const ok =
+    r.p99 < P99_TARGET_MS && r.failures === 0
+      ? 'yes'
+      : `**no**${r.failures ? ` (${r.failures} failed)` : ''}`;
+  console.log(`| ${date} | ${r.name} | ${r.cache} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio} | ${ok} |`);
+}
+console.log('| | purchases per second with the race (POST /leases) | - | not measured yet | | | | |');
