@@ -69,7 +69,13 @@ export class MyProxiesPage {
   // --- tabs ---
 
   async openTab(name: LeaseTab): Promise<Locator> {
-    await this.detail.getByRole('tab', { name, exact: true }).click();
+    const tab = this.detail.getByRole('tab', { name, exact: true });
+    // On a phone the tabs scroll, and the scroller glides to the tab chosen last (about 300 ms); a
+    // click in that moment can land on its neighbour, so it is repeated until the tab is chosen.
+    for (let attempt = 0; attempt < 5 && (await tab.getAttribute('aria-selected')) !== 'true'; attempt++) {
+      await tab.click();
+      await this.page.waitForTimeout(attempt === 0 ? 0 : 350);
+    }
     const panel = this.detail.getByRole('tabpanel', { name });
     await panel.waitFor({ timeout: TIMEOUT_MS });
     return panel;
