@@ -141,7 +141,7 @@ describe('jobs on PostgreSQL', () => {
     assert.equal((await endedOf(past.id))?.getTime(), past.until.getTime());
     assert.equal(await endedOf(current.id), null);
     const schedules = await db.query<{ name: string; cron: string }>(
-      'SELECT name, cron FROM pgboss.schedule',
+      "SELECT name, cron FROM pgboss.schedule WHERE name = 'leases.expire'",
     );
     assert.deepEqual(schedules, [{ name: 'leases.expire', cron: '* * * * *' }]);
   });
