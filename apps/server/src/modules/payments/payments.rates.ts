@@ -106,7 +106,7 @@ export function createRateSource(deps: RateSourceDeps) {
         if (cached && now() - cached.at <= deps.settings.maxAgeMs) return cached;
         throw new AppError('UNAVAILABLE', {
           message: `no fresh ${currency} rate: ${(e as Error).message}`,
-          userMessage: 'Exchange rate unavailable: Payment Error: Please try again later.',
+          userMessage: 'Exchange rate unavailable. Please try again later.',
           details: { errorCode: 'rateUnavailable' },
         });
       }
