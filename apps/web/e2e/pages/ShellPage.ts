@@ -37,9 +37,19 @@ export class ShellPage {
     await this.page.getByTestId('balance').filter({ hasText: text }).first().waitFor({ timeout: TIMEOUT_MS });
   }
 
-  async acceptTermsIfShown(): Promise<void> {
+  /**
+   * Accepts the Terms modal if it shows within `waitMs`: its code loads on first use, so it can
+   * appear a moment after the shell.
+   */
+  async acceptTermsIfShown(waitMs = 5_000): Promise<void> {
     const accept = this.page.getByRole('button', { name: 'Accept' });
-    if (await accept.isVisible()) await accept.click();
+    const isShown = await accept
+      .waitFor({ timeout: waitMs })
+      .then(() => true)
+      .catch(() => false);
+    if (!isShown) return;
+    await accept.click();
+    await accept.waitFor({ state: 'hidden', timeout: TIMEOUT_MS });
   }
 
   async openUserMenu(): Promise<Locator> {
