@@ -3,14 +3,16 @@
  * PostgreSQL (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432) seeded with 100,000
  * agents (`seed-shop.ts`); the API in its own process (`api-server.ts`); autocannon at concurrency
  * 32 against the shop's typical queries, each with and without `segments=true`, and GET /healthz
- * as the ceiling; first with the shop's shared-answer window on (as deployed), then off (every
- * request runs its SQL). Prints one Markdown table for docs/benchmarks.md.
+ * as the ceiling; purchases per second with the race (`purchases.ts`); first with the shop's
+ * shared-answer window on (as deployed), then off (every request runs its SQL). Prints one
+ * Markdown table for docs/benchmarks.md.
  *
  * Flags: --agents N (100000), --duration S (10 per run, after 2 s of warm-up), --reuse (keep a
  * database already seeded with N agents), --no-cache-off (skip the window-off pass).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,6 +20,7 @@ import { createDb, type DbHandle, migrateDb } from '@pm/db';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startTestIssuer, type TestIssuer } from '../src/test/issuer.ts';
+import { measurePurchases, type PurchaseRun } from './purchases.ts';
 import { seedShop } from './seed-shop.ts';
 
 const { values: args } = parseArgs({
@@ -43,7 +46,10 @@ interface Run {
   p50: number;
   p99: number;
   failures: number;
+  /** CPU time of the API process per answer (Linux /proc), which a busy machine does not distort. */
+  cpuUs?: number | undefined;
 }
+let purchases: PurchaseRun | undefined;
 
 async function prepareDatabase(): Promise<DbHandle> {
   const url = `${PG_URL.replace(/\/+$/, '')}/${DB_NAME}`;
@@ -110,34 +116,43 @@ async function stopServer(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
+/** User plus system CPU milliseconds a process has used (Linux, 10 ms ticks), or undefined. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 async function measure(
   name: string,
   cache: Run['cache'],
   url: string,
   headers: Record<string, string>,
+  serverPid: number | undefined,
 ): Promise<Run> {
   await autocannon({ url, connections: CONNECTIONS, duration: 2, headers });
+  const cpuBefore = cpuMs(serverPid);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  const run = {
+  const cpuAfter = cpuMs(serverPid);
+  const run: Run = {
     name,
     cache,
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
     failures: r.errors + r.timeouts + r.non2xx,
+    cpuUs:
+      cpuBefore === undefined || cpuAfter === undefined || r.requests.total === 0
+        ? undefined
+        : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
   };
   console.error(
-    `${name} (window ${cache}): ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, failures ${run.failures}`,
+    `${name} (window ${cache}): ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuUs ?? '?'} µs API CPU each, failures ${run.failures}`,
   );
   return run;
-}
-
-/**
- * Slot: purchases per second with the race of issue 16 (many customers buying one agent), to be
- * filled in by the purchase side; returns the row, or undefined while POST /leases is not measured.
- */
-async function measurePurchases(_base: string, _issuer: TestIssuer): Promise<Run | undefined> {
-  return undefined;
 }
 
 const db = await prepareDatabase();
@@ -157,18 +172,30 @@ for (const cacheMs of args['no-cache-off'] ? [1000] : [1000, 0]) {
   try {
     // A fresh token per pass (they last 5 minutes); the user need not have an account to shop.
     const headers = { authorization: `Bearer ${await issuer.sign('bench-shopper', { permissions: [] })}` };
-    if (cacheMs > 0) runs.push(await measure('GET /healthz (ceiling)', '-', `${url}/healthz`, {}));
+    if (cacheMs > 0) runs.push(await measure('GET /healthz (ceiling)', '-', `${url}/healthz`, {}, child.pid));
     for (const [name, query] of queries) {
       for (const segments of [false, true]) {
         const q = segments ? `${query}&segments=true` : query;
         runs.push(
-          await measure(`${name}${segments ? ', segments' : ''}`, cache, `${url}/agents?${q}`, headers),
+          await measure(
+            `${name}${segments ? ', segments' : ''}`,
+            cache,
+            `${url}/agents?${q}`,
+            headers,
+            child.pid,
+          ),
         );
       }
     }
+    // Purchases per second with the race (bench/purchases.ts, the purchase side's measurement).
     if (cacheMs > 0) {
-      const purchases = await measurePurchases(url, issuer);
-      if (purchases) runs.push(purchases);
+      purchases = await measurePurchases(url, issuer, {
+        databaseUrl: `${PG_URL.replace(/\/+$/, '')}/${DB_NAME}`,
+        serverPid: child.pid,
+      });
+      console.error(
+        `purchases: ${purchases.rps} answers/s, p99 ${purchases.p99} ms, ${purchases.sales} sales of ${purchases.attempts}, failures ${purchases.failures}`,
+      );
     }
   } finally {
     await stopServer(child);
@@ -176,18 +203,26 @@ for (const cacheMs of args['no-cache-off'] ? [1000] : [1000, 0]) {
 }
 await issuer.close();
 
-const ceiling = runs[0]!.rps;
+const ceiling = runs[0]!;
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? '?' : (a / b).toFixed(2);
 console.log(
-  `| Date (UTC) | Query (\`GET /agents?…\`) | Shared window | req/s | p50 ms | p99 ms | req/s vs /healthz | p99 < ${P99_TARGET_MS} ms |`,
+  `| Date (UTC) | Request | Shared window | req/s | p50 ms | p99 ms | req/s vs /healthz | API CPU µs per answer | answers per CPU-second vs /healthz | p99 < ${P99_TARGET_MS} ms |`,
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of runs) {
-  const ratio = r.name.startsWith('GET /healthz') ? '1' : (r.rps / ceiling).toFixed(2);
   const ok =
     r.p99 < P99_TARGET_MS && r.failures === 0
       ? 'yes'
       : `**no**${r.failures ? ` (${r.failures} failed)` : ''}`;
-  console.log(`| ${date} | ${r.name} | ${r.cache} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio} | ${ok} |`);
+  console.log(
+    `| ${date} | ${r.name} | ${r.cache} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, ceiling.rps)} | ${r.cpuUs ?? '?'} | ${ratio(ceiling.cpuUs, r.cpuUs)} | ${ok} |`,
+  );
 }
-console.log('| | purchases per second with the race (POST /leases) | - | not measured yet | | | | |');
+if (purchases) {
+  const p = purchases;
+  console.log(
+    `| ${date} | ${p.name}: ${p.sales} sales of ${p.attempts} | - | ${p.rps} | ${p.p50} | ${p.p99} | ${ratio(p.rps, ceiling.rps)} | ${p.cpuMsPerAttempt === undefined ? '?' : Math.round(p.cpuMsPerAttempt * 1000)} | ${ratio(ceiling.cpuUs, p.cpuMsPerAttempt === undefined ? undefined : p.cpuMsPerAttempt * 1000)} | ${p.failures === 0 ? 'books balance' : `**${p.failures} failed**`} |`,
+  );
+}

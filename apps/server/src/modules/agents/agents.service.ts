@@ -53,9 +53,6 @@ export interface PurchaseQuote {
 /** The agents service's functions (derived from the factory). */
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
-const collator = new Intl.Collator('en');
-const sorted = (values: string[]) => values.sort(collator.compare);
-
 const badField = (field: string, userMessage: string) =>
   new AppError('VALIDATION_FAILED', { userMessage: `${field}: ${userMessage}`, details: { field } });
 const agentNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy not found' });
@@ -74,7 +71,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const segmentLists = createTtlCache<TSegments>({ ...ttl, maxEntries: 200 });
   const totals = createTtlCache<Record<string, number>>({ ...ttl, maxEntries: 1 });
   // Per caller: the agents they ever leased and whether they hold one now (masking and `used`).
-  const callers = createTtlCache<Map<string, boolean>>({ ttlMs: ttl.ttlMs, maxEntries: 10_000 });
+  const callers = createTtlCache<Map<string, boolean>>({ ...ttl, maxEntries: 10_000 });
 
   function clearCaches(): void {
     for (const cache of [pages, counts, segmentLists, totals, callers]) cache.clear();
@@ -119,7 +116,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     const [regions, cities, zips, isps] = await Promise.all(
       FACETS.map((facet) => repo.findFacetValues(f, facet)),
     );
-    return { isps: sorted(isps!), zips: sorted(zips!), cities: sorted(cities!), regions: sorted(regions!) };
+    return { isps: isps!, zips: zips!, cities: cities!, regions: regions! };
   }
 
   /** Prices and masks rows for one caller, given the agents they leased (`mine`: id -> holds one now). */
@@ -209,7 +206,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     /**
      * For the purchase, inside its transaction: records the sale (the agent stops being New for
      * 30 days) and drops this process's shared pages and callers' leases, so the buyer's next list
-     * shows it taken and unmasked (other API processes within `cacheMs`).
+     * shows it taken and unmasked (other API processes within `cacheMs`, 3 s at most).
      */
     async markSold(agentId: string, tx: Tx): Promise<void> {
       await repo.setLastSold(agentId, new Date(now()), tx);
