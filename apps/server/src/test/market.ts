@@ -1,6 +1,7 @@
 /** Test helpers for purchase and lease routes: customers with money, fixed prices, a purchase call. */
 import type { TLeasePurchaseBody } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
+import type { FastifyInstance } from 'fastify';
 import type { TestApp } from './app.ts';
 
 /** A customer: an account with `balanceC` (and its ledger row) and their bearer headers. */
@@ -26,9 +27,14 @@ export async function setFlatPrices(t: TestApp, priceExcC: number, priceShrC: nu
   if (res.statusCode !== 200) throw new Error(`PUT /pricing/rules: ${res.statusCode} ${res.body}`);
 }
 
-/** `POST /leases` as `who`. */
-export function postLease(t: TestApp, who: TestCustomer, body: TLeasePurchaseBody | Record<string, unknown>) {
-  return t.app.inject({
+/** `POST /leases` as `who` (to the test app, or to another app such as a second replica). */
+export function postLease(
+  t: TestApp | FastifyInstance,
+  who: TestCustomer,
+  body: TLeasePurchaseBody | Record<string, unknown>,
+) {
+  const app = 'inject' in t ? t : t.app;
+  return app.inject({
     method: 'POST',
     url: '/leases',
     headers: { ...who.headers, 'content-type': 'application/json' },

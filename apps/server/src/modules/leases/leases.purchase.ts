@@ -55,12 +55,33 @@ function priceForSale(quote: PurchaseQuote | undefined, input: PurchaseInput): C
 }
 
 /**
+ * Runs calls with the same key one after another (each after the previous one settled). Purchases
+ * of one agent take their turn here, in memory, rather than each holding a pool connection while
+ * it waits for the agent's row lock: a race on one agent would otherwise take every connection.
+ */
+function createTurns() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const result = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = result.catch(() => {});
+    tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/**
  * `POST /leases`: sells a private or shared 24-hour lease of an agent. The sale is one
  * transaction under the agent's row lock (the rules, the lease row, the ledger debit whose memo
  * names the lease, the last-sold time), or nothing; with `probe` the agent is first tested
  * through its gateway node, outside the lock.
  */
 export function createPurchaseService(deps: PurchaseServiceDeps) {
+  const inTurn = createTurns();
+
   /** The sale under the agent's lock; returns the new lease's id (read back after commit). */
   async function sell(userId: string, input: PurchaseInput): Promise<string> {
     return deps.db.transaction(async (tx) => {
@@ -117,7 +138,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
       for (let attempt = 0; ; attempt++) {
         try {
-          return await deps.leases.getLease(await sell(userId, input));
+          return await deps.leases.getLease(await inTurn(input.agentID, () => sell(userId, input)));
         } catch (e) {
           if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
         }

@@ -1,14 +1,18 @@
 /**
  * The purchase race on the real PostgreSQL server: 200 simultaneous `POST /leases` of one agent by
- * 50 customers, private and shared mixed, some of them too poor. However the row locks order them,
- * the agent ends with exactly one private lease or at most four shared ones, every balance equals
- * the sum of its ledger records, and nobody is charged without a lease.
+ * 50 customers, private and shared mixed, some of them too poor, sent alternately to two API
+ * replicas on the one database (within a replica purchases of an agent take turns in memory; across
+ * replicas only the agent's row lock orders them). The agent ends with exactly one private lease
+ * or at most four shared ones, every balance equals the sum of its ledger records, and nobody is
+ * charged without a lease.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { MAX_SHARED_LEASES } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
-import { createTestApp, type TestApp } from '../../test/app.ts';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../app.ts';
+import { createTestApp, TEST_AUDIENCE, type TestApp } from '../../test/app.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices, type TestCustomer } from '../../test/market.ts';
 
 const CUSTOMERS = 50;
@@ -16,11 +20,23 @@ const ATTEMPTS = 200;
 const [PRIVATE_C, SHARED_C] = [500, 200];
 
 let t: TestApp;
+let replica: FastifyInstance;
 let nodeId: string;
 let customers: (TestCustomer & { startC: number })[];
 
 before(async () => {
   t = await createTestApp('lease_race', { payments: false });
+  replica = await buildApp({
+    db: t.db,
+    oidc: {
+      issuer: t.issuer.issuer,
+      audience: TEST_AUDIENCE,
+      algorithms: ['ES256'],
+      permissionsClaim: 'permissions',
+    },
+    logLevel: 'silent',
+  });
+  await replica.ready();
   nodeId = (await buildNode(t.db)).id;
   await setFlatPrices(t, PRIVATE_C, SHARED_C);
   customers = [];
@@ -31,6 +47,7 @@ before(async () => {
   }
 });
 after(async () => {
+  await replica?.close();
   await t?.close();
 });
 
@@ -51,8 +68,12 @@ async function race(privateShare: number, seed: number) {
     return { who: customers[i % CUSTOMERS]!, exc };
   });
   const answers = await Promise.all(
-    attempts.map(({ who, exc }) =>
-      postLease(t, who, { agentID: agent.id, expPriceC: exc ? PRIVATE_C : SHARED_C, exc }),
+    attempts.map(({ who, exc }, i) =>
+      postLease(i % 2 === 0 ? t.app : replica, who, {
+        agentID: agent.id,
+        expPriceC: exc ? PRIVATE_C : SHARED_C,
+        exc,
+      }),
     ),
   );
   const statuses = new Map<number, number>();
