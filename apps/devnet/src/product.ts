@@ -57,6 +57,8 @@ export interface PaymentsDevnetConfig {
   tickerPort: number;
   xpubs: { btc?: string; ltc?: string; trc20usdt?: string };
   bonusPct?: number;
+  /** Seconds between watcher passes; default 30 (tests shorten it so a payment is credited in seconds). */
+  watchIntervalSeconds?: number | undefined;
 }
 
 export interface Product {
@@ -147,6 +149,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
           // Devnet blocks are mined by hand: `npm run devnet -- pay` mines 6, enough for both.
           confirmations: { btc: 1, ltc: 2 },
           bonusPct: cfg.payments.bonusPct ?? 0,
+          watchIntervalSeconds:
+            cfg.payments.watchIntervalSeconds ?? DEFAULT_PAYMENTS_SETTINGS.watchIntervalSeconds,
         },
       };
     }
@@ -162,6 +166,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       web: { host, port: webPort, root: cfg.webRoot, environments: [environment] },
       logLevel: cfg.logLevel ?? 'warn',
     });
+    // The first watcher pass now, not at the cron's next minute; each pass chains the next one.
+    if (cfg.payments) await server.sendJob('payments.watch');
     let serverOpen = true;
     const stopApi = async () => {
       if (!serverOpen) return;

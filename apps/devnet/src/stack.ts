@@ -27,10 +27,17 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-export const WEB_ROOT = join(import.meta.dirname, '../../web/dist');
+/** The built web app; `WEB_DIST_DIR` points at another build (as for the journeys' static server). */
+export const WEB_ROOT = process.env.WEB_DIST_DIR ?? join(import.meta.dirname, '../../web/dist');
 export const TEST_TERMS_VERSION = 3;
 
-export async function startStack(options: { label?: string } = {}): Promise<TestStack> {
+export interface StackOptions {
+  label?: string;
+  /** Seconds between payments watcher passes (default 30): a payment is credited within one. */
+  paymentsWatchIntervalSeconds?: number;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<TestStack> {
   const db = await createTestDatabase(options.label ?? 'stack');
   const demo: DemoCredentials = {
     customer: { email: DEMO_CUSTOMER_EMAIL, password: randomBytes(9).toString('base64url') },
@@ -51,7 +58,12 @@ export async function startStack(options: { label?: string } = {}): Promise<Test
       cookieKeys: [randomBytes(24).toString('base64url')],
       webRoot: WEB_ROOT,
       termsVersion: TEST_TERMS_VERSION,
-      payments: { chainPort: 0, tickerPort: 0, xpubs: generateThrowawayXpubs() },
+      payments: {
+        chainPort: 0,
+        tickerPort: 0,
+        xpubs: generateThrowawayXpubs(),
+        watchIntervalSeconds: options.paymentsWatchIntervalSeconds,
+      },
       support: {
         email: 'support@example.com',
         messenger: '@proxymarket_support',

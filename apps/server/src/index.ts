@@ -28,6 +28,11 @@ export interface ServerHandle {
   /** The API's URL; undefined without the http role. */
   apiUrl?: string;
   webUrl?: string;
+  /**
+   * Queues a module's job by name now, with its cron payload unless one is given, as its schedule
+   * would (the devnet starts the payments watcher at once instead of at the cron's next minute).
+   */
+  sendJob(name: string, payload?: unknown): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,11 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
   });
   const started: FastifyInstance[] = [];
   const handle: ServerHandle = {
+    async sendJob(name, payload) {
+      const job = composition.modules.flatMap((m) => m.jobs ?? []).find((j) => j.name === name);
+      if (!job) throw new Error(`no job named ${name}`);
+      await composition.jobs.send(job, payload ?? job.schedule?.payload ?? {});
+    },
     async close() {
       for (const app of started.reverse()) await app.close();
       await composition.jobs.stop();
