@@ -307,13 +307,21 @@ describe('390 px add funds and referral', () => {
     }
   });
 
-  it('referral: the invite link copies and says so for 3 s', async () => {
-    const { context, shell } = await app.newSession({ viewport: PHONE });
+  it('referral: the invite link copies and says so for 3 s; sign-ups and rewards from GET /referral', async () => {
+    const { context, shell, api } = await app.newSession({ viewport: PHONE });
     try {
+      api.payments.referral = { invitedCount: 3, rewardsC: 450 };
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
       await shell.open(app.baseUrl, '/referral', fakeAccessToken());
       const link = shell.page.getByTestId('invite-link');
       assert.equal(await link.textContent(), `${MOCK_ISSUER}/signup?ref=REF123`);
+      await shell.page.getByTestId('referral-stats').waitFor();
+      assert.equal(await shell.page.getByTestId('referral-invited').textContent(), '3');
+      assert.equal(await shell.page.getByTestId('referral-rewards').textContent(), '$4.50');
+      assert.ok(
+        api.requests.some((r) => r.method === 'GET' && r.path === '/referral'),
+        'the page asks GET /referral',
+      );
       await link.click();
       const toast = shell.page.getByText('Copied to clipboard', { exact: true });
       await toast.waitFor();

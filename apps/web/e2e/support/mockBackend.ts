@@ -133,6 +133,16 @@ export async function installMockBackend(
       state.account = buildAccount({ balanceC: 0, refcode: 'NEW001' });
       return json(route, 201, state.account);
     }
+    if (path === '/referral' && req.method() === 'GET') {
+      const refcode = state.account?.refcode ?? 'REF123';
+      return json(route, 200, {
+        refcode,
+        inviteUrl: `${MOCK_ISSUER}/signup?ref=${refcode}`,
+        ...state.payments.referral,
+        firstLoadPct: 10,
+        laterLoadPct: 5,
+      });
+    }
     const body = readJsonBody(req.postData());
     const query = new URL(req.url()).searchParams;
     state.market.calls.push({ method: req.method(), path, query, body });

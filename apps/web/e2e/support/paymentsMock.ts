@@ -21,6 +21,8 @@ export interface PaymentsMock {
   txRecords: TTxRecord[];
   /** Answers the next `POST /crypto/create` calls get instead of a charge, first one first. */
   createAnswers: MockAnswer[];
+  /** What `GET /referral` says besides the link: sign-ups with the code and rewards earned. */
+  referral: { invitedCount: number; rewardsC: number };
 }
 
 /** Cents per whole coin the mock prices charges at. */
@@ -33,7 +35,7 @@ const ADDRESSES = {
 const DECIMALS = { btc: 8, ltc: 8, trc20usdt: 6 } as const;
 
 export function createPaymentsMock(): PaymentsMock {
-  return { charges: [], txRecords: [], createAnswers: [] };
+  return { charges: [], txRecords: [], createAnswers: [], referral: { invitedCount: 0, rewardsC: 0 } };
 }
 
 let chargeSeq = 0;

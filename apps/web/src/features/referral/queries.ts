@@ -1,0 +1,25 @@
+import { type TReferralInfo, ZReferralInfo } from '@pm/contracts';
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import type { ApiClient } from '../../lib/api/transport.ts';
+
+export const referralKeys = {
+  all: ['referral'] as const,
+};
+
+/**
+ * The caller's invite link, how many signed up with it and the rewards earned (`GET /referral`).
+ * Rewards come from other customers' payments, so it refreshes every 20 s like the other data,
+ * ignoring an unreachable server on a refresh.
+ */
+export const referralQuery = (api: ApiClient, queryClient: QueryClient) =>
+  queryOptions({
+    queryKey: referralKeys.all,
+    queryFn: ({ signal }): Promise<TReferralInfo> =>
+      api.get('/referral', {
+        schema: ZReferralInfo,
+        ignoreOffline: queryClient.getQueryData(referralKeys.all) !== undefined,
+        signal,
+      }),
+    refetchInterval: DATA_REFRESH_MS,
+  });
