@@ -55,6 +55,7 @@ before(async () => {
     geo,
     reverseDns: false,
     timeoutMs: 2000,
+    pruneMs: 200,
   });
   await worker.ready;
 });
@@ -155,4 +156,28 @@ test("another node's requests and requests the API has given up on are left alon
     assert.equal(r.done_at, null);
     assert.equal(done.has(id), false);
   }
+});
+
+test('rows the API abandoned are deleted after ten minutes; younger ones stay', async () => {
+  const agent = await insertAgent(db, 'p1');
+  const [old] = await db.query<{ id: string }>(
+    `INSERT INTO probe_requests (agent_id, node_id, requested_at, claimed_at, done_at, ok)
+     VALUES ($1, 'p1', now() - interval '11 minutes', now(), now(), true) RETURNING id::text AS id`,
+    [agent.id],
+  );
+  const [young] = await db.query<{ id: string }>(
+    `INSERT INTO probe_requests (agent_id, node_id, requested_at, claimed_at, done_at, ok)
+     VALUES ($1, 'p1', now() - interval '9 minutes', now(), now(), true) RETURNING id::text AS id`,
+    [agent.id],
+  );
+  const ids = async () =>
+    (
+      await db.query<{ id: string }>('SELECT id::text AS id FROM probe_requests WHERE id = ANY($1)', [
+        [old!.id, young!.id],
+      ])
+    ).map((r) => r.id);
+  const deadline = Date.now() + 3000;
+  while ((await ids()).includes(old!.id) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(await ids(), [young!.id]);
 });

@@ -31,6 +31,8 @@ export interface ProbeRequestWorkerOptions {
   maxAgeMs?: number;
   /** Safety net for a missed notification: claim pending requests this often. Default 2 s. */
   sweepMs?: number;
+  /** How often rows older than 10 minutes (abandoned by the API) are deleted. Default 5 min. */
+  pruneMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -68,6 +70,8 @@ const UPDATE_AGENT = `
     mob = CASE WHEN $4::text IS NULL THEN mob ELSE ($11 OR conn = 'cell') END
   WHERE id = $1 AND node_id = $12 AND (ip IS DISTINCT FROM $2 OR ($3::text IS NOT NULL AND host IS DISTINCT FROM $3)
     OR ($4::text IS NOT NULL AND (cc, reg, city, zip, isp) IS DISTINCT FROM ($4, $5, $6, $7, $8)))`;
+
+const PRUNE = `DELETE FROM probe_requests WHERE node_id = $1 AND requested_at < now() - interval '10 minutes'`;
 
 const FINISH = `
   WITH done AS (
@@ -195,12 +199,21 @@ export function startProbeRequestWorker(options: ProbeRequestWorkerOptions): Pro
     });
   const sweep = setInterval(kick, options.sweepMs ?? 2000);
   sweep.unref();
+  // The API deletes its rows; one it abandoned (a crash mid-wait) is removed here after a while.
+  const prune = setInterval(
+    () => {
+      if (!closed) db.query(PRUNE, [nodeId]).catch(onError);
+    },
+    options.pruneMs ?? 5 * 60_000,
+  );
+  prune.unref();
 
   return {
     ready,
     async close() {
       closed = true;
       clearInterval(sweep);
+      clearInterval(prune);
       await ready.catch(() => {});
       await unlisten?.();
       await Promise.allSettled([...running]);
