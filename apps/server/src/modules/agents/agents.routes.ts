@@ -1,4 +1,5 @@
 import {
+  type TAgent,
   type TAgentListResponse,
   type TSegments,
   ZAgent,
@@ -18,23 +19,27 @@ import type { AgentsService } from './agents.service.ts';
 const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody };
 
 /**
- * The list's JSON with its segments serialized once per shared segment list (same object while
- * cached) instead of per request: a country's segments run to thousands of zips and cities, tens
- * of kB that zod would check and JSON.stringify each time. The agents are still checked against
- * the contract on every answer, the segments when first serialized.
+ * The list's JSON, with the parts shared between callers serialized once: a cached segment list
+ * (tens of kB of zips and cities for a country) and a cached page as callers who never leased its
+ * agents see it are the same objects while cached, so their JSON is kept beside them instead of
+ * checked by zod and stringified on every answer. Each part is checked against the contract when
+ * first serialized.
  */
-const segmentsJson = new WeakMap<TSegments, string>();
-function serializeAgentList(body: TAgentListResponse): string {
-  const agents = JSON.stringify(ZAgentListResponse.shape.agents.parse(body.agents));
-  let segments = '';
-  if (body.segments) {
-    let json = segmentsJson.get(body.segments);
-    if (json === undefined) {
-      json = JSON.stringify(ZSegments.parse(body.segments));
-      segmentsJson.set(body.segments, json);
-    }
-    segments = `,"segments":${json}`;
+const jsonOf = new WeakMap<object, string>();
+function serializeOnce<T extends object>(value: T, check: (v: T) => unknown): string {
+  let json = jsonOf.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(check(value));
+    jsonOf.set(value, json);
   }
+  return json;
+}
+const checkAgents = (agents: TAgent[]) => ZAgentListResponse.shape.agents.parse(agents);
+const checkSegments = (segments: TSegments) => ZSegments.parse(segments);
+
+function serializeAgentList(body: TAgentListResponse): string {
+  const agents = serializeOnce(body.agents, checkAgents);
+  const segments = body.segments ? `,"segments":${serializeOnce(body.segments, checkSegments)}` : '';
   return `{"agents":${agents},"cursor":${body.cursor},"total":${body.total}${segments}}`;
 }
 

@@ -12,6 +12,7 @@ import type { Db, Tx } from '@pm/db';
 import { boundingBox, type LatLon, lookupPostal } from '@pm/geo';
 import type { Cents } from '@pm/money';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
+import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
 import { isNewAgent, soldSinceCutoff, toAgent } from './agents.mapper.ts';
 import {
@@ -119,9 +120,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     return { isps: isps!, zips: zips!, cities: cities!, regions: regions! };
   }
 
-  /** Prices and masks rows for one caller, given the agents they leased (`mine`: id -> holds one now). */
-  async function present(rows: ShopRow[], mine: Map<string, boolean>): Promise<TAgent[]> {
-    const rules = await deps.pricing.currentRules();
+  function render(rows: ShopRow[], rules: PriceRule[], mine: Map<string, boolean>): TAgent[] {
     const nowMs = now();
     return rows.map((row) => {
       const isNew = isNewAgent(row.lastSoldAt, nowMs);
@@ -129,6 +128,21 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const holds = mine.get(row.id);
       return toAgent(row, prices, { holds: holds === true, used: holds !== undefined }, nowMs);
     });
+  }
+
+  // A shared page as every caller who never leased its agents sees it, rendered once per page and
+  // price list (both the same objects while cached), so such callers share one array (and its JSON).
+  const rendered = new WeakMap<ShopRow[], { rules: PriceRule[]; agents: TAgent[] }>();
+
+  /** Prices and masks rows for one caller, given the agents they leased (`mine`: id -> holds one now). */
+  async function present(rows: ShopRow[], mine: Map<string, boolean>): Promise<TAgent[]> {
+    const rules = await deps.pricing.currentRules();
+    if (rows.some((r) => mine.has(r.id))) return render(rows, rules, mine);
+    const hit = rendered.get(rows);
+    if (hit?.rules === rules) return hit.agents;
+    const agents = render(rows, rules, mine);
+    rendered.set(rows, { rules, agents });
+    return agents;
   }
 
   return {
@@ -172,7 +186,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async getAgent(id: string, userId: string): Promise<TAgent> {
       const row = await repo.findShopRow(id);
       if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
-      return (await present([row], await repo.findUserLeases(userId, [row.id])))[0]!;
+      const rules = await deps.pricing.currentRules();
+      return render([row], rules, await repo.findUserLeases(userId, [row.id]))[0]!;
     },
 
     /**
