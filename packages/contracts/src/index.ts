@@ -6,6 +6,7 @@ export * from './environment.ts';
 export * from './errors.ts';
 export * from './http.ts';
 export * from './leases.ts';
+export * from './lifecycle.ts';
 export * from './payments.ts';
 export * from './permissions.ts';
 export * from './pricing.ts';
