@@ -196,6 +196,12 @@ export const leases = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true }),
     refundedAt: timestamp('refunded_at', { withTimezone: true }),
     refundAmountC: bigint('refund_amount_c', { mode: 'number' }).$type<Cents>(),
+    /** Why it ended (contracts' LEASE_END_REASONS); null while it runs or for leases ended before it was kept. */
+    endReason: text('end_reason'),
+    /** Renewals so far: the purchase price paid for `until - start - renewals x 24 h` (the renewal price rule). */
+    renewals: integer('renewals').notNull().default(0),
+    /** The last amount paid for the lease (purchase or renewal), shown in the history. */
+    lastPaymentC: bigint('last_payment_c', { mode: 'number' }).$type<Cents>(),
     purchasePriceC: bigint('purchase_price_c', { mode: 'number' }).$type<Cents>().notNull().default(cents(0)),
     autoRenew: boolean('auto_renew').notNull().default(false),
     socksUser: text('socks_user').notNull(),
@@ -234,6 +240,26 @@ export const leases = pgTable(
       sql`${t.reqs} >= 0 AND ${t.fails} >= 0 AND ${t.inBytes} >= 0 AND ${t.outBytes} >= 0`,
     ),
   ],
+);
+
+/**
+ * A lease's traffic per hour (issue 19: traffic you can check), upserted by the gateway's metering
+ * flush in the same statement batch as the lease's totals, so the hours add up to the totals.
+ */
+export const leaseTrafficHourly = pgTable(
+  'lease_traffic_hourly',
+  {
+    leaseId: text('lease_id')
+      .notNull()
+      .references(() => leases.id, { onDelete: 'cascade' }),
+    /** Start of the hour (UTC). */
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
+    fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
+    outBytes: bigint('out_bytes', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.leaseId, t.hour] })],
 );
 
 /** A customer's note on an agent (SPEC 3 "Agent note"), shown as `note` of their leases on it. */
