@@ -1,9 +1,8 @@
-import { Box, Button, Stack, Tab, Tabs } from '@mui/material';
+import { Box, Button, Tab, Tabs } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
-import { useToast } from '../../../components/ui/Toasts.tsx';
 import { BlacklistsPanel, ScorePanel, SpeedPanel } from '../../shop/components/AgentPanels.tsx';
 import { agentQuery } from '../../shop/queries.ts';
 import { LeaseInfoTab } from './LeaseInfoTab.tsx';
@@ -68,32 +67,5 @@ function DisabledAction({ label }: { label: string }) {
     <Button variant="outlined" size="small" disabled>
       {label}
     </Button>
-  );
-}
-
-export const LIFECYCLE_LATER_TEXT = 'Renew and refund come with a later release.';
-
-/**
- * The Proxy Details popup's Renew and Refund (SPEC 2): enabled only when the lease is renewable or its
- * stats say refundable. Their calls come with the lease lifecycle release; until then a click says so.
- */
-export function LeaseLifecycleButtons({ lease }: { lease: Pick<TLease, 'renewable' | 'stats'> }) {
-  const showToast = useToast();
-  const handleClick = () => showToast(LIFECYCLE_LATER_TEXT, { autoHideMs: 3_000, severity: 'info' });
-  return (
-    <Stack direction="row" spacing={1}>
-      <Button size="small" variant="outlined" disabled={!lease.renewable} onClick={handleClick}>
-        Renew
-      </Button>
-      <Button
-        size="small"
-        variant="outlined"
-        color="warning"
-        disabled={!lease.stats.refundable}
-        onClick={handleClick}
-      >
-        Refund
-      </Button>
-    </Stack>
   );
 }

@@ -1,7 +1,8 @@
 import { Alert, Card, CardContent, Skeleton, Stack, Typography } from '@mui/material';
-import { useParams } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import { Page } from '../../../components/ui/Page.tsx';
-import { LeaseDetail, LeaseLifecycleButtons } from '../components/LeaseDetail.tsx';
+import { LeaseDetail } from '../components/LeaseDetail.tsx';
+import { LeaseLifecycleButtons } from '../components/LeaseLifecycleButtons.tsx';
 import { useActiveLeases } from '../useActiveLeases.ts';
 
 export const LEASE_GONE_TEXT = 'This lease is not active any more.';
@@ -9,6 +10,7 @@ export const LEASE_GONE_TEXT = 'This lease is not active any more.';
 /** `/my/{id}` (mobile): one lease's tabs (SPEC 2). */
 export function LeaseDetailPage() {
   const { id = '' } = useParams();
+  const navigate = useNavigate();
   const { data: leases } = useActiveLeases();
   const lease = leases?.find((l) => l.id === id);
   return (
@@ -25,7 +27,7 @@ export function LeaseDetailPage() {
               <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
                 {lease.currentInfo.ip}
               </Typography>
-              <LeaseLifecycleButtons lease={lease} />
+              <LeaseLifecycleButtons lease={lease} onRefunded={() => void navigate('/my')} />
             </Stack>
             <LeaseDetail lease={lease} />
           </CardContent>

@@ -17,7 +17,8 @@ import { useIsMobile } from '../../../app/context.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { LeaseCard } from '../components/LeaseCard.tsx';
-import { LeaseDetail, LeaseLifecycleButtons } from '../components/LeaseDetail.tsx';
+import { LeaseDetail } from '../components/LeaseDetail.tsx';
+import { LeaseLifecycleButtons } from '../components/LeaseLifecycleButtons.tsx';
 import { LeaseTable } from '../components/LeaseTable.tsx';
 import { matchesLeaseFilter } from '../rules.ts';
 import { useActiveLeases } from '../useActiveLeases.ts';
@@ -105,7 +106,7 @@ function DesktopLeases({ leases }: { leases: TLease[] }) {
           <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
             {selected.currentInfo.ip}
           </Typography>
-          <LeaseLifecycleButtons lease={selected} />
+          <LeaseLifecycleButtons key={selected.id} lease={selected} />
         </Stack>
         <LeaseDetail key={selected.id} lease={selected} />
       </Paper>

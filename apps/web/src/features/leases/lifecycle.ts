@@ -1,0 +1,89 @@
+/**
+ * Renew and refund of a lease (SPEC 4 "Renew", "Refund result"; SPEC 8 "Renew", "Refund"): the answer
+ * of `PATCH /leases/{id}` and `DELETE /leases/{id}` mapped to a result, and the texts the dialogs show.
+ * Pure, so Node tests it.
+ */
+import { REFUND_ERROR_CODES, renewalPriceC } from '@pm/contracts';
+
+export type RenewResult = 'RENEW_STATUS_RENEWED' | 'RENEW_STATUS_NOT_ENOUGH_FUNDS' | 'RENEW_STATUS_FAILED';
+
+/** The renew flow: OFF, CONFIRM, PROGRESS, then SUCCESS, NOT_ENOUGH_FUNDS or FAILED. */
+export type RenewStep = 'OFF' | 'CONFIRM' | 'PROGRESS' | 'SUCCESS' | 'NOT_ENOUGH_FUNDS' | 'FAILED';
+
+/** A refused renewal (`status` null: no answer): 402 is not enough funds, anything else failed. */
+export const renewResultOf = (status: number | null): RenewResult =>
+  status === 402 ? 'RENEW_STATUS_NOT_ENOUGH_FUNDS' : 'RENEW_STATUS_FAILED';
+
+/** A 2xx answer of `PATCH /leases/{id}`: RENEWED unless its `status` says otherwise. */
+export function renewResultOfAnswer(body: unknown): RenewResult {
+  const status =
+    typeof body === 'object' && body !== null ? (body as { status?: unknown }).status : undefined;
+  return status === undefined || status === 'RENEW_STATUS_RENEWED'
+    ? 'RENEW_STATUS_RENEWED'
+    : 'RENEW_STATUS_FAILED';
+}
+
+const RENEW_STEP: Record<RenewResult, RenewStep> = {
+  RENEW_STATUS_RENEWED: 'SUCCESS',
+  RENEW_STATUS_NOT_ENOUGH_FUNDS: 'NOT_ENOUGH_FUNDS',
+  RENEW_STATUS_FAILED: 'FAILED',
+};
+
+/** The step a renew result leads to. */
+export const renewStepOf = (result: RenewResult): RenewStep => RENEW_STEP[result];
+
+export const RENEW_TEXTS = {
+  SUCCESS: 'Renewed the proxy successfully',
+  NOT_ENOUGH_FUNDS: 'Not enough funds on your balance',
+  FAILED: 'Renewal failed, please contact support for help.',
+} as const;
+
+export type RefundResult =
+  | 'REFUND_STATUS_REFUNDED'
+  | 'REFUND_STATUS_ALIVE'
+  | 'REFUND_STATUS_INELIGIBLE'
+  | 'REFUND_STATUS_FAILED';
+
+const errorCodeOf = (body: unknown): unknown =>
+  typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
+
+/**
+ * A refused refund (SPEC 8): 409 with agentNotDead or notRefundable means the proxy is still alive;
+ * 400 (leaseNotEligible or another reason) means ineligible; anything else (or no answer) failed.
+ */
+export function refundResultOf(status: number | null, body: unknown): RefundResult {
+  const code = errorCodeOf(body);
+  if (status === 409 && (code === REFUND_ERROR_CODES[0] || code === REFUND_ERROR_CODES[1])) {
+    return 'REFUND_STATUS_ALIVE';
+  }
+  if (status === 400) return 'REFUND_STATUS_INELIGIBLE';
+  return 'REFUND_STATUS_FAILED';
+}
+
+export const REFUND_CANCELED_TITLE = 'Refund Canceled';
+
+/** What the 'Refund Canceled' dialog says for each refusal. */
+export const REFUND_CANCELED_TEXTS: Record<Exclude<RefundResult, 'REFUND_STATUS_REFUNDED'>, string> = {
+  REFUND_STATUS_INELIGIBLE: 'Your lease is not eligible for a refund',
+  REFUND_STATUS_ALIVE: 'The proxy is responsive and thus ineligible for an auto-refund',
+  REFUND_STATUS_FAILED: 'There was an error processing the refund request',
+};
+
+/** Only the ineligible refusal sends the customer to support. */
+export const refundOffersSupport = (result: RefundResult): boolean => result === 'REFUND_STATUS_INELIGIBLE';
+
+export const REFUND_CONFIRM_TEXT =
+  'The full amount you paid for this proxy is returned to your balance, and the proxy can no longer be used.';
+
+export const REFUND_SUCCESS_TEXT = 'The proxy was refunded to your balance';
+
+/** A static lease is refunded by staff (SPEC 1, 9): the dialog tells the customer what to send support. */
+export const STATIC_REFUND_TEXT =
+  'Static proxies are refunded by our support team within 1 hour of purchase if the proxy was not used. ' +
+  'Send support the lease ID below:';
+
+/** What a renewal costs (SPEC 9): the purchase price divided by the hours leased, times 24, rounded down. */
+export function renewPriceC(lease: { purchasePriceC: number; start: string; until: string }): number {
+  const hours = (Date.parse(lease.until) - Date.parse(lease.start)) / 3_600_000;
+  return hours > 0 ? renewalPriceC(lease.purchasePriceC, hours) : lease.purchasePriceC;
+}

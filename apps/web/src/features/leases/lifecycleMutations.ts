@@ -1,0 +1,71 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../app/context.tsx';
+import { isApiError } from '../../lib/api/transport.ts';
+import { accountKeys } from '../account/queries.ts';
+import { paymentKeys } from '../payments/queries.ts';
+import {
+  type RefundResult,
+  type RenewResult,
+  refundResultOf,
+  renewResultOf,
+  renewResultOfAnswer,
+} from './lifecycle.ts';
+import { leaseKeys } from './queries.ts';
+
+/** Statuses the renew and refund dialogs explain; 401 and 502 still go to sign-in and maintenance. */
+const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
+
+const leasePath = (id: string) => `/leases/${encodeURIComponent(id)}`;
+
+/**
+ * Renew (`PATCH /leases/{id}`): resolves with the result, never rejects. RENEWED refreshes the
+ * balance and the leases (SPEC 4).
+ */
+export function useRenewMutation(leaseId: string) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation<RenewResult>({
+    mutationFn: async () => {
+      try {
+        return renewResultOfAnswer(await api.patch(leasePath(leaseId), { ignoreStatuses: HANDLED_STATUSES }));
+      } catch (e) {
+        return renewResultOf(isApiError(e) ? e.status : null);
+      }
+    },
+    onSuccess: async (result) => {
+      if (result !== 'RENEW_STATUS_RENEWED') return;
+      await Promise.all(
+        [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
+          queryClient.invalidateQueries({ queryKey }),
+        ),
+      );
+    },
+  });
+}
+
+/**
+ * Refund (`DELETE /leases/{id}`): resolves with the result, never rejects. REFUNDED reloads the
+ * account, the leases and the payments (SPEC 4).
+ */
+export function useRefundMutation(leaseId: string) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation<RefundResult>({
+    mutationFn: async () => {
+      try {
+        await api.delete(leasePath(leaseId), { ignoreStatuses: HANDLED_STATUSES });
+        return 'REFUND_STATUS_REFUNDED';
+      } catch (e) {
+        return isApiError(e) ? refundResultOf(e.status, e.body) : 'REFUND_STATUS_FAILED';
+      }
+    },
+    onSuccess: async (result) => {
+      if (result !== 'REFUND_STATUS_REFUNDED') return;
+      await Promise.all(
+        [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
+          queryClient.invalidateQueries({ queryKey }),
+        ),
+      );
+    },
+  });
+}
