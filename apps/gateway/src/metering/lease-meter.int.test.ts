@@ -123,3 +123,31 @@ test('keeps the deltas while PostgreSQL is unreachable and writes them after', a
     await proxy.close();
   }
 });
+
+test('the same flush adds the deltas to the lease hour row, which sums to the totals', async () => {
+  const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
+  const lease = await insertLease(db, agentId, 'n1');
+  meter.countRequest(lease.id, true);
+  meter.countRequest(lease.id, false);
+  meter.addBytes(lease.id, 300, 4000);
+  // A lease id the database does not hold (deleted meanwhile) writes no hour row and no error.
+  meter.countRequest('zzzz-0000', true);
+  await meter.flush();
+  meter.addBytes(lease.id, 1, 2);
+  await meter.flush();
+  const hours = await db.query<Stats & { hour: Date }>(
+    'SELECT hour, reqs, fails, in_bytes, out_bytes FROM lease_traffic_hourly WHERE lease_id = $1',
+    [lease.id],
+  );
+  assert.equal(hours.length, 1);
+  const [h] = hours;
+  assert.equal(new Date(h!.hour).getTime() % 3_600_000, 0);
+  assert.deepEqual(
+    { reqs: Number(h!.reqs), fails: Number(h!.fails), up: Number(h!.in_bytes), down: Number(h!.out_bytes) },
+    await statsOf(lease.id),
+  );
+  assert.deepEqual(await statsOf(lease.id), { reqs: 2, fails: 1, up: 301, down: 4002 });
+  const orphan = await db.query('SELECT 1 FROM lease_traffic_hourly WHERE lease_id = $1', ['zzzz-0000']);
+  assert.equal(orphan.length, 0);
+  await meter.close();
+});

@@ -26,16 +26,31 @@ interface Counters {
   down: number;
 }
 
-// One statement per flush, whatever the number of leases: arrays unnested into a join.
+// One statement per flush, whatever the number of leases: arrays unnested into a join. The same
+// statement adds the deltas to the lease's row for the current UTC hour (lease_traffic_hourly), so
+// the hourly rows always sum to the totals; a delta lands in the hour it was flushed (<= 5 s late).
 const FLUSH_SQL = `
-  UPDATE leases AS l SET
-    reqs = l.reqs + v.reqs,
-    fails = l.fails + v.fails,
-    in_bytes = l.in_bytes + v.up,
-    out_bytes = l.out_bytes + v.down,
-    stats_flushed_at = now()
-  FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(id, reqs, fails, up, down)
-  WHERE l.id = v.id`;
+  WITH v AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(id, reqs, fails, up, down)
+  ), totals AS (
+    UPDATE leases AS l SET
+      reqs = l.reqs + v.reqs,
+      fails = l.fails + v.fails,
+      in_bytes = l.in_bytes + v.up,
+      out_bytes = l.out_bytes + v.down,
+      stats_flushed_at = now()
+    FROM v
+    WHERE l.id = v.id
+    RETURNING l.id
+  )
+  INSERT INTO lease_traffic_hourly AS h (lease_id, hour, reqs, fails, in_bytes, out_bytes)
+  SELECT v.id, date_trunc('hour', now(), 'UTC'), v.reqs, v.fails, v.up, v.down
+  FROM v JOIN totals ON totals.id = v.id
+  ON CONFLICT (lease_id, hour) DO UPDATE SET
+    reqs = h.reqs + excluded.reqs,
+    fails = h.fails + excluded.fails,
+    in_bytes = h.in_bytes + excluded.in_bytes,
+    out_bytes = h.out_bytes + excluded.out_bytes`;
 
 /**
  * Traffic counters per lease, kept in memory by the data path (never waiting on the database) and
