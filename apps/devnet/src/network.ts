@@ -47,6 +47,17 @@ export interface DemoNetwork {
    * the tunnel stays up, and the next purchase probe sees the new exit (and `loc` for it).
    */
   moveExit(agentId: string, exit: { ip: string; loc: Loc }): void;
+  /**
+   * Stops one agent's process, as a device switched off would: its tunnel closes and the gateway
+   * marks it offline.
+   */
+  stopAgent(agentId: string): Promise<void>;
+  /**
+   * Freezes one agent, as a hung device would: its tunnel stays connected but it reads nothing, so
+   * nothing through it is answered (a purchase probe times out). Returns the thaw. The agent's own
+   * keepalive drops a tunnel it has not heard from in 45 s, so a freeze is meant to be short.
+   */
+  stallAgent(agentId: string): () => void;
   close(): Promise<void>;
 }
 
@@ -61,6 +72,14 @@ async function closeWithin(name: string, close: () => Promise<void>, ms: number)
   const result = await Promise.race([close().catch(() => 'failed' as const), timedOut]);
   clearTimeout(timer);
   if (result === 'timeout') console.error(`demo network: ${name} did not close within ${ms} ms`);
+}
+
+/** The running agent of a demo identity. */
+function agentOf(agents: DemoAgents, agentId: string): DemoAgents['agents'][number] {
+  const i = agents.identities.findIndex((d) => d.id === agentId);
+  const agent = agents.agents[i];
+  if (!agent) throw new Error(`demo network: no agent ${agentId}`);
+  return agent;
 }
 
 export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetwork> {
@@ -133,6 +152,13 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
       moveExit(agentId, exit) {
         places.set(exit.ip, exit.loc);
         exits.set(agentId, exit.ip);
+      },
+      stopAgent: (agentId) => agentOf(agents, agentId).close(),
+      stallAgent(agentId) {
+        const tunnel = agentOf(agents, agentId).tunnel();
+        if (!tunnel) throw new Error(`demo network: agent ${agentId} has no tunnel up`);
+        tunnel.socket.pause();
+        return () => tunnel.socket.resume();
       },
       close: closeAll,
     };

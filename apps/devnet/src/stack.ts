@@ -3,11 +3,17 @@
  * Web app origins: only `http://localhost:<port>`, so `http://127.0.0.1:<port>` is an unknown origin.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { PERMISSION_DEPOSIT } from '@pm/contracts';
 import { createTestDatabase } from '@pm/db/testing';
+import { ensureUser } from '@pm/identity';
+import { createServices } from '@pm/server';
 import { type ChainSimulator, generateThrowawayXpubs } from './chain/index.ts';
 import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from './demo.ts';
+import { DEMO_AGENT_COUNT } from './demo-identities.ts';
 import type { CaughtMail } from './mail.ts';
+import type { DemoNetwork } from './network.ts';
 import { startProduct } from './product.ts';
 
 export interface TestStack {
@@ -23,6 +29,12 @@ export interface TestStack {
   demo: DemoCredentials;
   /** The chain simulator: `chain.pay('ltc', address, '0.25')` pays and mines; its page has a pay form. */
   chain: ChainSimulator;
+  /** The demo proxy network (gateway node and real agents), when `StackOptions.network` asked for it. */
+  network: DemoNetwork | undefined;
+  /** A market API access token for a user, by the public API client's password grant. */
+  token(email: string, password: string): Promise<string>;
+  /** Creates a customer (sign-in user and market account with DEPOSIT, balance $0); returns its id. */
+  addCustomer(email: string, password: string): Promise<string>;
   stopApi(): Promise<void>;
   close(): Promise<void>;
 }
@@ -35,6 +47,33 @@ export interface StackOptions {
   label?: string;
   /** Seconds between payments watcher passes (default 30): a payment is credited within one. */
   paymentsWatchIntervalSeconds?: number;
+  /**
+   * Runs the demo proxy network as `npm start` does (one gateway node, real agents, other customers'
+   * shared leases); `agentCount` defaults to the demo's 60.
+   */
+  network?: { agentCount?: number };
+}
+
+/** Whether a TCP port is free on loopback now. */
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A SOCKS base port for a test gateway: its ports are base+2080..5080 (fixed offsets, so not port 0),
+ * drawn below the ephemeral range so client sockets never hold them, and free when looked at.
+ */
+async function pickSocksBasePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = 21_000 + Math.floor(Math.random() * 5000);
+    const free = await Promise.all([2080, 3080, 4080, 5080].map((o) => isPortFree(base + o)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no free SOCKS ports for the test gateway');
 }
 
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
@@ -43,8 +82,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     customer: { email: DEMO_CUSTOMER_EMAIL, password: randomBytes(9).toString('base64url') },
     admin: { email: DEMO_ADMIN_EMAIL, password: randomBytes(9).toString('base64url') },
   };
+  const apiClient = { clientId: 'public-api', clientSecret: randomBytes(24).toString('base64url') };
   try {
     await seedDemoUsers(db, demo);
+    const socksBasePort = options.network ? await pickSocksBasePort() : 0;
     const product = await startProduct({
       db,
       host: '127.0.0.1',
@@ -54,7 +95,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       mailFrom: 'ProxyMarket <no-reply@example.com>',
       apiAudience: 'https://api.proxymarket.local',
       webClientId: 'web',
-      apiClient: { clientId: 'public-api', clientSecret: randomBytes(24).toString('base64url') },
+      apiClient,
       cookieKeys: [randomBytes(24).toString('base64url')],
       webRoot: WEB_ROOT,
       termsVersion: TEST_TERMS_VERSION,
@@ -69,6 +110,14 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         messenger: '@proxymarket_support',
         messengerUrl: 'https://t.me/proxymarket_support',
       },
+      network: options.network && {
+        nodeId: 'gw-test',
+        socksBasePort,
+        tunnelPort: 0,
+        authPortMin: socksBasePort - 4000,
+        authPortMax: socksBasePort - 3900,
+        agentCount: options.network.agentCount ?? DEMO_AGENT_COUNT,
+      },
     });
     const mail = product.mail!;
     return {
@@ -79,6 +128,32 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       mail: { list: async () => mail.list(), waitFor: (...a) => mail.waitFor(...a) },
       demo,
       chain: product.chain!,
+      network: product.network,
+      async token(email, password) {
+        const res = await fetch(`${product.issuer}/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'password',
+            username: email,
+            password,
+            client_id: apiClient.clientId,
+            client_secret: apiClient.clientSecret,
+          }),
+        });
+        const body = (await res.json()) as { access_token?: string };
+        if (!res.ok || !body.access_token) throw new Error(`token for ${email}: ${res.status}`);
+        return body.access_token;
+      },
+      async addCustomer(email, password) {
+        const user = await ensureUser(db, { email, password, emailVerified: true });
+        await createServices(db).accounts.ensureAccount({
+          userId: user.id,
+          email,
+          permissions: [PERMISSION_DEPOSIT],
+          refcode: user.referralCode,
+        });
+        return user.id;
+      },
       stopApi: product.stopApi,
       async close() {
         await product.close();
