@@ -212,6 +212,16 @@ test('other customers hold the shared leases of the marked agents, once, and the
       d.id,
     );
   }
+  // Sold like a purchase sells: a shared agent is not New (nor priced New); the others still are.
+  const sold = await db.query<{ id: string; last_sold_at: Date | null }>(
+    'SELECT id, last_sold_at FROM agents WHERE id = ANY($1) ORDER BY id',
+    [identities.map((d) => d.id)],
+  );
+  for (const row of sold) {
+    const d = identities.find((x) => x.id === row.id)!;
+    if (d.sharers === 0) assert.equal(row.last_sold_at, null, d.id);
+    else assert.ok(row.last_sold_at && Date.now() - row.last_sold_at.getTime() < 24 * 3_600_000, d.id);
+  }
   assert.equal(await seedDemoSharedLeases(db, identities), 0, 'a restart adds none while they last');
   const deadline = Date.now() + 2000;
   while (

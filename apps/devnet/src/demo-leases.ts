@@ -64,6 +64,7 @@ async function topUp(tx: Tx, agentId: string, holders: string[], nowMs: number):
   if (active.some((l) => l.exc)) return 0;
   let count = active.length;
   let created = 0;
+  let lastSaleMs = 0;
   for (const [k, userId] of holders.entries()) {
     if (count >= MAX_SHARED_LEASES) break;
     if (active.some((l) => l.userId === userId)) continue;
@@ -89,9 +90,18 @@ async function topUp(tx: Tx, agentId: string, holders: string[], nowMs: number):
       if (inserted.length > 0) {
         count++;
         created++;
+        lastSaleMs = Math.max(lastSaleMs, startMs);
         break;
       }
     }
+  }
+  // A sale like the purchase's (`agents.markSold`): the agent is no longer New, and priced so.
+  if (created > 0) {
+    const soldAt = new Date(lastSaleMs);
+    await tx
+      .update(agents)
+      .set({ lastSoldAt: sql`GREATEST(${agents.lastSoldAt}, ${soldAt.toISOString()}::timestamptz)` })
+      .where(eq(agents.id, agentId));
   }
   return created;
 }
