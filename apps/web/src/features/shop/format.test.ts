@@ -21,9 +21,10 @@ import {
   sharedLabel,
 } from './format.ts';
 
-it('shows the hidden part of an IP as asterisks', () => {
+it('shows the hidden part of an IP or host name as asterisks', () => {
   assert.equal(maskIp('198.51.100.___'), '198.51.100.***');
   assert.equal(maskIp('203.0.113.7'), '203.0.113.7');
+  assert.equal(maskIp('___.hudsonfiber.example'), '***.hudsonfiber.example');
 });
 
 it('counts proxies', () => {

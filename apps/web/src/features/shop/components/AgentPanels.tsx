@@ -19,7 +19,8 @@ export function AgentInfoPanel({ agent }: { agent: TAgent }) {
     <DetailList
       testId="agent-info"
       items={[
-        { label: 'Domain or IP', value: agent.host || ip },
+        // The host name's hidden first label arrives as underscores too, and is shown the same way.
+        { label: 'Domain or IP', value: maskIp(agent.host) || ip },
         { label: 'Country', value: countryName(agent.loc.cc) },
         { label: 'City', value: agent.loc.city },
         { label: 'State', value: agent.loc.reg },
