@@ -134,6 +134,16 @@ export class MyProxiesPage {
     await this.detail.getByRole('button', { name: 'Copy connection string' }).click();
   }
 
+  /**
+   * Copy connection string, then what the clipboard holds (the context needs the clipboard-read and
+   * clipboard-write permissions), once the app has said it copied.
+   */
+  async copiedConnectionString(): Promise<string> {
+    await this.copyConnectionString();
+    await this.page.getByText('Copied to clipboard', { exact: true }).waitFor({ timeout: TIMEOUT_MS });
+    return this.page.evaluate(() => navigator.clipboard.readText());
+  }
+
   // Port NoAuth
 
   get whitelist(): Locator {

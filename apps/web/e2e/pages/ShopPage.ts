@@ -103,6 +103,11 @@ export class ShopPage {
     await scope.getByRole('radio', { name: new RegExp(`^${type}`) }).check();
   }
 
+  /** Desktop: the sidebar's Buy Proxy button, which names the price ("Buy Proxy for $2.50"). */
+  get sidebarBuyButton(): Locator {
+    return this.sidebar.getByRole('button', { name: /^Buy Proxy/ });
+  }
+
   /** Desktop: Buy Proxy in the sidebar, which opens the Confirm Purchase dialog. */
   async buyFromSidebar(type?: LeaseType): Promise<Locator> {
     if (type) await this.chooseLeaseType(type);
@@ -242,6 +247,13 @@ export class ShopPage {
 
   purchaseDialog(title: string): Locator {
     return this.page.getByRole('dialog', { name: title });
+  }
+
+  /** Closes a purchase dialog with its button (OK, Close, Cancel) and waits for it to go. */
+  async dismissPurchaseDialog(title: string, button = 'OK'): Promise<void> {
+    const dialog = this.purchaseDialog(title);
+    await dialog.getByRole('button', { name: button, exact: true }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: TIMEOUT_MS });
   }
 
   /** Waits for the success dialog, then for it to close itself. */
