@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { defineJob } from '../../platform/jobs.ts';
-import type { LeaseService } from './leases.service.ts';
+import type { SettleService } from './leases.settle.ts';
 
 /**
- * `leases.expire`, every minute: marks leases past their end time as ended, which frees their
- * no-auth ports. Safe to run twice (only leases not yet ended are touched).
+ * `leases.expire`, every minute: every lease at its end is renewed (auto-renew and the balance
+ * covers it) or ended with its reason, one lease per transaction under SKIP LOCKED; safe to run
+ * twice or on two workers (see `createSettleService`).
  */
 export const expireLeasesJob = defineJob({
   name: 'leases.expire',
@@ -12,6 +13,17 @@ export const expireLeasesJob = defineJob({
   schedule: { cron: '* * * * *', payload: {} },
   retry: { limit: 2, delaySeconds: 10 },
   timeoutSeconds: 60,
-  handler: (_payload, services: { leases: Pick<LeaseService, 'expireLeases'> }) =>
-    services.leases.expireLeases(),
+  handler: (_payload, services: { settle: Pick<SettleService, 'settleDueLeases'> }) =>
+    services.settle.settleDueLeases(),
+});
+
+/** `leases.autoRefund`, every minute: refunds running leases with 40% or more failed SOCKS requests. */
+export const autoRefundLeasesJob = defineJob({
+  name: 'leases.autoRefund',
+  payload: z.object({}).strict(),
+  schedule: { cron: '* * * * *', payload: {} },
+  retry: { limit: 2, delaySeconds: 10 },
+  timeoutSeconds: 60,
+  handler: (_payload, services: { settle: Pick<SettleService, 'autoRefundFailing'> }) =>
+    services.settle.autoRefundFailing(),
 });

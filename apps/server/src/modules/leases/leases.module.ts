@@ -2,15 +2,21 @@ import { defineModule, type Platform } from '../../platform/module.ts';
 import type { AgentsService } from '../agents/agents.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
-import { expireLeasesJob } from './leases.jobs.ts';
+import { createHistoryService } from './leases.history.ts';
+import { autoRefundLeasesJob, expireLeasesJob } from './leases.jobs.ts';
+import { registerLifecycleRoutes } from './leases.lifecycle.routes.ts';
 import { createPurchaseService } from './leases.purchase.ts';
+import { createRefundService } from './leases.refund.ts';
+import { createRenewService } from './leases.renew.ts';
 import { registerLeasesRoutes } from './leases.routes.ts';
 import { createLeaseService } from './leases.service.ts';
+import { createSettleService } from './leases.settle.ts';
 
 /**
  * Leases: the purchase (`POST /leases`: rules, probe, debit and lease in one transaction), the
  * customer's active leases, auto-renew and notes on agents, the lease as SPEC 3 shapes it, ending,
- * refund marking, whitelists and no-auth ports, and the expiry job.
+ * refund marking, whitelists and no-auth ports; the lifecycle (renew, refund, history, hourly
+ * traffic) and its jobs (expiry with auto-renew, auto-refund).
  */
 export const leasesModule = defineModule({
   name: 'leases',
@@ -24,8 +30,19 @@ export const leasesModule = defineModule({
     },
   ) => {
     const leases = createLeaseService({ db: platform.db.db, now: platform.now });
-    return { leases, purchases: createPurchaseService({ db: platform.db.db, ...deps, leases }) };
+    const lifecycle = { db: platform.db.db, ledger: deps.ledger, leases, now: platform.now };
+    return {
+      leases,
+      purchases: createPurchaseService({ db: platform.db.db, ...deps, leases }),
+      renewals: createRenewService(lifecycle),
+      refunds: createRefundService(lifecycle),
+      settle: createSettleService(lifecycle),
+      history: createHistoryService({ db: platform.db.db }),
+    };
   },
-  routes: registerLeasesRoutes,
-  jobs: [expireLeasesJob],
+  routes: (app, services) => {
+    registerLeasesRoutes(app, services);
+    registerLifecycleRoutes(app, services);
+  },
+  jobs: [expireLeasesJob, autoRefundLeasesJob],
 });

@@ -1,0 +1,96 @@
+import { AppError } from '@pm/contracts';
+import type { Cents } from '@pm/money';
+import { createLifecycleRepository } from './leases.lifecycle.repository.ts';
+import { refundLocked } from './leases.refund.ts';
+import { type LifecycleDeps, renewLocked } from './leases.renew.ts';
+import { AUTO_REFUND_MIN_REQUESTS } from './leases.stats.ts';
+
+/** Auto-renew is tried from this long before the end, so the credentials never lapse while the job runs every minute. */
+export const AUTO_RENEW_LEAD_MS = 2 * 60 * 1000;
+/** A lease found this long past its end (the worker was down) is not renewed: the customer would pay for hours already lost. */
+export const AUTO_RENEW_LATE_MS = 10 * 60 * 1000;
+/** Leases one job run settles at most (the next run, a minute later, takes the rest). */
+export const SETTLE_BATCH = 500;
+
+/** What one run of a lifecycle job did, by lease id. */
+export interface SettleReport {
+  renewed: string[];
+  ended: string[];
+  refunded: string[];
+}
+
+/**
+ * The lifecycle jobs' work. Each lease is settled in its own transaction that locks its row with
+ * SKIP LOCKED (two workers take different leases), re-checks the condition under the lock and
+ * writes conditionally, with the ledger move keyed per lease and period (`renew:<lease>:<until>`,
+ * `refund:<lease>`): a crash rolls back the one lease in hand and a re-run finds it still due.
+ */
+export function createSettleService(deps: LifecycleDeps) {
+  const now = deps.now ?? Date.now;
+  const repo = createLifecycleRepository(deps.db);
+
+  return {
+    /**
+     * `leases.expire`: every lease at its end. With auto-renew it renews (from AUTO_RENEW_LEAD_MS
+     * before the end) when the balance covers the renewal; a short balance is retried next run until
+     * the end and then the lease ends `autoRenewNoFunds`. Without auto-renew it ends `expired` at `until`.
+     */
+    async settleDueLeases(limit = SETTLE_BATCH): Promise<SettleReport> {
+      const report: SettleReport = { renewed: [], ended: [], refunded: [] };
+      const shortOfFunds: string[] = [];
+      for (let i = 0; i < limit; i++) {
+        const nowMs = now();
+        const outcome = await deps.db.transaction(async (tx) => {
+          const lease = await repo.lockNextDue(new Date(nowMs), AUTO_RENEW_LEAD_MS, shortOfFunds, tx);
+          if (!lease) return undefined;
+          if (lease.autoRenew && lease.until.getTime() > nowMs - AUTO_RENEW_LATE_MS) {
+            try {
+              // A savepoint: a refused debit leaves the transaction usable for ending the lease.
+              await tx.transaction((sp) => renewLocked(deps, lease, sp));
+              return { id: lease.id, kind: 'renewed' as const };
+            } catch (e) {
+              if (!(e instanceof AppError && e.code === 'PAYMENT_REQUIRED')) throw e;
+              if (lease.until.getTime() > nowMs) return { id: lease.id, kind: 'short' as const };
+              await repo.end(lease.id, { at: lease.until, reason: 'autoRenewNoFunds' }, tx);
+              return { id: lease.id, kind: 'ended' as const };
+            }
+          }
+          await repo.end(lease.id, { at: lease.until, reason: 'expired' }, tx);
+          return { id: lease.id, kind: 'ended' as const };
+        });
+        if (!outcome) break;
+        if (outcome.kind === 'short') shortOfFunds.push(outcome.id);
+        else report[outcome.kind].push(outcome.id);
+      }
+      return report;
+    },
+
+    /**
+     * `leases.autoRefund`: refunds every running lease whose SOCKS requests failed 40% or more, once
+     * it has AUTO_REFUND_MIN_REQUESTS requests, with the last amount paid for it (the purchase price
+     * unless renewed), and ends it `autoRefunded`.
+     */
+    async autoRefundFailing(
+      limit = SETTLE_BATCH,
+      minRequests = AUTO_REFUND_MIN_REQUESTS,
+    ): Promise<SettleReport> {
+      const report: SettleReport = { renewed: [], ended: [], refunded: [] };
+      for (let i = 0; i < limit; i++) {
+        const id = await deps.db.transaction(async (tx) => {
+          const nowMs = now();
+          const lease = await repo.lockNextFailing(minRequests, new Date(nowMs), tx);
+          if (!lease) return undefined;
+          const amountC = (lease.lastPaymentC ?? lease.purchasePriceC) as Cents;
+          await refundLocked(deps, lease, { at: new Date(nowMs), reason: 'autoRefunded', amountC }, tx);
+          return lease.id;
+        });
+        if (!id) break;
+        report.refunded.push(id);
+      }
+      return report;
+    },
+  };
+}
+
+/** The settle service's functions. */
+export type SettleService = ReturnType<typeof createSettleService>;
