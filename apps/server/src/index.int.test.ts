@@ -95,7 +95,7 @@ describe('start()', () => {
       const schedules = await db.query<{ name: string }>('SELECT name FROM pgboss.schedule ORDER BY name');
       assert.deepEqual(
         schedules.map((s) => s.name),
-        ['leases.expire', 'payments.watch'],
+        ['leases.autoRefund', 'leases.expire', 'payments.watch'],
       );
     } finally {
       await server.close();

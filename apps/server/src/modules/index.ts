@@ -12,6 +12,7 @@ import { paymentsModule } from './payments/payments.module.ts';
 import { pricingModule } from './pricing/pricing.module.ts';
 import { probesModule } from './probes/probes.module.ts';
 import { referralModule } from './referral/referral.module.ts';
+import { staticModule } from './static/static.module.ts';
 
 export const MODULES = [
   healthModule,
@@ -23,6 +24,7 @@ export const MODULES = [
   agentsModule,
   probesModule,
   leasesModule,
+  staticModule,
   authportModule,
 ] as const;
 

@@ -1,0 +1,55 @@
+import { agents, type Db, type DbOrTx, type Tx } from '@pm/db';
+import { and, asc, count, eq, ilike, like, type SQL, sql } from 'drizzle-orm';
+
+export type StaticAgentRow = typeof agents.$inferSelect;
+
+/** The static shop's filter: a country and optional conn, ISP and city substrings, IP prefix. */
+export interface StaticFilter {
+  cc: string;
+  conn?: 'wifi' | 'cell' | undefined;
+  isp?: string | undefined;
+  city?: string | undefined;
+  ip?: string | undefined;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** On sale in the static shop: marked static, online, on a node, and not leased (static leases are private). */
+const STATIC_ON_SALE = sql`${agents.isStatic} AND ${agents.online} AND ${agents.nodeId} IS NOT NULL AND ${agents.activeExclusive} = 0 AND ${agents.activeShared} = 0`;
+
+/** Data access of the static shop (the `agents` rows the operator marked static). */
+export function createStaticRepository(db: Db) {
+  function where(f: StaticFilter): SQL {
+    const parts: (SQL | undefined)[] = [STATIC_ON_SALE, eq(agents.cc, f.cc)];
+    if (f.conn) parts.push(eq(agents.conn, f.conn));
+    if (f.isp?.trim()) parts.push(ilike(agents.isp, `%${escapeLike(f.isp.trim())}%`));
+    if (f.city?.trim()) parts.push(ilike(agents.city, `%${escapeLike(f.city.trim())}%`));
+    if (f.ip?.trim()) parts.push(like(agents.ip, `${escapeLike(f.ip.trim())}%`));
+    return and(...parts)!;
+  }
+
+  return {
+    /** A page of static agents on sale, by city then IP, and how many match. */
+    async findPage(
+      f: StaticFilter,
+      page: { offset: number; limit: number },
+      tx: DbOrTx = db,
+    ): Promise<{ rows: StaticAgentRow[]; total: number }> {
+      const rows = await tx
+        .select()
+        .from(agents)
+        .where(where(f))
+        .orderBy(asc(agents.city), asc(agents.ip), asc(agents.id))
+        .offset(page.offset)
+        .limit(page.limit);
+      const [total] = await tx.select({ n: count() }).from(agents).where(where(f));
+      return { rows, total: total?.n ?? 0 };
+    },
+
+    /** Locks the agent row for a static sale (purchases of one agent serialise on it). */
+    async lockAgent(agentId: string, tx: Tx): Promise<StaticAgentRow | undefined> {
+      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
+      return rows[0];
+    },
+  };
+}
