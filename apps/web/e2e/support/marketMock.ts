@@ -12,6 +12,7 @@ import {
   type TSegments,
 } from '@pm/contracts';
 import { type Cents, cents } from '@pm/money';
+import { answerLifecycle, createLifecycleMock, type LifecycleMock } from './lifecycleMock.ts';
 
 export interface MockAnswer {
   status: number;
@@ -27,6 +28,8 @@ export interface MarketMock {
   authPortStatus: number;
   /** Status `PATCH /leases/{id}/autoRenew` answers with (200 applies it). */
   autoRenewStatus: number;
+  /** Renew, refund, history, static shop and traffic (lifecycleMock.ts). */
+  lifecycle: LifecycleMock;
   /** Every market call seen, with its query and JSON body. */
   calls: Array<{ method: string; path: string; query: URLSearchParams; body: unknown }>;
 }
@@ -145,6 +148,7 @@ export function createMarketMock(): MarketMock {
     purchaseAnswers: [],
     authPortStatus: 200,
     autoRenewStatus: 200,
+    lifecycle: createLifecycleMock(),
     calls: [],
   };
 }
@@ -272,7 +276,7 @@ export function answerMarket(
     l.authPort = { node: '127.0.0.1', port: 21_000 + market.leases.indexOf(l), whitelist: String(body) };
     return { status: 200, body: { status: 'AUTHPORT_CREATED', authPort: l.authPort } };
   }
-  return null;
+  return answerLifecycle(market, account, method, path, query, body);
 }
 
 type MarketCall = MarketMock['calls'][number];
