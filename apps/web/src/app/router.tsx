@@ -66,8 +66,20 @@ const ROUTES: RouteObject[] = [
           (m) => m.MyProxiesPage,
         ),
       },
-      { path: 'my/history', element: later('Lease History') },
-      { path: 'my/history-details/:ip', element: later('History Details') },
+      {
+        path: 'my/history',
+        element: lazyPage(
+          () => import('../features/history/pages/HistoryPage.tsx'),
+          (m) => m.HistoryPage,
+        ),
+      },
+      {
+        path: 'my/history-details/:ip',
+        element: lazyPage(
+          () => import('../features/history/pages/HistoryDetailsPage.tsx'),
+          (m) => m.HistoryDetailsPage,
+        ),
+      },
       {
         path: 'my/:id',
         element: lazyPage(

@@ -1,0 +1,32 @@
+import { type TLeaseHistoryResponse, ZLeaseHistoryResponse } from '@pm/contracts';
+import { keepPreviousData, type QueryClient, queryOptions } from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import type { ApiClient } from '../../lib/api/transport.ts';
+import { leaseKeys } from '../leases/queries.ts';
+import { type HistoryView, historyQuery } from './rules.ts';
+
+/** Query keys of the lease history: under the leases' prefix, so a purchase or lease change reloads it. */
+export const historyKeys = {
+  all: [...leaseKeys.all, 'history'] as const,
+  page: (view: HistoryView) => [...historyKeys.all, 'page', view] as const,
+};
+
+/**
+ * One page of `GET /leaseHistory` (SPEC 7); refreshes every 20 s like the other lease data, and a
+ * refresh that finds the server unreachable is ignored. A failed load simply ends (SPEC 8).
+ */
+export const leaseHistoryQuery = (api: ApiClient, queryClient: QueryClient, view: HistoryView) =>
+  queryOptions({
+    queryKey: historyKeys.page(view),
+    queryFn: ({ signal }): Promise<TLeaseHistoryResponse> =>
+      api.get('/leaseHistory', {
+        query: historyQuery(view),
+        schema: ZLeaseHistoryResponse,
+        signal,
+        ignoreOffline: queryClient.getQueryData(historyKeys.page(view)) !== undefined,
+        ignoreStatuses: [400, 404, 500, 503],
+      }),
+    placeholderData: keepPreviousData,
+    refetchInterval: DATA_REFRESH_MS,
+    retry: false,
+  });
