@@ -223,6 +223,7 @@ describe('the shop on the whole product with the demo network', () => {
       await v.shop.confirmPurchase();
       await v.shop.waitForPurchaseSuccess();
       await v.shell.waitForBalance(usd(5000 - priceC));
+      await v.shop.sidebar.getByText('Select a proxy in the table to see its details.').waitFor();
 
       // The list reloads: the proxy is now shared by three, and its buyer sees its whole address.
       const leases = await api<{ leases: TLease[] }>(customer(), 'GET', '/leases');

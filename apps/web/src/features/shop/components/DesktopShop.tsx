@@ -3,7 +3,7 @@ import TravelExploreIcon from '@mui/icons-material/TravelExplore';
 import { Alert, Box, Button, Chip, Skeleton, Stack, Typography } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Suspense, useState } from 'react';
+import { Suspense, useCallback, useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { lazyNamed } from '../../../lib/lazyNamed.ts';
@@ -31,7 +31,10 @@ export function DesktopShop() {
   const [isFilterRowShown, setFilterRowShown] = useState(() => !isEmptyFilter(filter));
   const [isAdvancedOpen, setAdvancedOpen] = useState(false);
   const [selected, setSelected] = useState<TAgent | null>(null);
-  const flow = usePurchaseFlow();
+  // After a sale the list is cleared and reloaded (SPEC 4), and the proxy bought leaves the sidebar:
+  // as it was selected it can no longer be bought.
+  const clearSelected = useCallback(() => setSelected(null), []);
+  const flow = usePurchaseFlow(clearSelected);
   const canRadius = isRadiusSearchCountry(filter.cc);
 
   const actions = (
