@@ -1,0 +1,250 @@
+/**
+ * Refund rules against real traffic on loopback: the API, a gateway node with its PostgreSQL
+ * control plane and meter, real agents dialing it. 99 MB through a lease keeps it refundable once
+ * its agent is offline, 101 MB does not; a refunded lease's credentials stop within 2 seconds; and
+ * requests to a target that refuses connections trigger the 40%-failed auto-refund, with the
+ * lease's hourly traffic rows summing to its totals.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { type AgentHandle, startAgent } from '@pm/agent';
+import { SOCKS_PORT_OFFSETS, type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
+import { buildAgent } from '@pm/db/testing';
+import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
+import { curl } from '@pm/gateway/session/harness.testkit';
+import { hashAgentKey } from '@pm/gateway/store/agent-registry';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
+import { createLedgerService } from '../ledger/ledger.service.ts';
+import { createLeaseService } from './leases.service.ts';
+import { createSettleService } from './leases.settle.ts';
+
+const MB = 1000 * 1000;
+let t: TestApp;
+let plane: ControlPlane;
+let gateway: GatewayHandle;
+let files: http.Server;
+let filesPort: number;
+let refusingPort: number;
+const agents = new Map<string, AgentHandle>();
+
+async function startNode(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const base = 21_000 + Math.floor(Math.random() * 5000);
+    plane = await startControlPlane({
+      db: t.db,
+      nodeId: 'gw-refund',
+      node: { publicHost: 'localhost', publicIp: '127.0.0.1', socksBasePort: base },
+      reverseDns: false,
+    });
+    try {
+      gateway = await startGateway({
+        nodeId: 'gw-refund',
+        host: '127.0.0.1',
+        tunnelPort: 0,
+        socksPorts: SOCKS_PORT_OFFSETS.map((o) => base + o),
+        plaintextTunnel: true,
+        directory: plane.directory,
+        meter: plane.meter,
+        registry: plane.registry,
+        handshakeTimeoutMs: 5000,
+        trustAgentIp: true,
+      });
+      return;
+    } catch (e) {
+      await plane.close();
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw e;
+    }
+  }
+}
+
+async function connectAgent(ip: string): Promise<string> {
+  const key = randomBytes(24).toString('base64url');
+  const row = await buildAgent(t.db, { keyHash: hashAgentKey(key), nodeId: null, online: false, ip: '' });
+  const agent = startAgent({
+    gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
+    key,
+    plaintext: true,
+    ipOverride: ip,
+    allowLoopback: true,
+    backoffMinMs: 50,
+    backoffMaxMs: 500,
+  });
+  agents.set(row.id, agent);
+  await agent.waitConnected(5000);
+  await plane.registry.idle();
+  return row.id;
+}
+
+before(async () => {
+  t = await createTestApp('lease_refund_gateway', { payments: false, settings: { shopCacheMs: 0 } });
+  await setFlatPrices(t, 500, 200);
+  // `/bytes/<n>` answers n bytes.
+  files = http.createServer((req, res) => {
+    const n = Number(/^\/bytes\/(\d+)$/.exec(req.url ?? '')?.[1] ?? 0);
+    res.writeHead(200, { 'content-length': n });
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    let left = n;
+    const pump = () => {
+      while (left > 0) {
+        const part = chunk.subarray(0, Math.min(left, chunk.length));
+        left -= part.length;
+        if (!res.write(part)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+  filesPort = (files.address() as AddressInfo).port;
+  // A port that refuses: bound then closed, so nothing listens there.
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  refusingPort = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  await startNode();
+});
+
+after(async () => {
+  for (const a of agents.values()) await a.close();
+  await gateway?.close();
+  await plane?.close();
+  await new Promise<void>((r) => (files ? files.close(() => r()) : r()));
+  await t?.close();
+});
+
+async function buy(
+  ip: string,
+): Promise<{ lease: TLease; agentId: string; who: Awaited<ReturnType<typeof buildCustomer>> }> {
+  const who = await buildCustomer(t, 5000);
+  const agentId = await connectAgent(ip);
+  const res = await postLease(t, who, { agentID: agentId, expPriceC: 500, exc: true });
+  assert.equal(res.statusCode, 201, res.body);
+  return { lease: ZLease.parse(res.json()), agentId, who };
+}
+
+const proxyOf = (lease: TLease) =>
+  `${lease.socks.user}:${lease.socks.pwd}@${lease.socks.ip}:${lease.socks.port + SOCKS_PORT_OFFSETS[0]}`;
+
+/** Fetches `url` through the lease, retrying while the gateway learns the new lease. */
+async function fetchThrough(lease: TLease, url: string) {
+  let r = await curl(['--socks5-hostname', proxyOf(lease), '-o', '/dev/null', url], 60);
+  for (let i = 0; r.code !== 0 && i < 20; i++) {
+    await new Promise((w) => setTimeout(w, 100));
+    r = await curl(['--socks5-hostname', proxyOf(lease), '-o', '/dev/null', url], 60);
+  }
+  return r;
+}
+
+async function takeOffline(agentId: string): Promise<void> {
+  await agents.get(agentId)!.close();
+  agents.delete(agentId);
+  for (let i = 0; i < 50; i++) {
+    const [row] = await t.db.query<{ online: boolean }>('SELECT online FROM agents WHERE id = $1', [agentId]);
+    if (!row?.online) return;
+    await new Promise((w) => setTimeout(w, 100));
+  }
+  assert.fail(`agent ${agentId} still online`);
+}
+
+/** The lease's metered bytes once at least `min` are in the database (a connection's bytes are metered as it closes). */
+async function meteredBytes(leaseId: string, min: number): Promise<number> {
+  let bytes = 0;
+  for (let i = 0; i < 100 && bytes < min; i++) {
+    await plane.meter.flush();
+    const [row] = await t.db.query<{ b: string }>(
+      'SELECT in_bytes + out_bytes AS b FROM leases WHERE id = $1',
+      [leaseId],
+    );
+    bytes = Number(row!.b);
+    if (bytes < min) await new Promise((w) => setTimeout(w, 100));
+  }
+  return bytes;
+}
+
+const refund = (lease: TLease, headers: Record<string, string>) =>
+  t.app.inject({ method: 'DELETE', url: `/leases/${lease.id}`, headers });
+
+test('99 MB of real traffic refunds once the agent is offline, 101 MB does not; credentials stop within 2 s', {
+  timeout: 240_000,
+}, async () => {
+  const small = await buy('192.0.2.51');
+  const big = await buy('192.0.2.52');
+  assert.equal((await fetchThrough(small.lease, `http://127.0.0.1:${filesPort}/bytes/${99 * MB}`)).code, 0);
+  assert.equal((await fetchThrough(big.lease, `http://127.0.0.1:${filesPort}/bytes/${101 * MB}`)).code, 0);
+  const smallBytes = await meteredBytes(small.lease.id, 99 * MB);
+  assert.ok(smallBytes > 99 * MB && smallBytes < 100 * MB, `small lease moved ${smallBytes}`);
+  assert.ok((await meteredBytes(big.lease.id, 101 * MB)) > 101 * MB, 'big lease metered');
+
+  // Online: agentNotDead, whatever the traffic.
+  const alive = await refund(small.lease, small.who.headers);
+  assert.equal(alive.statusCode, 409);
+  assert.equal(alive.json().errorCode, 'agentNotDead');
+
+  await takeOffline(small.agentId);
+  await takeOffline(big.agentId);
+  const tooMuch = await refund(big.lease, big.who.headers);
+  assert.equal(tooMuch.statusCode, 409);
+  assert.equal(tooMuch.json().errorCode, 'notRefundable');
+  const ok = await refund(small.lease, small.who.headers);
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.equal(ok.json().status, 'REFUND_STATUS_REFUNDED');
+  const books = await booksOf(t, small.who.userId);
+  assert.equal(books.balanceC, 5000);
+  assert.equal(books.balanceC, books.ledgerSumC);
+
+  // The gateway drops the refunded lease's credentials within 2 s (the directory no longer knows them).
+  const { user, pwd } = small.lease.socks;
+  const revokedBy = Date.now() + 2000;
+  while (plane.directory.findByCredentials(user, pwd) && Date.now() < revokedBy) {
+    await new Promise((w) => setTimeout(w, 50));
+  }
+  assert.equal(plane.directory.findByCredentials(user, pwd), undefined, 'credentials revoked within 2 s');
+  assert.ok(
+    plane.directory.findByCredentials(big.lease.socks.user, big.lease.socks.pwd),
+    'the other lease still runs',
+  );
+});
+
+test('requests to a refusing target: the 40%-failed auto-refund fires, and the hour rows sum to the totals', {
+  timeout: 120_000,
+}, async () => {
+  const { lease, who } = await buy('192.0.2.53');
+  assert.equal((await fetchThrough(lease, `http://127.0.0.1:${filesPort}/bytes/1000`)).code, 0);
+  for (let i = 0; i < 12; i++) {
+    const r = await curl(['--socks5-hostname', proxyOf(lease), `http://127.0.0.1:${refusingPort}/`], 10);
+    assert.notEqual(r.code, 0);
+  }
+  await plane.meter.flush();
+  const [row] = await t.db.query<{ reqs: string; fails: string }>(
+    'SELECT reqs, fails FROM leases WHERE id = $1',
+    [lease.id],
+  );
+  assert.ok(Number(row!.reqs) >= 13 && Number(row!.fails) >= 12, `reqs ${row!.reqs}, fails ${row!.fails}`);
+
+  const traffic = ZLeaseTrafficResponse.parse(
+    (await t.app.inject({ method: 'GET', url: `/leases/${lease.id}/traffic`, headers: who.headers })).json(),
+  );
+  const sum = traffic.hours.reduce((s, h) => ({ reqs: s.reqs + h.reqs, fails: s.fails + h.fails }), {
+    reqs: 0,
+    fails: 0,
+  });
+  assert.deepEqual(sum, { reqs: Number(row!.reqs), fails: Number(row!.fails) });
+
+  const settle = createSettleService({
+    db: t.db.db,
+    ledger: createLedgerService({ db: t.db.db }),
+    leases: createLeaseService({ db: t.db.db }),
+  });
+  assert.ok((await settle.autoRefundFailing()).refunded.includes(lease.id));
+  const [ended] = await t.db.query<{ end_reason: string }>('SELECT end_reason FROM leases WHERE id = $1', [
+    lease.id,
+  ]);
+  assert.equal(ended!.end_reason, 'autoRefunded');
+  const books = await booksOf(t, who.userId);
+  assert.equal(books.balanceC, 5000);
+  assert.equal(books.balanceC, books.ledgerSumC);
+});
