@@ -283,6 +283,7 @@ describe('phone layout (390 px)', () => {
       const labels = await menu.getByRole('button').allTextContents();
       assert.deepEqual(labels, [
         'Shop',
+        'Static Proxies',
         'My Proxies',
         'Payments',
         'FAQ',

@@ -60,6 +60,13 @@ const ROUTES: RouteObject[] = [
         ),
       },
       {
+        path: 'static',
+        element: lazyPage(
+          () => import('../features/static/pages/StaticShopPage.tsx'),
+          (m) => m.StaticShopPage,
+        ),
+      },
+      {
         path: 'my',
         element: lazyPage(
           () => import('../features/leases/pages/MyProxiesPage.tsx'),

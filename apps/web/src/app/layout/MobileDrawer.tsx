@@ -1,4 +1,5 @@
 import AddIcon from '@mui/icons-material/Add';
+import DnsIcon from '@mui/icons-material/Dns';
 import GavelIcon from '@mui/icons-material/Gavel';
 import HelpIcon from '@mui/icons-material/Help';
 import KeyIcon from '@mui/icons-material/Key';
@@ -51,6 +52,7 @@ export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => 
         <Divider />
         <List dense>
           {item('Shop', <StorefrontIcon />, go('/shop'))}
+          {item('Static Proxies', <DnsIcon />, go('/static'))}
           {item('My Proxies', <RouterIcon />, go('/my'))}
           {item('Payments', <PaymentsIcon />, go('/payments'))}
           {item('FAQ', <HelpIcon />, go('/faq'))}

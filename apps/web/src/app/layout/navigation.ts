@@ -1,6 +1,7 @@
 /** Desktop top navigation tabs (SPEC section 2). */
 export const DESKTOP_TABS = [
   { label: 'Shop', to: '/' },
+  { label: 'Static Proxies', to: '/static' },
   { label: 'My Proxies', to: '/my' },
   { label: 'Payments', to: '/payments' },
   { label: 'Downloads', to: '/download' },

@@ -1,6 +1,8 @@
+import HistoryIcon from '@mui/icons-material/History';
 import SearchIcon from '@mui/icons-material/Search';
 import {
   Box,
+  Button,
   FormControlLabel,
   InputAdornment,
   Paper,
@@ -12,7 +14,7 @@ import {
 } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { type ReactNode, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { Link as RouterLink, useNavigate } from 'react-router';
 import { useIsMobile } from '../../../app/context.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
@@ -51,7 +53,7 @@ export function MyProxiesPage() {
     />
   );
   return (
-    <Page title="My Proxies" actions={isMobile ? undefined : filterBox}>
+    <Page title="My Proxies" actions={isMobile ? undefined : <DesktopActions filterBox={filterBox} />}>
       {isMobile && <MobileHeader filterBox={filterBox} />}
       {!shown && <Skeleton variant="rounded" height={200} />}
       {shown?.length === 0 && (
@@ -63,6 +65,18 @@ export function MyProxiesPage() {
         shown.length > 0 &&
         (isMobile ? <LeaseCards leases={shown} /> : <DesktopLeases leases={shown} />)}
     </Page>
+  );
+}
+
+/** Desktop: the lease history link and the filter box. */
+function DesktopActions({ filterBox }: { filterBox: ReactNode }) {
+  return (
+    <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
+      <Button component={RouterLink} to="/my/history" startIcon={<HistoryIcon />}>
+        Lease History
+      </Button>
+      {filterBox}
+    </Stack>
   );
 }
 

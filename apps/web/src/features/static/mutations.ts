@@ -1,0 +1,37 @@
+import { type TStaticAgent, type TStaticLeaseBody, ZLease } from '@pm/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../app/context.tsx';
+import { isApiError } from '../../lib/api/transport.ts';
+import { accountKeys } from '../account/queries.ts';
+import { leaseKeys } from '../leases/queries.ts';
+import { paymentKeys } from '../payments/queries.ts';
+import { staticKeys } from './queries.ts';
+import { reloadsStaticList, type StaticLeaseFailure, staticLeaseFailureOf } from './rules.ts';
+
+/** Statuses the dialogs explain; 401 and 502 still go to sign-in and maintenance. */
+const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
+
+/**
+ * `POST /static/lease` with the agent id as a string and the price shown (SPEC 5, 7). Success
+ * reloads the static list, account, leases and payments; a refusal comes back as its failure.
+ */
+export function useStaticLeaseMutation() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const invalidate = (keys: ReadonlyArray<readonly string[]>) =>
+    Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+  return useMutation<unknown, StaticLeaseFailure, TStaticAgent>({
+    mutationFn: async (agent) => {
+      const body: TStaticLeaseBody = { agentID: String(agent.id), expPriceC: agent.priceC };
+      try {
+        return await api.post('/static/lease', { body, schema: ZLease, ignoreStatuses: HANDLED_STATUSES });
+      } catch (e) {
+        throw isApiError(e) ? staticLeaseFailureOf(e.status, e.body) : 'GENERIC_ERROR';
+      }
+    },
+    onSuccess: () => invalidate([staticKeys.all, accountKeys.all, leaseKeys.all, paymentKeys.all]),
+    onError: async (failure) => {
+      if (reloadsStaticList(failure)) await invalidate([staticKeys.all]);
+    },
+  });
+}
