@@ -159,6 +159,7 @@ export function createLeaseRepository(db: Db) {
         .update(leases)
         .set({
           endedAt: sql`now()`,
+          endReason: refund ? 'staffRefunded' : 'staffEnded',
           ...(refund ? { refundedAt: sql`now()`, refundAmountC: refund.amountC } : {}),
         })
         .where(and(eq(leases.id, id), isNull(leases.endedAt)))
@@ -170,7 +171,7 @@ export function createLeaseRepository(db: Db) {
     async markExpiredEnded(tx: DbOrTx = db): Promise<string[]> {
       const rows = await tx
         .update(leases)
-        .set({ endedAt: sql`${leases.until}` })
+        .set({ endedAt: sql`${leases.until}`, endReason: 'expired' })
         .where(and(isNull(leases.endedAt), lte(leases.until, sql`now()`)))
         .returning({ id: leases.id });
       return rows.map((r) => r.id);
