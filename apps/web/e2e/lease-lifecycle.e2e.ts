@@ -4,8 +4,10 @@
  * refund instructions.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { TLease } from '@pm/contracts';
+import { LEASE_TRAFFIC_CSV_HEADER } from '@pm/contracts';
 import {
   LeaseLifecycleDialogs,
   REFUND_CANCELED_MESSAGES,
@@ -13,6 +15,7 @@ import {
 } from './pages/LeaseLifecycleDialogs.ts';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
+import { demoTraffic } from './support/lifecycleMock.ts';
 import { buildLease, isCall, waitForCall } from './support/marketMock.ts';
 import { type MockApp, type MockSession, type MockSessionOptions, startMockApp } from './support/mockApp.ts';
 import { fakeAccessToken } from './support/mockBackend.ts';
@@ -142,6 +145,7 @@ describe('desktop Proxy Details: refund', () => {
 
       await dialogs.refund();
       await waitForCall(market, isCall('DELETE', `/leases/${lease.id}`));
+      await shell.page.getByText('The proxy was refunded to your balance', { exact: true }).waitFor();
       await shell.waitForBalance('$15.34');
       await my.rows.filter({ hasText: lease.currentInfo.ip }).waitFor({ state: 'detached' });
     } finally {
@@ -210,4 +214,44 @@ describe('phone lease detail', () => {
       await context.close();
     }
   });
+});
+
+describe('traffic by hour', () => {
+  for (const [name, viewport] of [
+    ['desktop', undefined],
+    ['phone', PHONE],
+  ] as const) {
+    it(`${name}: the lease detail charts the hourly traffic and downloads it as CSV`, async () => {
+      const { context, shell, my, dialogs, api, lease } = await visit(viewport ? { viewport } : {});
+      const hours = demoTraffic();
+      api.market.lifecycle.traffic[lease.id] = hours;
+      try {
+        await shell.open(app.baseUrl, '/my', fakeAccessToken());
+        if (viewport) {
+          await my.waitForCards();
+          await my.openCard(lease.currentInfo.ip);
+        } else {
+          await my.waitForRows();
+          await my.selectLease(lease.currentInfo.ip);
+        }
+        await dialogs.trafficChart.waitFor();
+        const reqs = hours.reduce((n, h) => n + h.reqs, 0);
+        assert.match(
+          (await dialogs.trafficTotals.textContent()) ?? '',
+          new RegExp(`^24 hours · ${reqs.toLocaleString('en-US')} requests`),
+        );
+        await dialogs.trafficChart.scrollIntoViewIfNeeded();
+        await saveScreenshot(my.page, `lifecycle-traffic-${name}`);
+        const download = await dialogs.downloadCsv();
+        assert.equal(download.suggestedFilename(), `traffic-${lease.id}.csv`);
+        const csv = await readFile((await download.path())!, 'utf8');
+        const lines = csv.split('\n');
+        assert.equal(lines[0], LEASE_TRAFFIC_CSV_HEADER);
+        assert.equal(lines.length, 25);
+        await waitForCall(api.market, isCall('GET', `/leases/${lease.id}/traffic.csv`));
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });

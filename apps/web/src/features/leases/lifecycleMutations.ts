@@ -32,9 +32,11 @@ export function useRenewMutation(leaseId: string) {
         return renewResultOf(isApiError(e) ? e.status : null);
       }
     },
-    onSuccess: async (result) => {
+    // Not awaited: the caller's own callbacks run at once, before the reload can unmount the
+    // refunded lease's detail (a callback of an unmounted caller is dropped).
+    onSuccess: (result) => {
       if (result !== 'RENEW_STATUS_RENEWED') return;
-      await Promise.all(
+      void Promise.all(
         [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
           queryClient.invalidateQueries({ queryKey }),
         ),
@@ -59,9 +61,11 @@ export function useRefundMutation(leaseId: string) {
         return isApiError(e) ? refundResultOf(e.status, e.body) : 'REFUND_STATUS_FAILED';
       }
     },
-    onSuccess: async (result) => {
+    // Not awaited: the caller's own callbacks run at once, before the reload can unmount the
+    // refunded lease's detail (a callback of an unmounted caller is dropped).
+    onSuccess: (result) => {
       if (result !== 'REFUND_STATUS_REFUNDED') return;
-      await Promise.all(
+      void Promise.all(
         [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
           queryClient.invalidateQueries({ queryKey }),
         ),

@@ -1,9 +1,10 @@
 import { Box, Button, Divider, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { lazyNamed } from '../../../lib/lazyNamed.ts';
 import { useNow } from '../../../lib/useNow.ts';
 import { countryName } from '../../shop/countries.ts';
 import { activityLabel, connLabel, formatBytes, formatDuration, formatTimeLeft } from '../../shop/format.ts';
@@ -11,6 +12,9 @@ import { agentQuery } from '../../shop/queries.ts';
 import { leaseSharedLabel } from '../rules.ts';
 import { AutoRenewSwitch } from './AutoRenewSwitch.tsx';
 import { LeaseNoteField } from './LeaseNoteField.tsx';
+
+// The traffic chart's code loads with the first Info tab shown, not with the page.
+const LeaseTraffic = lazyNamed(() => import('./LeaseTraffic.tsx'), 'LeaseTraffic');
 
 /**
  * The lease's Info tab (SPEC 2): note, Lease ID, IP, Country, Show more (Hostname, City, State, Zip,
@@ -71,6 +75,10 @@ export function LeaseInfoTab({ lease }: { lease: TLease }) {
           { label: 'Proxy to You', value: formatBytes(lease.stats.outBytes) },
         ]}
       />
+      <Typography variant="subtitle2">Traffic by hour</Typography>
+      <Suspense fallback={null}>
+        <LeaseTraffic leaseId={lease.id} />
+      </Suspense>
       <Divider />
       <AutoRenewSwitch lease={lease} />
     </Stack>

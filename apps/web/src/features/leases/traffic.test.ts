@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { fillHours, stackedBars, trafficTotals } from './traffic.ts';
+
+const h = (hour: string, reqs: number, fails = 0) => ({
+  hour,
+  reqs,
+  fails,
+  inBytes: reqs * 10,
+  outBytes: reqs * 100,
+});
+
+it('fills the hours without traffic between the first and the last with zeros', () => {
+  const filled = fillHours([h('2026-01-01T03:00:00.000Z', 5), h('2026-01-01T00:00:00.000Z', 2)]);
+  assert.deepEqual(
+    filled.map((x) => [x.hour.slice(11, 13), x.reqs]),
+    [
+      ['00', 2],
+      ['01', 0],
+      ['02', 0],
+      ['03', 5],
+    ],
+  );
+  assert.deepEqual(fillHours([]), []);
+});
+
+it('adds up requests, failures and bytes', () => {
+  assert.deepEqual(trafficTotals([h('a', 5, 1), h('b', 3, 2)]), {
+    reqs: 8,
+    fails: 3,
+    inBytes: 80,
+    outBytes: 800,
+  });
+});
+
+it('scales stacked bars so the tallest hour fills the height', () => {
+  const bars = stackedBars(
+    [h('a', 10, 2), h('b', 5, 0)],
+    100,
+    50,
+    (x) => x.reqs - x.fails,
+    (x) => x.fails,
+  );
+  assert.equal(bars.length, 2);
+  assert.equal(bars[0]!.lower + bars[0]!.upper, 50);
+  assert.equal(bars[0]!.upper, 10);
+  assert.equal(bars[1]!.lower, 25);
+  assert.equal(bars[1]!.x > bars[0]!.x, true);
+});
