@@ -243,7 +243,7 @@ describe('traffic by hour', () => {
         await dialogs.trafficChart.scrollIntoViewIfNeeded();
         await saveScreenshot(my.page, `lifecycle-traffic-${name}`);
         const download = await dialogs.downloadCsv();
-        assert.equal(download.suggestedFilename(), `traffic-${lease.id}.csv`);
+        assert.equal(download.suggestedFilename(), `lease-${lease.id}-traffic.csv`);
         const csv = await readFile((await download.path())!, 'utf8');
         const lines = csv.split('\n');
         assert.equal(lines[0], LEASE_TRAFFIC_CSV_HEADER);

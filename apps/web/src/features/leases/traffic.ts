@@ -69,5 +69,5 @@ export function stackedBars(
   }));
 }
 
-/** The file name of the CSV download. */
-export const trafficCsvName = (leaseId: string): string => `traffic-${leaseId}.csv`;
+/** The file name of the CSV download (the one the server suggests). */
+export const trafficCsvName = (leaseId: string): string => `lease-${leaseId}-traffic.csv`;
