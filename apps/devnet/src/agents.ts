@@ -11,7 +11,13 @@ import type { DbHandle } from '@pm/db';
 import { hashAgentKey } from '@pm/gateway/store/agent-registry';
 import { type DemoIdentity, demoIdentities } from './demo-identities.ts';
 
-export { DEMO_AGENT_COUNT, type DemoIdentity, demoGeo, demoIdentities } from './demo-identities.ts';
+export {
+  DEMO_AGENT_COUNT,
+  type DemoIdentity,
+  demoGeo,
+  demoIdentities,
+  demoStaticIdentities,
+} from './demo-identities.ts';
 
 export interface DemoAgentsOptions {
   db: DbHandle;
@@ -34,7 +40,7 @@ export interface DemoAgents {
 
 /**
  * Writes the demo agents' rows (a fresh key each start, stored hashed; location and scores only
- * when the row is new, so edits survive restarts; prices come from the pricing rules) and starts the real agent for each.
+ * and the static mark when the row is new, so edits survive restarts; prices come from the pricing rules) and starts the real agent for each.
  */
 export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoAgents> {
   const identities = options.identities ?? demoIdentities();
@@ -43,8 +49,8 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
     const key = randomBytes(24).toString('base64url');
     keys.set(d.id, key);
     await options.db.query(
-      `INSERT INTO agents (id, key_hash, ip, host, cc, reg, city, zip, isp, mob, lat, lon, conn, dev, stars)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+      `INSERT INTO agents (id, key_hash, ip, host, cc, reg, city, zip, isp, mob, lat, lon, conn, dev, stars, is_static)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash`,
       [
         d.id,
@@ -62,6 +68,7 @@ export async function startDemoAgents(options: DemoAgentsOptions): Promise<DemoA
         d.conn,
         d.dev,
         d.stars,
+        d.static ?? false,
       ],
     );
   }

@@ -16,6 +16,8 @@ export interface DemoIdentity {
   stars: number;
   /** Shared leases the demo's other customers hold on it from devnet start (0 to 2). */
   sharers: number;
+  /** A static (datacenter) agent: its row gets `is_static`, so it sells in the static shop only. */
+  static?: boolean;
 }
 
 /** Agents `npm start` runs by default: real agents, one tunnel each, about 3 MiB for 100 of them. */
@@ -173,6 +175,71 @@ export function demoIdentities(count = DEMO_AGENT_COUNT): DemoIdentity[] {
       stars: 1 + ((j * 7 + cc.charCodeAt(0)) % 10),
       sharers: cycle === 0 ? slot.sharers : 0,
     });
+  }
+  return out;
+}
+
+/**
+ * A static place: country, region, city, postal code, the code's centre, a datacenter ISP and
+ * its number of agents.
+ */
+type StaticPlace = [
+  cc: string,
+  reg: string,
+  city: string,
+  zip: string,
+  lat: number,
+  lon: number,
+  isp: string,
+  agents: number,
+];
+
+// biome-ignore format: one place a line
+const STATIC_PLACES: StaticPlace[] = [
+  ['US', 'VA', 'Ashburn', '20147', 39.0373, -77.4805, 'Potomac Datacenters', 1],
+  ['US', 'CA', 'San Jose', '95131', 37.3864, -121.88, 'Valley Colo', 1],
+  ['CA', 'Ontario', 'Toronto', 'M5H', 43.6496, -79.3833, 'Maple Colo', 2],
+  ['GB', 'England', 'London', 'EC1A', 51.5085, -0.1257, 'Docklands Hosting', 2],
+  ['AU', 'New South Wales', 'Sydney', '2000', -33.8643, 151.2049, 'Harbour Hosting', 1],
+  ['DE', 'Hesse', 'Frankfurt', '60311', 50.1112, 8.6831, 'Main Rechenzentrum', 2],
+  ['FR', 'Île-de-France', 'Paris', '75001', 48.8563, 2.3453, 'Seine Hebergement', 1],
+  ['NL', 'North Holland', 'Amsterdam', '1012', 52.3731, 4.8922, 'Amstel Hosting', 1],
+  ['JP', 'Tokyo', 'Tokyo', '100-0001', 35.6836, 139.7539, 'Edo Datacenter', 1],
+];
+
+/**
+ * The static demo agents (datacenter exits, on top of `demoIdentities`): two in the US and one or
+ * two in each other quick country of the static shop (US, CA, GB, AU, DE, FR), plus NL and JP.
+ * Addresses from 203.0.113.200 up, above any residential demo address (those stay below .90 for
+ * 200 agents). Wifi (fixed line), not Android, not shared.
+ */
+export function demoStaticIdentities(): DemoIdentity[] {
+  const out: DemoIdentity[] = [];
+  for (const [cc, reg, city, zip, lat, lon, isp, agents] of STATIC_PLACES) {
+    for (let k = 0; k < agents; k++) {
+      const n = out.length;
+      const ip = `203.0.113.${200 + n}`;
+      out.push({
+        id: `demo-static-${String(n + 1).padStart(2, '0')}`,
+        ip,
+        loc: {
+          cc,
+          reg,
+          city,
+          zip,
+          isp,
+          mob: false,
+          lat,
+          lon,
+          host: `static-${ip.replaceAll('.', '-')}.${slug(isp)}.example`,
+        },
+        conn: 'wifi',
+        dev: 'other',
+        stars: 6 + ((n * 3) % 5),
+        sharers: 0,
+        static: true,
+      });
+    }
   }
   return out;
 }

@@ -4,9 +4,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { STATIC_CHIP_COUNTRIES } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { lookupPostal } from '@pm/geo';
+import { cents } from '@pm/money';
 import { createServices } from '@pm/server';
-import { demoIdentities } from './agents.ts';
+import { demoIdentities, demoStaticIdentities } from './agents.ts';
 import { type DemoNetwork, startDemoNetwork } from './network.ts';
 
 const run = promisify(execFile);
@@ -58,17 +61,20 @@ after(
   { timeout: 30_000 },
 );
 
+// The static (datacenter) demo agents run on top of the four residential ones.
+const AGENTS = 4 + demoStaticIdentities().length;
+
 test('every demo agent dials in and is online in the database', async () => {
-  assert.equal(net.agentsOnline().length, 4);
+  assert.equal(net.agentsOnline().length, AGENTS);
   // The registry writes presence off the data path: poll for it.
   const deadline = Date.now() + 5000;
   let rows: { online: boolean; cc: string }[] = [];
   while (Date.now() < deadline) {
     rows = await db.query<{ online: boolean; cc: string }>('SELECT online, cc FROM agents');
-    if (rows.length === 4 && rows.every((r) => r.online)) break;
+    if (rows.length === AGENTS && rows.every((r) => r.online)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(rows.length, 4);
+  assert.equal(rows.length, AGENTS);
   assert.ok(rows.every((r) => r.online));
   assert.ok(rows.every((r) => /^[A-Z]{2}$/.test(r.cc)));
 });
@@ -109,4 +115,76 @@ test('a lease on a demo agent relays real traffic with curl on each of its four 
     await new Promise((r) => setTimeout(r, 250));
   }
   assert.equal(reqs, 4);
+});
+
+test('static demo agents are real agents in every static quick country, kept where they are, and on sale', async () => {
+  const statics = demoStaticIdentities();
+  assert.equal(new Set(statics.map((d) => d.ip)).size, statics.length);
+  const residential = new Set(demoIdentities(200).map((d) => d.ip));
+  assert.ok(
+    statics.every((d) => d.static && !residential.has(d.ip)),
+    'distinct from every residential address',
+  );
+  assert.equal(statics.filter((d) => d.loc.cc === 'US').length, 2);
+  for (const d of statics) {
+    // On the postal centre where the postal data has the country (GB, NL, JP have none).
+    const centre = await lookupPostal(d.loc.cc, d.loc.zip);
+    if (centre) assert.deepEqual(centre, { lat: d.loc.lat, lon: d.loc.lon }, d.id);
+  }
+  const { staticShop } = createServices(db);
+  for (const cc of STATIC_CHIP_COUNTRIES) {
+    const mine = statics.filter((d) => d.loc.cc === cc);
+    assert.ok(mine.length >= 1, cc);
+    // Online on the node with the location the gateway's map gives them (not lost on connect).
+    const deadline = Date.now() + 5000;
+    let page = await staticShop.listStatic({ cc, cursor: 0, limit: 10 });
+    while (page.total < mine.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      page = await staticShop.listStatic({ cc, cursor: 0, limit: 10 });
+    }
+    assert.deepEqual(
+      page.list.map((a) => [a.id, a.ip, a.loc.city, a.loc.isp]).sort(),
+      mine.map((d) => [d.id, d.ip, d.loc.city, d.loc.isp]).sort(),
+      cc,
+    );
+    assert.ok(page.list.every((a) => a.priceC > 0));
+  }
+  for (const cc of ['NL', 'JP'])
+    assert.equal((await staticShop.listStatic({ cc, cursor: 0, limit: 10 })).total, 1, cc);
+  // Not in the residential shop.
+  const rows = await db.query<{ id: string }>('SELECT id FROM agents WHERE is_static ORDER BY id');
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    statics.map((d) => d.id),
+  );
+});
+
+test('a static lease bought through the shop relays real traffic', async () => {
+  const { staticShop, ledger, accounts } = createServices(db);
+  await accounts.ensureAccount({ userId: 'u-static', email: 'static@example.com' });
+  const agent = demoStaticIdentities().find((d) => d.loc.cc === 'DE')!;
+  const listed = (await staticShop.listStatic({ cc: 'DE', cursor: 0, limit: 10 })).list.find(
+    (a) => a.id === agent.id,
+  )!;
+  await ledger.move({ userId: 'u-static', type: 'deposit', amountC: cents(10_000), idemKey: 'static-test' });
+  const lease = await staticShop.leaseStatic('u-static', { agentID: agent.id, expPriceC: listed.priceC });
+  assert.ok(lease.socks);
+  const { user, pwd, port } = lease.socks;
+  const learnedBy = Date.now() + 2000;
+  const curl = () =>
+    run('curl', [
+      '-sS',
+      '--max-time',
+      '10',
+      '--socks5-hostname',
+      `${user}:${pwd}@127.0.0.1:${port + 2080}`,
+      targetUrl,
+    ]);
+  let first = await curl().catch((e: Error) => e);
+  while (first instanceof Error && Date.now() < learnedBy) {
+    await new Promise((r) => setTimeout(r, 100));
+    first = await curl().catch((e: Error) => e);
+  }
+  assert.ok(!(first instanceof Error), String(first));
+  assert.equal(first.stdout, 'hello through the demo network');
 });

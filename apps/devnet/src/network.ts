@@ -8,7 +8,13 @@ import type { DbHandle } from '@pm/db';
 import { type GatewayHandle, startGatewayNode } from '@pm/gateway';
 import { createOverrideGeo, type Loc } from '@pm/gateway/geo/geo';
 import type { PresenceMonitor } from '@pm/gateway/presence/presence';
-import { type DemoAgents, demoIdentities, startDemoAgents, startProbeTarget } from './agents.ts';
+import {
+  type DemoAgents,
+  demoIdentities,
+  demoStaticIdentities,
+  startDemoAgents,
+  startProbeTarget,
+} from './agents.ts';
 import { seedDemoSharedLeases } from './demo-leases.ts';
 
 export interface DemoNetworkConfig {
@@ -25,6 +31,11 @@ export interface DemoNetworkConfig {
   agentCount: number;
   metricsPort?: number | undefined;
   probeIntervalMs?: number;
+  /**
+   * Also run the static (datacenter) demo agents, on top of `agentCount` (default true; none when
+   * `agentCount` is 0).
+   */
+  staticAgents?: boolean;
   /** Give the agents marked `sharers` their other customers' shared leases at start (default true). */
   sharedLeases?: boolean;
 }
@@ -88,7 +99,11 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     for (const c of closers.reverse()) await closeWithin(c.name, c.close, CLOSE_TIMEOUT_MS);
   };
   try {
-    const identities = demoIdentities(cfg.agentCount);
+    // The static agents too: the location map and the exits must know them, or they lose their place on connect.
+    const identities = [
+      ...demoIdentities(cfg.agentCount),
+      ...(cfg.agentCount > 0 && (cfg.staticAgents ?? true) ? demoStaticIdentities() : []),
+    ];
     // Mutable, so moveExit can place a new exit: the geo lookup and the echo read them live.
     const places = new Map<string, Loc>(identities.map((d) => [d.ip, d.loc]));
     const exits = new Map(identities.map((d) => [d.id, d.ip]));
