@@ -21,6 +21,13 @@ import {
 import { type Dialing, dialGateway, dialRefusal } from './dial.ts';
 import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
 
+/**
+ * One read buffer for every target socket of the process: a read's callback is done with its chunk
+ * (the tunnel's frame writer copies it) before the next read of any socket, and a fresh 64 KiB buffer
+ * per read was most of the agent's allocation in a bulk download.
+ */
+const TARGET_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 export interface AgentConfig extends DestinationPolicy {
   gateway: { host: string; port: number };
   key: string;
@@ -124,7 +131,21 @@ export function startAgent(config: AgentConfig): AgentHandle {
     if (!isAddressAllowed(blockList, ip) || !isPortAllowed(config, port))
       return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again (an address is not looked up).
-    const socket = net.connect({ host: ip, port, allowHalfOpen: true, noDelay: true });
+    // Reads land in the process's one read buffer (Node's `onread`), handed to the stream's relay.
+    let relay: ((chunk: Buffer) => void) | null = null;
+    const socket = net.connect({
+      host: ip,
+      port,
+      allowHalfOpen: true,
+      noDelay: true,
+      onread: {
+        buffer: TARGET_READ_BUFFER,
+        callback: (n: number) => {
+          relay?.(TARGET_READ_BUFFER.subarray(0, n));
+          return true;
+        },
+      },
+    });
     const onError = (err: Error) => {
       clearTimeout(timer);
       m.answerOpen(st, replyCodeForError(err));
@@ -138,7 +159,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
         return;
       }
       m.answerOpen(st, 0);
-      m.attach(st, socket);
+      relay = m.attach(st, socket, undefined, false, true);
     });
     targets.add(socket);
     socket.once('close', () => targets.delete(socket));

@@ -38,7 +38,7 @@ test('small frames of one tunnel are one piece; a large payload is queued by ref
   w.append(T_DATA, 1, Buffer.alloc(1000, 97));
   w.append(T_WINDOW, 1, Buffer.alloc(4));
   assert.equal(w.take().pieces.length, 1, 'one write');
-  const large = Buffer.alloc(60_000, 98);
+  const large = Buffer.alloc(100_000, 98);
   w.append(T_DATA, 2, large);
   w.append(T_DATA, 2, Buffer.from('tail'));
   const { pieces } = w.take();

@@ -2,8 +2,13 @@ import { FRAME_HEADER_BYTES } from './frames.ts';
 import { type Slab, SlabPool } from './slab-pool.ts';
 
 const SLAB_BYTES = 1024 * 1024;
-/** Payloads up to this size are copied next to their header; larger ones are queued by reference. */
-const COPY_MAX = 2048;
+/**
+ * Payloads up to this size (a socket read's) are copied next to their header, so that a flush is
+ * mostly one piece; larger ones are queued by reference. A TLS socket joins the pieces of a
+ * `writev` into a fresh buffer anyway, so the copy costs nothing more and saves that allocation;
+ * it also lets local sockets read into one reused buffer (`onread`).
+ */
+export const COPY_MAX = 64 * 1024;
 
 /** One pool for every tunnel of the process: a gateway with thousands of agents keeps one slab. */
 const pool = new SlabPool(SLAB_BYTES);
@@ -22,9 +27,9 @@ function releaseAll(slabs: Slab[]): void {
 }
 
 /**
- * Encodes tunnel frames into as few buffers as possible for one write: headers and small payloads
- * are copied into the shared slab, where a tunnel's consecutive frames form one piece; larger
- * payloads are queued as they are (they are the socket reads' own buffers).
+ * Encodes tunnel frames into as few buffers as possible for one write: headers and payloads up to
+ * `COPY_MAX` are copied into the shared slab, where a tunnel's consecutive frames form one piece;
+ * larger payloads are queued as they are.
  */
 export class FrameWriter {
   /** Bytes queued since the last `take()`. */
@@ -37,7 +42,7 @@ export class FrameWriter {
   private start = 0;
   private end = 0;
 
-  /** Queues one frame; `payload` must stay unchanged until the batch that holds it is written. */
+  /** Queues one frame; a payload over `COPY_MAX` must stay unchanged until its batch is written. */
   append(type: number, streamId: number, payload: Buffer): void {
     const len = payload.length;
     const copy = len <= COPY_MAX;

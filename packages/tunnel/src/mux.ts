@@ -148,9 +148,17 @@ export class Mux {
 
   /**
    * Binds an open stream to its local socket and relays both ways with flow control. `early`:
-   * bytes read from the socket already, sent first; `ended`: its 'end' came already.
+   * bytes read from the socket already, sent first; `ended`: its 'end' came already. Reads come as
+   * 'data' events, or, with `transient`, from the caller, who passes each chunk of a socket made
+   * with Node's `onread` to the returned function (the chunk is only valid during that call).
    */
-  attach(st: MuxStream, socket: LocalSocket, early?: Buffer, ended = false): void {
+  attach(
+    st: MuxStream,
+    socket: LocalSocket,
+    early?: Buffer,
+    ended = false,
+    transient = false,
+  ): (chunk: Buffer) => void {
     st.socket = socket;
     st.onLocalWritten = (n, accepted) => {
       if (accepted) this.grant(st, n);
@@ -162,17 +170,18 @@ export class Mux {
       st.sentBytes += chunk.length;
       if (st.pending || this.out.blocked) {
         // Held back (window or a full tunnel): no DATA is queued past the high-water mark.
-        st.pending = st.pending ? Buffer.concat([st.pending, chunk]) : chunk;
+        st.pending = st.pending ? Buffer.concat([st.pending, chunk]) : transient ? Buffer.from(chunk) : chunk;
         this.holdBack(st);
         return;
       }
       const n = Math.min(chunk.length, st.sendWindow);
       if (n > 0) {
         st.sendWindow -= n;
+        // A transient chunk is at most the read buffer's size, which the frame writer copies.
         this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), true);
       }
       if (n < chunk.length) {
-        st.pending = chunk.subarray(n);
+        st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
         socket.pause();
       } else if (this.out.blocked) {
         this.holdBack(st);
@@ -180,7 +189,7 @@ export class Mux {
     };
     // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
     if (early?.length) onChunk(early);
-    socket.on('data', onChunk);
+    if (!transient) socket.on('data', onChunk);
     if (!st.pending && !st.blocked) socket.resume();
     const onEnd = () => {
       if (st.closed) return;
@@ -203,6 +212,7 @@ export class Mux {
       if (st.finPending) st.localClosed = true;
       else this.finish(st);
     });
+    return onChunk;
   }
 
   /**
