@@ -1,6 +1,5 @@
 import { agentNotes, agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
-import type { Cents } from '@pm/money';
-import { and, desc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 
 export type LeaseRow = typeof leases.$inferSelect;
 export type NewLeaseRow = typeof leases.$inferInsert;
@@ -153,28 +152,14 @@ export function createLeaseRepository(db: Db) {
       return rows[0];
     },
 
-    /** Marks a lease ended now (and refunded when `refund` is given); undefined when it had already ended. */
-    async markEnded(id: string, refund?: { amountC: Cents }, tx: DbOrTx = db): Promise<LeaseRow | undefined> {
+    /** Marks a lease ended now by staff; undefined when it had already ended. */
+    async markEnded(id: string, tx: DbOrTx = db): Promise<LeaseRow | undefined> {
       const rows = await tx
         .update(leases)
-        .set({
-          endedAt: sql`now()`,
-          endReason: refund ? 'staffRefunded' : 'staffEnded',
-          ...(refund ? { refundedAt: sql`now()`, refundAmountC: refund.amountC } : {}),
-        })
+        .set({ endedAt: sql`now()`, endReason: 'staffEnded' })
         .where(and(eq(leases.id, id), isNull(leases.endedAt)))
         .returning();
       return rows[0];
-    },
-
-    /** Marks every lease past its end time ended at that time; returns their ids. */
-    async markExpiredEnded(tx: DbOrTx = db): Promise<string[]> {
-      const rows = await tx
-        .update(leases)
-        .set({ endedAt: sql`${leases.until}`, endReason: 'expired' })
-        .where(and(isNull(leases.endedAt), lte(leases.until, sql`now()`)))
-        .returning({ id: leases.id });
-      return rows.map((r) => r.id);
     },
 
     async lockLease(id: string, tx: Tx): Promise<LeaseRow | undefined> {

@@ -281,32 +281,8 @@ export function createLeaseService(deps: LeaseServiceDeps) {
 
     /** Ends a lease now (admin). Gateways revoke its credentials within 2 seconds. Idempotent. */
     async endLease(id: string, tx?: DbOrTx): Promise<void> {
-      const ended = await repo.markEnded(id, undefined, tx);
+      const ended = await repo.markEnded(id, tx);
       if (!ended && !(await repo.findWithNode(id, tx))) throw leaseNotFound();
-    },
-
-    /**
-     * Marks every lease past its end time as ended at that time, which frees its no-auth port.
-     * Gateways stop serving a lease at `until` by themselves; this is the bookkeeping behind it.
-     */
-    async expireLeases(tx?: DbOrTx): Promise<{ endedIds: string[] }> {
-      return { endedIds: await repo.markExpiredEnded(tx) };
-    },
-
-    /**
-     * Marks a lease ended and refunded with the amount credited back (the ledger credit is the
-     * caller's, in the same `tx`). CONFLICT `leaseNotEligible` when it had already ended.
-     */
-    async refundLease(id: string, refund: { amountC: Cents }, tx?: Tx): Promise<LeaseAdminView> {
-      const refunded = await repo.markEnded(id, refund, tx);
-      if (!refunded) {
-        if (!(await repo.findWithNode(id, tx))) throw leaseNotFound();
-        throw new AppError('CONFLICT', {
-          userMessage: 'Your lease is not eligible for a refund',
-          details: { errorCode: 'leaseNotEligible' },
-        });
-      }
-      return toLeaseAdminView(await loadParts(id, tx), now());
     },
 
     /** Replaces a lease's no-auth whitelist (IPv4 addresses or CIDR ranges); 400 naming a bad entry. */
