@@ -1,7 +1,7 @@
 /**
  * The shop and the purchase against a mocked market API (page routes): chips, table, filters,
  * Advanced Search, paging, the purchase with every dialog of SPEC 8, and the phone's pages.
- * The same journeys on the real stack belong in stack.e2e.ts, with the same page model.
+ * The same journeys on the real stack are in shop-stack.e2e.ts, with the same page model.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
