@@ -13,6 +13,7 @@ import {
 } from './mux-options.ts';
 import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { RecordBudget } from './record-budget.ts';
+import { StreamFlow } from './stream-flow.ts';
 
 export { DEFAULT_WINDOW, type MuxOptions, type TunnelTransport } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
@@ -35,7 +36,7 @@ export class Mux {
   private preAuth: boolean;
   /** A fresh tunnel replaced this one: it closes once its last stream is gone. */
   private draining = false;
-  private readonly blockedStreams = new Set<MuxStream>();
+  private readonly flow: StreamFlow;
   private readonly out: FrameOutput;
   private readonly reader: FrameReader;
   private readonly records: RecordBudget;
@@ -72,11 +73,22 @@ export class Mux {
         awaitLocalFin: opts.awaitLocalFin ?? false,
         streamCount: () => this.streams.size,
         isClosed: () => this.closed,
-        onWritable: () => this.onDrain(),
+        onWritable: () => this.flow.drained(),
         onDrop: (err) => this.destroy(err),
       },
       this.records,
     );
+    this.flow = new StreamFlow({
+      isBlocked: () => this.out.blocked,
+      unblock: () => {
+        if (!this.out.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return false;
+        this.out.blocked = false;
+        return true;
+      },
+      sendData: (st, payload) => this.writeFrame(T_DATA, st.id, payload),
+      sendFin: (st) => this.sendFin(st),
+      finish: (st) => this.finish(st),
+    });
     this.reader = new FrameReader({
       onData: (id, piece) => this.onData(id, piece),
       onFrame: (type, id, payload) => this.onFrame(type, id, payload),
@@ -97,7 +109,7 @@ export class Mux {
       }
       this.records.read();
     });
-    socket.on('drain', () => this.onDrain());
+    socket.on('drain', () => this.flow.drained());
     socket.on('error', (err) => this.destroy(err));
     socket.on('close', () => this.destroy());
     socket.on('end', () => this.destroy());
@@ -171,7 +183,7 @@ export class Mux {
       if (st.pending || this.out.blocked) {
         // Held back (window or a full tunnel): no DATA is queued past the high-water mark.
         st.pending = st.pending ? Buffer.concat([st.pending, chunk]) : transient ? Buffer.from(chunk) : chunk;
-        this.holdBack(st);
+        this.flow.holdBack(st);
         return;
       }
       const n = Math.min(chunk.length, st.sendWindow);
@@ -184,7 +196,7 @@ export class Mux {
         st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
         socket.pause();
       } else if (this.out.blocked) {
-        this.holdBack(st);
+        this.flow.holdBack(st);
       }
     };
     // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
@@ -256,16 +268,15 @@ export class Mux {
     st.closed = true;
     st.end = end;
     this.streams.delete(st.id);
-    this.blockedStreams.delete(st);
+    this.flow.forget(st);
     if (this.draining) this.closeIfDrained();
   }
 
   /** Gateway side: a stream still waiting for its OPEN answer fails with a general failure. */
   private failPendingOpen(st: MuxStream): void {
     const cb = st.onOpenResult;
-    if (!cb) return;
     st.onOpenResult = null;
-    cb(0x01);
+    cb?.(0x01);
   }
 
   /**
@@ -290,7 +301,7 @@ export class Mux {
       abort(st.socket);
     }
     this.streams.clear();
-    this.blockedStreams.clear();
+    this.flow.clear();
     this.opts.onClose?.(err);
   }
 
@@ -308,55 +319,6 @@ export class Mux {
       st.credit = 0;
       this.writeFrame(T_WINDOW, st.id, b);
     }
-  }
-
-  /** Pauses a stream's source until its window or the tunnel's drain lets `pump` send again. */
-  private holdBack(st: MuxStream): void {
-    st.socket?.pause();
-    if (this.out.blocked) {
-      st.blocked = true;
-      this.blockedStreams.add(st);
-    }
-  }
-
-  /** Sends what a stream holds back as far as its window and the tunnel allow, then its FIN; resumes it. */
-  private pump(st: MuxStream): void {
-    const p = st.pending;
-    if (p && !this.out.blocked && st.sendWindow > 0) {
-      const n = Math.min(p.length, st.sendWindow);
-      st.sendWindow -= n;
-      st.pending = n === p.length ? null : p.subarray(n);
-      this.writeFrame(T_DATA, st.id, n === p.length ? p : p.subarray(0, n));
-    }
-    if (!st.pending && st.finPending) {
-      st.finPending = false;
-      this.sendFin(st);
-      if (st.localClosed) {
-        this.finish(st);
-        return;
-      }
-    }
-    this.tryResume(st);
-  }
-
-  private tryResume(st: MuxStream): void {
-    if (st.closed || !st.socket) return;
-    if (this.out.blocked) {
-      // The tunnel is full: resume this stream with the others on the tunnel's drain.
-      st.blocked = true;
-      this.blockedStreams.add(st);
-      return;
-    }
-    st.blocked = false;
-    if (!st.pending && st.sendWindow > 0) st.socket.resume();
-  }
-
-  private onDrain(): void {
-    if (!this.out.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return;
-    this.out.blocked = false;
-    const list = [...this.blockedStreams];
-    this.blockedStreams.clear();
-    for (const st of list) this.pump(st);
   }
 
   private onData(id: number, piece: Buffer): void {
@@ -389,7 +351,7 @@ export class Mux {
         const st = this.streams.get(id);
         if (!st || st.closed || payload.length !== 4) return;
         st.sendWindow += payload.readUInt32BE(0);
-        this.pump(st);
+        this.flow.pump(st);
         return;
       }
       case T_FIN: {
@@ -411,8 +373,8 @@ export class Mux {
       case T_OPEN_OK:
       case T_OPEN_FAIL: {
         const st = this.streams.get(id);
-        if (!st?.onOpenResult) return;
-        const cb = st.onOpenResult;
+        const cb = st?.onOpenResult;
+        if (!st || !cb) return;
         st.onOpenResult = null;
         const code = type === T_OPEN_OK ? 0 : (payload[0] ?? 0x01) || 0x01;
         if (code !== 0) this.forget(st, 'reset');
