@@ -1,5 +1,4 @@
 import { FrameWriter } from './frame-writer.ts';
-import { localWrites } from './local-writes.ts';
 import {
   AFTER_IO,
   AFTER_NEXT_POLL,
@@ -80,8 +79,6 @@ export class FrameOutput {
   /** Writes what is queued now. */
   readonly flush = (): void => {
     this.scheduled = false;
-    // Local writes first, so that the window credit they return goes out in this flush.
-    localWrites.flush();
     if (this.owner.isClosed()) return;
     const { pieces, done } = this.writer.take();
     if (!pieces.length) return;

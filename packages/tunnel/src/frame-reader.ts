@@ -3,6 +3,8 @@ import { FRAME_HEADER_BYTES, MAX_CONTROL_FRAME, MAX_DATA_FRAME, T_DATA } from '.
 const EMPTY = Buffer.alloc(0);
 
 export interface FrameSink {
+  /** A DATA frame's header: its stream and payload size, before any of the payload. */
+  onDataFrame?(id: number, size: number): void;
   /** A piece of a DATA frame's payload, as it arrives (not reassembled). */
   onData(id: number, piece: Buffer): void;
   /** A whole control frame. */
@@ -60,6 +62,7 @@ export class FrameReader {
           }
           this.remaining = size;
           this.inPayload = size > 0;
+          this.sink.onDataFrame?.(id, size);
         } else {
           if (size > MAX_CONTROL_FRAME) {
             this.sink.onProtocolError(new Error('tunnel: oversized control frame'));

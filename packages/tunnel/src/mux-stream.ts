@@ -44,10 +44,6 @@ export class MuxStream {
   unflushed = 0;
   outstanding = 0;
   blocked = false;
-  /** The local socket is corked with payloads of this loop iteration (`LocalWrites`). */
-  corked = false;
-  /** Told of each write of staged bytes to the socket: its size, and whether it went without backpressure. */
-  onLocalWritten: ((bytes: number, accepted: boolean) => void) | null = null;
   constructor(id: number, sendWindow: number) {
     this.id = id;
     this.sendWindow = sendWindow;
