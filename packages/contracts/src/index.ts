@@ -4,6 +4,7 @@ export * from './common.ts';
 export * from './currencies.ts';
 export * from './environment.ts';
 export * from './errors.ts';
+export * from './geo.ts';
 export * from './http.ts';
 export * from './leases.ts';
 export * from './lifecycle.ts';

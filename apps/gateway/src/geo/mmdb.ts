@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
+import { US_STATE_ABBREVIATIONS } from '@pm/contracts';
 import type { GeoLookup, Loc } from './geo.ts';
 import { isMobileIsp } from './geo.ts';
 
@@ -26,68 +27,13 @@ export interface AsnTable {
   size: number;
 }
 
-const US_STATES: Record<string, string> = {
-  Alabama: 'AL',
-  Alaska: 'AK',
-  Arizona: 'AZ',
-  Arkansas: 'AR',
-  California: 'CA',
-  Colorado: 'CO',
-  Connecticut: 'CT',
-  Delaware: 'DE',
-  'District of Columbia': 'DC',
-  Florida: 'FL',
-  Georgia: 'GA',
-  Hawaii: 'HI',
-  Idaho: 'ID',
-  Illinois: 'IL',
-  Indiana: 'IN',
-  Iowa: 'IA',
-  Kansas: 'KS',
-  Kentucky: 'KY',
-  Louisiana: 'LA',
-  Maine: 'ME',
-  Maryland: 'MD',
-  Massachusetts: 'MA',
-  Michigan: 'MI',
-  Minnesota: 'MN',
-  Mississippi: 'MS',
-  Missouri: 'MO',
-  Montana: 'MT',
-  Nebraska: 'NE',
-  Nevada: 'NV',
-  'New Hampshire': 'NH',
-  'New Jersey': 'NJ',
-  'New Mexico': 'NM',
-  'New York': 'NY',
-  'North Carolina': 'NC',
-  'North Dakota': 'ND',
-  Ohio: 'OH',
-  Oklahoma: 'OK',
-  Oregon: 'OR',
-  Pennsylvania: 'PA',
-  'Rhode Island': 'RI',
-  'South Carolina': 'SC',
-  'South Dakota': 'SD',
-  Tennessee: 'TN',
-  Texas: 'TX',
-  Utah: 'UT',
-  Vermont: 'VT',
-  Virginia: 'VA',
-  Washington: 'WA',
-  'West Virginia': 'WV',
-  Wisconsin: 'WI',
-  Wyoming: 'WY',
-  'Puerto Rico': 'PR',
-};
-
 /** A city record (and ISP) as the shop's `loc`; US states become their two-letter abbreviations. */
 export function toLoc(record: CityRecord, isp: string | undefined): Loc {
   const cc = (record.country_code ?? '').toUpperCase();
   const state = record.state1 ?? '';
   return {
     cc,
-    reg: cc === 'US' ? (US_STATES[state] ?? state) : state,
+    reg: cc === 'US' ? (US_STATE_ABBREVIATIONS[state] ?? state) : state,
     city: record.city ?? '',
     zip: record.postcode ?? '',
     isp: isp ?? '',

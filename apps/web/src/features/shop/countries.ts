@@ -2,6 +2,7 @@
  * Country names (ISO 3166-1 alpha-2 plus Kosovo's XK, as IP databases use it), continents and US state
  * abbreviations: the shop's More menu, chips and detail views name countries with these (SPEC 2).
  */
+import { US_STATE_ABBREVIATIONS } from '@pm/contracts';
 
 /** English short names of the 250 country codes an agent's location may carry. */
 export const COUNTRY_NAMES: Readonly<Record<string, string>> = {
@@ -301,62 +302,6 @@ export const MENU_NAME_MAX_CHARS = 15;
 export function truncateName(name: string, max = MENU_NAME_MAX_CHARS): string {
   return name.length <= max ? name : `${name.slice(0, max - 1).trimEnd()}…`;
 }
-
-/** US state (and DC, PR) names to their postal abbreviations, for compact "City, ST" labels. */
-export const US_STATE_ABBREVIATIONS: Readonly<Record<string, string>> = {
-  Alabama: 'AL',
-  Alaska: 'AK',
-  Arizona: 'AZ',
-  Arkansas: 'AR',
-  California: 'CA',
-  Colorado: 'CO',
-  Connecticut: 'CT',
-  Delaware: 'DE',
-  'District of Columbia': 'DC',
-  Florida: 'FL',
-  Georgia: 'GA',
-  Hawaii: 'HI',
-  Idaho: 'ID',
-  Illinois: 'IL',
-  Indiana: 'IN',
-  Iowa: 'IA',
-  Kansas: 'KS',
-  Kentucky: 'KY',
-  Louisiana: 'LA',
-  Maine: 'ME',
-  Maryland: 'MD',
-  Massachusetts: 'MA',
-  Michigan: 'MI',
-  Minnesota: 'MN',
-  Mississippi: 'MS',
-  Missouri: 'MO',
-  Montana: 'MT',
-  Nebraska: 'NE',
-  Nevada: 'NV',
-  'New Hampshire': 'NH',
-  'New Jersey': 'NJ',
-  'New Mexico': 'NM',
-  'New York': 'NY',
-  'North Carolina': 'NC',
-  'North Dakota': 'ND',
-  Ohio: 'OH',
-  Oklahoma: 'OK',
-  Oregon: 'OR',
-  Pennsylvania: 'PA',
-  'Puerto Rico': 'PR',
-  'Rhode Island': 'RI',
-  'South Carolina': 'SC',
-  'South Dakota': 'SD',
-  Tennessee: 'TN',
-  Texas: 'TX',
-  Utah: 'UT',
-  Vermont: 'VT',
-  Virginia: 'VA',
-  Washington: 'WA',
-  'West Virginia': 'WV',
-  Wisconsin: 'WI',
-  Wyoming: 'WY',
-};
 
 /** "Austin, TX" for US agents, "Lyon, Auvergne-Rhône-Alpes" elsewhere; empty parts are left out. */
 export function placeLabel(loc: { cc: string; reg: string; city: string }): string {
