@@ -1,5 +1,5 @@
 import { accounts, type Db, type DbOrTx, type Tx } from '@pm/db';
-import { eq } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 
 export type AccountRow = typeof accounts.$inferSelect;
 
@@ -41,6 +41,24 @@ export function createAccountRepository(db: Db) {
     },
     async setPermissions(userId: string, permissions: string[], tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ permissions }).where(eq(accounts.userId, userId));
+    },
+    /** The user id of whoever invited `userId`: the account whose refcode is its `referred_by`. */
+    async findReferrerId(userId: string, tx: DbOrTx = db): Promise<string | undefined> {
+      const [me] = await tx
+        .select({ referredBy: accounts.referredBy })
+        .from(accounts)
+        .where(eq(accounts.userId, userId));
+      if (!me?.referredBy) return undefined;
+      const rows = await tx
+        .select({ userId: accounts.userId })
+        .from(accounts)
+        .where(eq(accounts.refcode, me.referredBy));
+      return rows[0]?.userId;
+    },
+    /** How many accounts signed up with `refcode`. */
+    async countReferredBy(refcode: string, tx: DbOrTx = db): Promise<number> {
+      const rows = await tx.select({ n: count() }).from(accounts).where(eq(accounts.referredBy, refcode));
+      return Number(rows[0]?.n ?? 0);
     },
     /** undefined when the account does not exist. */
     async findBlocked(userId: string, tx: DbOrTx = db): Promise<boolean | undefined> {

@@ -1,5 +1,5 @@
 import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
-import type { Db } from '@pm/db';
+import type { Db, DbOrTx } from '@pm/db';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { type AccountRow, createAccountRepository } from './accounts.repository.ts';
@@ -138,6 +138,14 @@ export function createAccountService(deps: AccountServiceDeps) {
         if (!updated) throw notFound(userId);
         return toAccount(updated);
       });
+    },
+    /** Whoever invited `userId` (undefined when nobody did or the code matches no account). */
+    async findReferrerId(userId: string, tx?: DbOrTx): Promise<string | undefined> {
+      return repo.findReferrerId(userId, tx);
+    },
+    /** How many accounts signed up with the invite code `refcode`. */
+    async countInvited(refcode: string): Promise<number> {
+      return repo.countReferredBy(refcode);
     },
     /** True when the account exists and is blocked. */
     async isBlocked(userId: string): Promise<boolean> {

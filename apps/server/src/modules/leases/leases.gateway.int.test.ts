@@ -5,25 +5,21 @@
  * a bought lease's credentials fetch a page through the gateway's SOCKS ports.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type AgentHandle, startAgent } from '@pm/agent';
 import { SOCKS_PORT_OFFSETS, ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
-import {
-  type ControlPlane,
-  type GatewayHandle,
-  type ProbeRequestWorker,
-  startControlPlane,
-  startGateway,
-  startProbeRequestWorker,
-} from '@pm/gateway';
+import { type ProbeRequestWorker, startProbeRequestWorker } from '@pm/gateway';
 import { createOverrideGeo } from '@pm/gateway/geo/geo';
 import { curl } from '@pm/gateway/session/harness.testkit';
-import { hashAgentKey } from '@pm/gateway/store/agent-registry';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import {
+  closeServer,
+  curlRetrying,
+  type GatewayStack,
+  listenLoopback,
+  startGatewayStack,
+} from '../../test/gateway-stack.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
 
 const PROBE_TIMEOUT_MS = 1500;
@@ -36,65 +32,18 @@ const geo = createOverrideGeo({
 });
 
 let t: TestApp;
-let plane: ControlPlane;
-let gateway: GatewayHandle;
+let stack: GatewayStack;
 let probes: ProbeRequestWorker;
 let echo: http.Server;
 let echoPort: number;
-const agents: AgentHandle[] = [];
 /** Each agent's public exit as the echo service sees it (the carrier's NAT, in effect). */
 const exits = new Map<string, string>();
 
-/** Starts the gateway node on a random SOCKS base (its four ports are fixed offsets from it). */
-async function startNode(): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const base = 21_000 + Math.floor(Math.random() * 5000);
-    plane = await startControlPlane({
-      db: t.db,
-      nodeId: 'gw-buy',
-      node: { publicHost: 'localhost', publicIp: '127.0.0.1', socksBasePort: base },
-      geo,
-      reverseDns: false,
-    });
-    try {
-      gateway = await startGateway({
-        nodeId: 'gw-buy',
-        host: '127.0.0.1',
-        tunnelPort: 0,
-        socksPorts: SOCKS_PORT_OFFSETS.map((o) => base + o),
-        plaintextTunnel: true,
-        directory: plane.directory,
-        meter: plane.meter,
-        registry: plane.registry,
-        handshakeTimeoutMs: 5000,
-        trustAgentIp: true,
-      });
-      return;
-    } catch (e) {
-      await plane.close();
-      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw e;
-    }
-  }
-}
-
-/** An agent row with a fresh key, and the real agent dialing the gateway with that identity. */
+/** A real agent dialing the gateway with exit `ip`, its exit known to the echo. */
 async function connectAgent(ip: string, o: { allowLoopback: boolean }): Promise<string> {
-  const key = randomBytes(24).toString('base64url');
-  const row = await buildAgent(t.db, { keyHash: hashAgentKey(key), nodeId: null, online: false, ip: '' });
-  const agent = startAgent({
-    gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
-    key,
-    plaintext: true,
-    ipOverride: ip,
-    allowLoopback: o.allowLoopback,
-    backoffMinMs: 50,
-    backoffMaxMs: 500,
-  });
-  agents.push(agent);
-  await agent.waitConnected(5000);
-  await plane.registry.idle();
-  exits.set(row.id, ip);
-  return row.id;
+  const agentId = await stack.connectAgent(ip, o);
+  exits.set(agentId, ip);
+  return agentId;
 }
 
 before(async () => {
@@ -110,13 +59,12 @@ before(async () => {
     }
     res.end('hello through the bought proxy');
   });
-  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-  echoPort = (echo.address() as AddressInfo).port;
-  await startNode();
+  echoPort = await listenLoopback(echo);
+  stack = await startGatewayStack(t.db, { nodeId: 'gw-buy', geo });
   probes = startProbeRequestWorker({
     db: t.db,
     nodeId: 'gw-buy',
-    dialer: gateway,
+    dialer: stack.gateway,
     echoUrl: `http://127.0.0.1:${echoPort}/ip`,
     geo,
     reverseDns: false,
@@ -125,11 +73,9 @@ before(async () => {
 });
 
 after(async () => {
-  for (const a of agents) await a.close();
   await probes?.close();
-  await gateway?.close();
-  await plane?.close();
-  await new Promise<void>((r) => (echo ? echo.close(() => r()) : r()));
+  await stack?.close();
+  await closeServer(echo);
   await t?.close();
 });
 
@@ -164,12 +110,7 @@ test('the exit moved between the shop and the purchase: agentInfoChanged, the ag
   const { user, pwd, ip, port } = lease.socks;
   for (const offset of SOCKS_PORT_OFFSETS) {
     const proxy = `${user}:${pwd}@${ip}:${port + offset}`;
-    let r = await curl(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
-    // The gateway learns the lease from PostgreSQL's notification; allow it a moment.
-    for (let i = 0; r.code !== 0 && i < 20; i++) {
-      await new Promise((w) => setTimeout(w, 100));
-      r = await curl(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
-    }
+    const r = await curlRetrying(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.toString(), 'hello through the bought proxy');
   }

@@ -1,14 +1,5 @@
 import { AUTO_REFUND_FAIL_PCT, type LeaseEndReason } from '@pm/contracts';
-import {
-  accounts,
-  agentNotes,
-  agents,
-  type Db,
-  type DbOrTx,
-  leases,
-  leaseTrafficHourly,
-  type Tx,
-} from '@pm/db';
+import { agentNotes, agents, type Db, type DbOrTx, leases, leaseTrafficHourly, type Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
 import { and, asc, count, desc, eq, gt, isNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AgentRow, LeaseRow } from './leases.repository.ts';
@@ -168,15 +159,6 @@ export function createLifecycleRepository(db: Db) {
         .from(leaseTrafficHourly)
         .where(eq(leaseTrafficHourly.leaseId, leaseId))
         .orderBy(asc(leaseTrafficHourly.hour));
-    },
-
-    /** The user's balance (0 without an account). */
-    async findBalance(userId: string, tx: DbOrTx = db): Promise<Cents> {
-      const rows = await tx
-        .select({ b: accounts.balanceC })
-        .from(accounts)
-        .where(eq(accounts.userId, userId));
-      return rows[0]?.b ?? (0 as Cents);
     },
 
     /** The lease's owner, or undefined when there is no such lease. */

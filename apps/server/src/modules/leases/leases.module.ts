@@ -24,7 +24,7 @@ export const leasesModule = defineModule({
   services: (
     platform: Platform,
     deps: {
-      ledger: Pick<LedgerService, 'move'>;
+      ledger: Pick<LedgerService, 'move' | 'getBalance'>;
       agents: Pick<AgentsService, 'quoteForPurchase' | 'markSold'>;
       probes: Pick<ProbeService, 'probeAgent'>;
     },

@@ -6,17 +6,19 @@
  * lease's hourly traffic rows summing to its totals.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type AgentHandle, startAgent } from '@pm/agent';
 import { SOCKS_PORT_OFFSETS, type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
-import { buildAgent } from '@pm/db/testing';
-import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
 import { curl } from '@pm/gateway/session/harness.testkit';
-import { hashAgentKey } from '@pm/gateway/store/agent-registry';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import {
+  closeServer,
+  curlRetrying,
+  refusingPort as findRefusingPort,
+  type GatewayStack,
+  listenLoopback,
+  startGatewayStack,
+} from '../../test/gateway-stack.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { createLeaseService } from './leases.service.ts';
@@ -24,60 +26,10 @@ import { createSettleService } from './leases.settle.ts';
 
 const MB = 1000 * 1000;
 let t: TestApp;
-let plane: ControlPlane;
-let gateway: GatewayHandle;
+let stack: GatewayStack;
 let files: http.Server;
 let filesPort: number;
 let refusingPort: number;
-const agents = new Map<string, AgentHandle>();
-
-async function startNode(): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const base = 21_000 + Math.floor(Math.random() * 5000);
-    plane = await startControlPlane({
-      db: t.db,
-      nodeId: 'gw-refund',
-      node: { publicHost: 'localhost', publicIp: '127.0.0.1', socksBasePort: base },
-      reverseDns: false,
-    });
-    try {
-      gateway = await startGateway({
-        nodeId: 'gw-refund',
-        host: '127.0.0.1',
-        tunnelPort: 0,
-        socksPorts: SOCKS_PORT_OFFSETS.map((o) => base + o),
-        plaintextTunnel: true,
-        directory: plane.directory,
-        meter: plane.meter,
-        registry: plane.registry,
-        handshakeTimeoutMs: 5000,
-        trustAgentIp: true,
-      });
-      return;
-    } catch (e) {
-      await plane.close();
-      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw e;
-    }
-  }
-}
-
-async function connectAgent(ip: string): Promise<string> {
-  const key = randomBytes(24).toString('base64url');
-  const row = await buildAgent(t.db, { keyHash: hashAgentKey(key), nodeId: null, online: false, ip: '' });
-  const agent = startAgent({
-    gateway: { host: '127.0.0.1', port: gateway.tunnelPort },
-    key,
-    plaintext: true,
-    ipOverride: ip,
-    allowLoopback: true,
-    backoffMinMs: 50,
-    backoffMaxMs: 500,
-  });
-  agents.set(row.id, agent);
-  await agent.waitConnected(5000);
-  await plane.registry.idle();
-  return row.id;
-}
 
 before(async () => {
   t = await createTestApp('lease_refund_gateway', { payments: false, settings: { shopCacheMs: 0 } });
@@ -98,21 +50,14 @@ before(async () => {
     };
     pump();
   });
-  await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
-  filesPort = (files.address() as AddressInfo).port;
-  // A port that refuses: bound then closed, so nothing listens there.
-  const probe = net.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  refusingPort = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
-  await startNode();
+  filesPort = await listenLoopback(files);
+  refusingPort = await findRefusingPort();
+  stack = await startGatewayStack(t.db, { nodeId: 'gw-refund' });
 });
 
 after(async () => {
-  for (const a of agents.values()) await a.close();
-  await gateway?.close();
-  await plane?.close();
-  await new Promise<void>((r) => (files ? files.close(() => r()) : r()));
+  await stack?.close();
+  await closeServer(files);
   await t?.close();
 });
 
@@ -120,7 +65,7 @@ async function buy(
   ip: string,
 ): Promise<{ lease: TLease; agentId: string; who: Awaited<ReturnType<typeof buildCustomer>> }> {
   const who = await buildCustomer(t, 5000);
-  const agentId = await connectAgent(ip);
+  const agentId = await stack.connectAgent(ip);
   const res = await postLease(t, who, { agentID: agentId, expPriceC: 500, exc: true });
   assert.equal(res.statusCode, 201, res.body);
   return { lease: ZLease.parse(res.json()), agentId, who };
@@ -131,17 +76,11 @@ const proxyOf = (lease: TLease) =>
 
 /** Fetches `url` through the lease, retrying while the gateway learns the new lease. */
 async function fetchThrough(lease: TLease, url: string) {
-  let r = await curl(['--socks5-hostname', proxyOf(lease), '-o', '/dev/null', url], 60);
-  for (let i = 0; r.code !== 0 && i < 20; i++) {
-    await new Promise((w) => setTimeout(w, 100));
-    r = await curl(['--socks5-hostname', proxyOf(lease), '-o', '/dev/null', url], 60);
-  }
-  return r;
+  return curlRetrying(['--socks5-hostname', proxyOf(lease), '-o', '/dev/null', url], 60);
 }
 
 async function takeOffline(agentId: string): Promise<void> {
-  await agents.get(agentId)!.close();
-  agents.delete(agentId);
+  await stack.closeAgent(agentId);
   for (let i = 0; i < 50; i++) {
     const [row] = await t.db.query<{ online: boolean }>('SELECT online FROM agents WHERE id = $1', [agentId]);
     if (!row?.online) return;
@@ -154,7 +93,7 @@ async function takeOffline(agentId: string): Promise<void> {
 async function meteredBytes(leaseId: string, min: number): Promise<number> {
   let bytes = 0;
   for (let i = 0; i < 100 && bytes < min; i++) {
-    await plane.meter.flush();
+    await stack.plane.meter.flush();
     const [row] = await t.db.query<{ b: string }>(
       'SELECT in_bytes + out_bytes AS b FROM leases WHERE id = $1',
       [leaseId],
@@ -199,12 +138,16 @@ test('99 MB of real traffic refunds once the agent is offline, 101 MB does not; 
   // The gateway drops the refunded lease's credentials within 2 s (the directory no longer knows them).
   const { user, pwd } = small.lease.socks;
   const revokedBy = Date.now() + 2000;
-  while (plane.directory.findByCredentials(user, pwd) && Date.now() < revokedBy) {
+  while (stack.plane.directory.findByCredentials(user, pwd) && Date.now() < revokedBy) {
     await new Promise((w) => setTimeout(w, 50));
   }
-  assert.equal(plane.directory.findByCredentials(user, pwd), undefined, 'credentials revoked within 2 s');
+  assert.equal(
+    stack.plane.directory.findByCredentials(user, pwd),
+    undefined,
+    'credentials revoked within 2 s',
+  );
   assert.ok(
-    plane.directory.findByCredentials(big.lease.socks.user, big.lease.socks.pwd),
+    stack.plane.directory.findByCredentials(big.lease.socks.user, big.lease.socks.pwd),
     'the other lease still runs',
   );
 });
@@ -218,7 +161,7 @@ test('requests to a refusing target: the 40%-failed auto-refund fires, and the h
     const r = await curl(['--socks5-hostname', proxyOf(lease), `http://127.0.0.1:${refusingPort}/`], 10);
     assert.notEqual(r.code, 0);
   }
-  await plane.meter.flush();
+  await stack.plane.meter.flush();
   const [row] = await t.db.query<{ reqs: string; fails: string }>(
     'SELECT reqs, fails FROM leases WHERE id = $1',
     [lease.id],

@@ -94,7 +94,7 @@ export async function refundLocked(
     status: 'REFUND_STATUS_REFUNDED',
     leaseID: lease.id,
     refundAmountC: end.amountC,
-    balanceC: balanceC ?? (await repo.findBalance(lease.userId, tx)),
+    balanceC: balanceC ?? (await deps.ledger.getBalance(lease.userId, tx)),
   };
 }
 

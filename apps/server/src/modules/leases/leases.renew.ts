@@ -10,7 +10,7 @@ import { isRenewable } from './leases.stats.ts';
 /** What the renewal, refund and lifecycle jobs are built from. */
 export interface LifecycleDeps {
   db: Db;
-  ledger: Pick<LedgerService, 'move'>;
+  ledger: Pick<LedgerService, 'move' | 'getBalance'>;
   leases: Pick<LeaseService, 'getLease'>;
   /** Clock (ms since epoch); tests pass a fixed one. */
   now?: () => number;
@@ -101,7 +101,7 @@ export function createRenewService(deps: LifecycleDeps) {
         if (!lease || lease.userId !== userId) throw renewErrors.notFound();
         if (!isRenewable(lease, now())) throw renewErrors.notRenewable();
         const renewed = await renewLocked(deps, lease, tx);
-        const balanceC = renewed.balanceC ?? (await repo.findBalance(userId, tx));
+        const balanceC = renewed.balanceC ?? (await deps.ledger.getBalance(userId, tx));
         return { priceC: renewed.priceC, balanceC };
       });
       return { status: 'RENEW_STATUS_RENEWED', ...done, lease: await deps.leases.getLease(id) };

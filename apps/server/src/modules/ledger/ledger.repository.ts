@@ -1,6 +1,6 @@
 import { accounts, type Db, type DbOrTx, type Tx, txrecords } from '@pm/db';
 import type { Cents } from '@pm/money';
-import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm';
 
 /** One ledger row as stored. */
 export type TxRecordRow = typeof txrecords.$inferSelect;
@@ -44,6 +44,26 @@ export function createLedgerRepository(db: Db) {
         .where(eq(accounts.userId, userId))
         .for('update');
       return rows[0]?.balanceC;
+    },
+    /** The account's balance; undefined when the account is missing. */
+    async findBalance(userId: string, tx: DbOrTx = db): Promise<Cents | undefined> {
+      const rows = await tx
+        .select({ balanceC: accounts.balanceC })
+        .from(accounts)
+        .where(eq(accounts.userId, userId));
+      return rows[0]?.balanceC;
+    },
+    /** How many records of `type` the account has, and their sum in cents. */
+    async totalsOfType(
+      userId: string,
+      type: string,
+      tx: DbOrTx = db,
+    ): Promise<{ count: number; sumC: Cents }> {
+      const rows = await tx
+        .select({ n: count(), total: sum(txrecords.amtC) })
+        .from(txrecords)
+        .where(and(eq(txrecords.userId, userId), eq(txrecords.type, type)));
+      return { count: Number(rows[0]?.n ?? 0), sumC: Number(rows[0]?.total ?? 0) as Cents };
     },
     async findByIdemKey(idemKey: string, tx: DbOrTx = db): Promise<TxRecordRow | undefined> {
       const rows = await tx.select().from(txrecords).where(eq(txrecords.idemKey, idemKey)).limit(1);

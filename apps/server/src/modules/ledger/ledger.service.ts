@@ -155,6 +155,14 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         throw e;
       }
     },
+    /** The account's balance now (0 when there is no account yet). */
+    async getBalance(userId: string, tx?: DbOrTx): Promise<Cents> {
+      return (await repo.findBalance(userId, tx)) ?? (0 as Cents);
+    },
+    /** How many records of one type an account has and what they add up to (e.g. its deposits or rewards). */
+    async totalsOfType(userId: string, type: TxType, tx?: DbOrTx): Promise<{ count: number; sumC: Cents }> {
+      return repo.totalsOfType(userId, type, tx);
+    },
     /** One page of an account's records, newest first, plus the total matching the date filter. */
     async listTxRecords(input: ListTxRecordsInput, tx?: DbOrTx): Promise<TTxRecordsResponse> {
       const filter = { userId: input.userId, start: input.start, end: input.end };

@@ -1,4 +1,5 @@
 import { defineModule, type Platform } from '../../platform/module.ts';
+import type { AccountService } from '../accounts/accounts.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { registerReferralRoutes } from './referral.routes.ts';
 import { createReferralService } from './referral.service.ts';
@@ -10,11 +11,20 @@ import { createReferralService } from './referral.service.ts';
  */
 export const referralModule = defineModule({
   name: 'referral',
-  needs: ['ledger'],
-  services: (platform: Platform, { ledger }: { ledger: Pick<LedgerService, 'move'> }) => ({
-    referral: createReferralService({
-      db: platform.db.db,
+  needs: ['ledger', 'accounts'],
+  services: (
+    platform: Platform,
+    {
       ledger,
+      accounts,
+    }: {
+      ledger: Pick<LedgerService, 'move' | 'totalsOfType'>;
+      accounts: Pick<AccountService, 'getAccount' | 'findReferrerId' | 'countInvited'>;
+    },
+  ) => ({
+    referral: createReferralService({
+      ledger,
+      accounts,
       inviteUrlTemplate: platform.settings.referralInviteUrl ?? '/signup?ref={code}',
     }),
   }),

@@ -4,15 +4,15 @@ import {
   REFERRAL_LATER_LOAD_PCT,
   type TReferralInfo,
 } from '@pm/contracts';
-import type { Db, Tx } from '@pm/db';
+import type { Tx } from '@pm/db';
 import { type Cents, formatUsd } from '@pm/money';
+import type { AccountService } from '../accounts/accounts.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
-import { createReferralRepository } from './referral.repository.ts';
 
 /** What the referral service is built from. */
 export interface ReferralServiceDeps {
-  db: Db;
-  ledger: Pick<LedgerService, 'move'>;
+  ledger: Pick<LedgerService, 'move' | 'totalsOfType'>;
+  accounts: Pick<AccountService, 'getAccount' | 'findReferrerId' | 'countInvited'>;
   /** The invite link for a code: `{code}` is replaced (default: the identity host's sign-up page). */
   inviteUrlTemplate: string;
 }
@@ -25,7 +25,6 @@ const percentOf = (amountC: number, pct: number) => Math.floor((amountC * pct + 
 
 /** Referral rewards: 10% of a referred customer's first credited load, 5% of every later one. */
 export function createReferralService(deps: ReferralServiceDeps) {
-  const repo = createReferralRepository(deps.db);
   return {
     /**
      * Rewards whoever invited `userId` for a load just credited in `tx` (the caller's ledger
@@ -37,10 +36,10 @@ export function createReferralService(deps: ReferralServiceDeps) {
      */
     async rewardLoad(input: { userId: string; loadC: Cents; loadKey: string }, tx: Tx): Promise<Cents> {
       if (input.loadC <= 0) return 0 as Cents;
-      const referrerId = await repo.findReferrerId(input.userId, tx);
+      const referrerId = await deps.accounts.findReferrerId(input.userId, tx);
       if (!referrerId || referrerId === input.userId) return 0 as Cents;
-      const deposits = await repo.countDeposits(input.userId, tx);
-      const isFirst = deposits <= 1;
+      const deposits = await deps.ledger.totalsOfType(input.userId, 'deposit', tx);
+      const isFirst = deposits.count <= 1;
       const pct = isFirst ? REFERRAL_FIRST_LOAD_PCT : REFERRAL_LATER_LOAD_PCT;
       const rewardC = percentOf(input.loadC, pct);
       if (rewardC <= 0) return 0 as Cents;
@@ -58,22 +57,18 @@ export function createReferralService(deps: ReferralServiceDeps) {
     },
     /** The caller's code, invite link, how many signed up with it and what it has earned. */
     async getReferralInfo(userId: string): Promise<TReferralInfo> {
-      const refcode = await repo.findRefcode(userId);
-      if (refcode === undefined) {
-        throw new AppError('NOT_FOUND', {
-          message: `no account ${userId}`,
-          userMessage: 'Account not found',
-        });
-      }
-      const [invitedCount, rewardsC] = await Promise.all([
-        repo.countInvited(refcode),
-        repo.sumRewards(userId),
+      // getAccount answers NOT_FOUND for a user without an account.
+      const { refcode } = await deps.accounts.getAccount(userId);
+      if (refcode === null) throw new AppError('INTERNAL', { message: `account ${userId} has no refcode` });
+      const [invitedCount, rewards] = await Promise.all([
+        deps.accounts.countInvited(refcode),
+        deps.ledger.totalsOfType(userId, 'referral'),
       ]);
       return {
         refcode,
         inviteUrl: deps.inviteUrlTemplate.replace('{code}', encodeURIComponent(refcode)),
         invitedCount,
-        rewardsC,
+        rewardsC: rewards.sumC,
         firstLoadPct: REFERRAL_FIRST_LOAD_PCT,
         laterLoadPct: REFERRAL_LATER_LOAD_PCT,
       };
