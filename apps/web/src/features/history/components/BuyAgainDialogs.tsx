@@ -1,4 +1,5 @@
-import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
+import { Button } from '@mui/material';
+import { MessageDialog } from '../../../components/ui/StatusDialogs.tsx';
 import { PurchaseDialogs } from '../../shop/components/PurchaseDialogs.tsx';
 import { UNAVAILABLE_TEXT } from '../rules.ts';
 import type { BuyAgain } from '../useBuyAgain.ts';
@@ -8,24 +9,18 @@ export function BuyAgainDialogs({ buyAgain }: { buyAgain: BuyAgain }) {
   return (
     <>
       <PurchaseDialogs flow={buyAgain.flow} />
-      <Dialog
+      <MessageDialog
         open={buyAgain.isUnavailable}
+        title="Proxy Unavailable"
+        text={UNAVAILABLE_TEXT}
         onClose={buyAgain.clearUnavailable}
-        aria-labelledby="unavailable-title"
-        maxWidth="xs"
-        fullWidth
         data-testid="buy-again-unavailable"
-      >
-        <DialogTitle id="unavailable-title">Proxy Unavailable</DialogTitle>
-        <DialogContent>
-          <Typography variant="body2">{UNAVAILABLE_TEXT}</Typography>
-        </DialogContent>
-        <DialogActions>
+        actions={
           <Button variant="contained" onClick={buyAgain.clearUnavailable}>
             Close
           </Button>
-        </DialogActions>
-      </Dialog>
+        }
+      />
     </>
   );
 }

@@ -1,16 +1,7 @@
-import {
-  Alert,
-  Button,
-  CircularProgress,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Stack,
-  Typography,
-} from '@mui/material';
+import { Alert, Button, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { useEnvironment } from '../../../app/context.tsx';
+import { MessageDialog, ProgressDialog } from '../../../components/ui/StatusDialogs.tsx';
 import { SupportContacts } from '../../../components/ui/SupportContacts.tsx';
 import {
   REFUND_CANCELED_TEXTS,
@@ -45,32 +36,22 @@ export function RefundDialog({ lease, state, onConfirm, onClose }: RefundDialogP
     return <StaticRefundDialog leaseId={lease.id} onClose={onClose} />;
   if (state.step === 'CONFIRM') {
     return (
-      <Dialog open onClose={onClose} aria-labelledby="refund-title" maxWidth="xs" fullWidth>
-        <DialogTitle id="refund-title">Refund Proxy</DialogTitle>
-        <DialogContent>
-          <Typography variant="body2">{REFUND_CONFIRM_TEXT}</Typography>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="contained" color="warning" onClick={onConfirm}>
-            Refund
-          </Button>
-        </DialogActions>
-      </Dialog>
+      <MessageDialog
+        title="Refund Proxy"
+        text={REFUND_CONFIRM_TEXT}
+        onClose={onClose}
+        actions={
+          <>
+            <Button onClick={onClose}>Cancel</Button>
+            <Button variant="contained" color="warning" onClick={onConfirm}>
+              Refund
+            </Button>
+          </>
+        }
+      />
     );
   }
-  if (state.step === 'PROGRESS') {
-    return (
-      <Dialog open aria-labelledby="refunding-title" maxWidth="xs" fullWidth>
-        <DialogContent>
-          <Stack spacing={2} sx={{ alignItems: 'center', py: 2 }}>
-            <CircularProgress aria-label="Refunding" />
-            <Typography id="refunding-title">{REFUNDING_TEXT}</Typography>
-          </Stack>
-        </DialogContent>
-      </Dialog>
-    );
-  }
+  if (state.step === 'PROGRESS') return <ProgressDialog text={REFUNDING_TEXT} label="Refunding" />;
   if (state.step === 'CANCELED') return <RefundCanceledDialog result={state.result} onClose={onClose} />;
   return null;
 }
@@ -84,68 +65,53 @@ function RefundCanceledDialog({
 }) {
   const { support } = useEnvironment();
   return (
-    <Dialog
-      open
+    <MessageDialog
+      title={REFUND_CANCELED_TITLE}
       onClose={onClose}
-      aria-labelledby="refund-canceled-title"
-      maxWidth="xs"
-      fullWidth
       data-testid={`refund-${result}`}
-    >
-      <DialogTitle id="refund-canceled-title">{REFUND_CANCELED_TITLE}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2}>
-          <Typography variant="body2" data-testid="refund-canceled-text">
-            {REFUND_CANCELED_TEXTS[result]}
-          </Typography>
-          {refundOffersSupport(result) && (
-            <>
-              <Typography variant="body2">Please contact support if you have questions:</Typography>
-              <SupportContacts {...support} />
-            </>
-          )}
-        </Stack>
-      </DialogContent>
-      <DialogActions>
+      actions={
         <Button variant="contained" onClick={onClose}>
           OK
         </Button>
-      </DialogActions>
-    </Dialog>
+      }
+    >
+      <Stack spacing={2}>
+        <Typography variant="body2" data-testid="refund-canceled-text">
+          {REFUND_CANCELED_TEXTS[result]}
+        </Typography>
+        {refundOffersSupport(result) && (
+          <>
+            <Typography variant="body2">Please contact support if you have questions:</Typography>
+            <SupportContacts {...support} />
+          </>
+        )}
+      </Stack>
+    </MessageDialog>
   );
 }
 
 function StaticRefundDialog({ leaseId, onClose }: { leaseId: string; onClose: () => void }) {
   const { support } = useEnvironment();
   return (
-    <Dialog
-      open
+    <MessageDialog
+      title="Refund Static Proxy"
       onClose={onClose}
-      aria-labelledby="static-refund-title"
-      maxWidth="xs"
-      fullWidth
       data-testid="refund-static"
-    >
-      <DialogTitle id="static-refund-title">Refund Static Proxy</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2}>
-          <Typography variant="body2">{STATIC_REFUND_TEXT}</Typography>
-          <Alert severity="info" icon={false}>
-            <Typography
-              sx={{ fontFamily: 'monospace', fontWeight: 700 }}
-              data-testid="static-refund-lease-id"
-            >
-              {leaseId}
-            </Typography>
-          </Alert>
-          <SupportContacts {...support} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
+      actions={
         <Button variant="contained" onClick={onClose}>
           Close
         </Button>
-      </DialogActions>
-    </Dialog>
+      }
+    >
+      <Stack spacing={2}>
+        <Typography variant="body2">{STATIC_REFUND_TEXT}</Typography>
+        <Alert severity="info" icon={false}>
+          <Typography sx={{ fontFamily: 'monospace', fontWeight: 700 }} data-testid="static-refund-lease-id">
+            {leaseId}
+          </Typography>
+        </Alert>
+        <SupportContacts {...support} />
+      </Stack>
+    </MessageDialog>
   );
 }

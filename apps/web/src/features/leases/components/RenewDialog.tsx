@@ -1,19 +1,10 @@
-import CheckCircleIcon from '@mui/icons-material/CheckCircle';
-import {
-  Button,
-  CircularProgress,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Stack,
-  Typography,
-} from '@mui/material';
+import { Button } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
 import { useNavigate } from 'react-router';
 import { useIsMobile } from '../../../app/context.tsx';
 import { useDialogs } from '../../../app/dialogs.tsx';
+import { MessageDialog, ProgressDialog, SuccessDialog } from '../../../components/ui/StatusDialogs.tsx';
 import { RENEW_TEXTS, type RenewStep, renewPriceC } from '../lifecycle.ts';
 
 export const RENEWING_TEXT = 'Renewing the proxy…';
@@ -30,38 +21,26 @@ export function RenewDialog({ lease, step, onConfirm, onClose }: RenewDialogProp
   if (step === 'OFF') return null;
   if (step === 'CONFIRM') {
     return (
-      <Dialog open onClose={onClose} aria-labelledby="renew-title" maxWidth="xs" fullWidth>
-        <DialogTitle id="renew-title">Renew Proxy</DialogTitle>
-        <DialogContent>
-          <Typography variant="body2">
-            Renew {lease.currentInfo.ip} for another 24 hours for {formatUsd(renewPriceC(lease))}? The price
-            is taken from your balance.
-          </Typography>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="contained" onClick={onConfirm}>
-            Renew
-          </Button>
-        </DialogActions>
-      </Dialog>
+      <MessageDialog
+        title="Renew Proxy"
+        text={`Renew ${lease.currentInfo.ip} for another 24 hours for ${formatUsd(renewPriceC(lease))}? The price is taken from your balance.`}
+        onClose={onClose}
+        actions={
+          <>
+            <Button onClick={onClose}>Cancel</Button>
+            <Button variant="contained" onClick={onConfirm}>
+              Renew
+            </Button>
+          </>
+        }
+      />
     );
   }
-  if (step === 'PROGRESS') {
-    return (
-      <Dialog open aria-labelledby="renewing-title" maxWidth="xs" fullWidth>
-        <DialogContent>
-          <Stack spacing={2} sx={{ alignItems: 'center', py: 2 }}>
-            <CircularProgress aria-label="Renewing" />
-            <Typography id="renewing-title">{RENEWING_TEXT}</Typography>
-          </Stack>
-        </DialogContent>
-      </Dialog>
-    );
-  }
+  if (step === 'PROGRESS') return <ProgressDialog text={RENEWING_TEXT} label="Renewing" />;
   return <RenewResultDialog step={step} onClose={onClose} />;
 }
 
+/** SPEC 8's renew messages; each message is its dialog's title. */
 function RenewResultDialog({
   step,
   onClose,
@@ -77,33 +56,33 @@ function RenewResultDialog({
     if (isMobile) void navigate('/add-funds');
     else openAddFunds();
   };
+  const ok = (
+    <Button variant="contained" onClick={onClose}>
+      OK
+    </Button>
+  );
+  if (step === 'SUCCESS') {
+    return (
+      <SuccessDialog title={RENEW_TEXTS.SUCCESS} onClose={onClose} data-testid="renew-SUCCESS" actions={ok} />
+    );
+  }
   return (
-    <Dialog
-      open
+    <MessageDialog
+      title={RENEW_TEXTS[step]}
       onClose={onClose}
-      aria-labelledby="renew-result-title"
-      maxWidth="xs"
-      fullWidth
       data-testid={`renew-${step}`}
-    >
-      <DialogContent>
-        <Stack spacing={1.5} sx={{ alignItems: 'center', py: 1, textAlign: 'center' }}>
-          {step === 'SUCCESS' && <CheckCircleIcon color="success" sx={{ fontSize: 48 }} />}
-          <Typography id="renew-result-title">{RENEW_TEXTS[step]}</Typography>
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        {step === 'NOT_ENOUGH_FUNDS' && <Button onClick={onClose}>Close</Button>}
-        {step === 'NOT_ENOUGH_FUNDS' ? (
-          <Button variant="contained" onClick={handleAddFunds}>
-            Add Funds
-          </Button>
+      actions={
+        step === 'NOT_ENOUGH_FUNDS' ? (
+          <>
+            <Button onClick={onClose}>Close</Button>
+            <Button variant="contained" onClick={handleAddFunds}>
+              Add Funds
+            </Button>
+          </>
         ) : (
-          <Button variant="contained" onClick={onClose}>
-            OK
-          </Button>
-        )}
-      </DialogActions>
-    </Dialog>
+          ok
+        )
+      }
+    />
   );
 }
