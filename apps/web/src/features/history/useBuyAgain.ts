@@ -5,11 +5,18 @@ import { useNavigate } from 'react-router';
 import { useApi, useIsMobile } from '../../app/context.tsx';
 import { agentQuery } from '../shop/queries.ts';
 import { type PurchaseFlow, usePurchaseFlow } from '../shop/usePurchaseFlow.ts';
+import { staticOfferQuery } from '../static/queries.ts';
+import { type StaticPurchase, useStaticPurchase } from '../static/useStaticPurchase.ts';
 import { buyAgainCheck } from './rules.ts';
 
 export interface BuyAgain {
-  /** Checks the proxy with `GET /agents/{id}`, then opens the purchase or says it is unavailable. */
-  start(item: Pick<TLeaseHistoryItem, 'leaseID' | 'agentID' | 'exc'>): Promise<void>;
+  /**
+   * Checks the proxy (`GET /agents/{id}`; a static one in `GET /static/list/`), then opens the
+   * purchase or says it is unavailable.
+   */
+  start(
+    item: Pick<TLeaseHistoryItem, 'leaseID' | 'agentID' | 'exc' | 'static' | 'ip' | 'loc'>,
+  ): Promise<void>;
   /** The lease whose proxy is being checked. */
   checkingId: string | null;
   isUnavailable: boolean;
@@ -17,11 +24,14 @@ export interface BuyAgain {
   clearUnavailable(): void;
   /** The shop's purchase flow (desktop dialogs). */
   flow: PurchaseFlow;
+  /** The static shop's purchase (its dialogs on every screen size), for a static proxy. */
+  staticPurchase: StaticPurchase;
 }
 
 /**
  * Buy Again (SPEC 8): an available proxy goes into the shop's purchase (the dialogs on desktop, the
- * Confirm Purchase page on phones), as the lease type bought before when that is still possible.
+ * Confirm Purchase page on phones), as the lease type bought before when that is still possible;
+ * a static proxy still on sale goes into the static shop's purchase (private, 24 hours).
  */
 export function useBuyAgain(): BuyAgain {
   const api = useApi();
@@ -29,10 +39,16 @@ export function useBuyAgain(): BuyAgain {
   const navigate = useNavigate();
   const isMobile = useIsMobile();
   const flow = usePurchaseFlow();
+  const staticPurchase = useStaticPurchase();
   const [checkingId, setCheckingId] = useState<string | null>(null);
   const [isUnavailable, setUnavailable] = useState(false);
   const start: BuyAgain['start'] = async (item) => {
     setCheckingId(item.leaseID);
+    if (item.static) {
+      const offer = await queryClient.fetchQuery(staticOfferQuery(api, item)).catch(() => null);
+      setCheckingId(null);
+      return offer ? staticPurchase.open(offer) : setUnavailable(true);
+    }
     const agent = await queryClient
       .fetchQuery({ ...agentQuery(api, item.agentID), staleTime: 0, retry: false })
       .catch(() => null);
@@ -43,5 +59,12 @@ export function useBuyAgain(): BuyAgain {
     const type = check.exc ? 'private' : 'shared';
     await navigate(`/confirm-purchase?agent=${encodeURIComponent(check.agent.id)}&type=${type}`);
   };
-  return { start, checkingId, isUnavailable, clearUnavailable: () => setUnavailable(false), flow };
+  return {
+    start,
+    checkingId,
+    isUnavailable,
+    clearUnavailable: () => setUnavailable(false),
+    flow,
+    staticPurchase,
+  };
 }

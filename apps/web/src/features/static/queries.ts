@@ -1,4 +1,10 @@
-import { type TStaticListResponse, ZStaticListResponse } from '@pm/contracts';
+import {
+  STATIC_PAGE_SIZES,
+  type TLeaseHistoryItem,
+  type TStaticAgent,
+  type TStaticListResponse,
+  ZStaticListResponse,
+} from '@pm/contracts';
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiClient } from '../../lib/api/transport.ts';
 import { type StaticFilter, type StaticPaging, toStaticListQuery } from './rules.ts';
@@ -20,4 +26,23 @@ export const staticPageQuery = (api: ApiClient, filter: StaticFilter, paging: St
         signal,
       }),
     placeholderData: keepPreviousData,
+  });
+
+/**
+ * A static agent if it is on sale now (Buy Again of a static lease): looked up in `GET /static/list/`
+ * by its country and IP; null when it is not listed (leased, offline or withdrawn).
+ */
+export const staticOfferQuery = (api: ApiClient, item: Pick<TLeaseHistoryItem, 'agentID' | 'ip' | 'loc'>) =>
+  queryOptions({
+    queryKey: [...staticKeys.all, 'offer', item.agentID] as const,
+    queryFn: async ({ signal }): Promise<TStaticAgent | null> => {
+      const page = await api.get('/static/list/', {
+        query: { cc: item.loc.cc, ip: item.ip, cursor: 0, limit: STATIC_PAGE_SIZES[2] },
+        schema: ZStaticListResponse,
+        signal,
+      });
+      return page.list.find((a) => a.id === item.agentID) ?? null;
+    },
+    staleTime: 0,
+    retry: false,
   });

@@ -1,6 +1,7 @@
 import { Button } from '@mui/material';
 import { MessageDialog } from '../../../components/ui/StatusDialogs.tsx';
 import { PurchaseDialogs } from '../../shop/components/PurchaseDialogs.tsx';
+import { StaticPurchaseDialogs } from '../../static/components/StaticPurchaseDialogs.tsx';
 import { UNAVAILABLE_TEXT } from '../rules.ts';
 import type { BuyAgain } from '../useBuyAgain.ts';
 
@@ -9,6 +10,7 @@ export function BuyAgainDialogs({ buyAgain }: { buyAgain: BuyAgain }) {
   return (
     <>
       <PurchaseDialogs flow={buyAgain.flow} />
+      <StaticPurchaseDialogs purchase={buyAgain.staticPurchase} />
       <MessageDialog
         open={buyAgain.isUnavailable}
         title="Proxy Unavailable"
