@@ -47,3 +47,14 @@ it('scales stacked bars so the tallest hour fills the height', () => {
   assert.equal(bars[1]!.lower, 25);
   assert.equal(bars[1]!.x > bars[0]!.x, true);
 });
+
+it('gives an hour at most a 24th of the width, so one hour of traffic is not one wide block', () => {
+  const [bar] = stackedBars(
+    [h('a', 1, 0)],
+    240,
+    50,
+    (x) => x.reqs,
+    () => 0,
+  );
+  assert.equal(bar!.x + bar!.width <= 10, true);
+});

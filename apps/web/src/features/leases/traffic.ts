@@ -51,6 +51,9 @@ export interface Bar {
  * Stacked bars, one an hour, scaled so the tallest reaches `height`: `lower` and `upper` pick the
  * two parts of an hour (requests that worked and failures; bytes in and out).
  */
+/** The chart spans at least a lease's 24 hours, so a lease's first hours are narrow bars on the left. */
+export const CHART_MIN_SLOTS = 24;
+
 export function stackedBars(
   hours: readonly TLeaseTrafficHour[],
   width: number,
@@ -59,7 +62,7 @@ export function stackedBars(
   upper: (h: TLeaseTrafficHour) => number,
 ): Bar[] {
   const max = Math.max(1, ...hours.map((h) => lower(h) + upper(h)));
-  const step = hours.length > 0 ? width / hours.length : 0;
+  const step = hours.length > 0 ? width / Math.max(hours.length, CHART_MIN_SLOTS) : 0;
   const gap = Math.min(2, step * 0.2);
   return hours.map((h, i) => ({
     x: i * step + gap / 2,
@@ -71,3 +74,6 @@ export function stackedBars(
 
 /** The file name of the CSV download (the one the server suggests). */
 export const trafficCsvName = (leaseId: string): string => `lease-${leaseId}-traffic.csv`;
+
+/** "1 hour", "5 hours". */
+export const hoursLabel = (n: number): string => `${n} ${n === 1 ? 'hour' : 'hours'}`;

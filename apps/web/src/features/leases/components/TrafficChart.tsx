@@ -1,7 +1,7 @@
 import { Box, Stack, Typography, useTheme } from '@mui/material';
 import type { TLeaseTrafficHour } from '@pm/contracts';
 import { formatBytes } from '../../shop/format.ts';
-import { type Bar, stackedBars } from '../traffic.ts';
+import { type Bar, hoursLabel, stackedBars } from '../traffic.ts';
 
 const WIDTH = 320;
 const PANEL = 56;
@@ -25,7 +25,7 @@ export function TrafficChart({ hours }: { hours: TLeaseTrafficHour[] }) {
   );
   const maxReqs = Math.max(0, ...hours.map((h) => h.reqs));
   const maxBytes = Math.max(0, ...hours.map((h) => h.inBytes + h.outBytes));
-  const label = `Hourly traffic over ${hours.length} hours: up to ${maxReqs} requests and ${formatBytes(maxBytes)} an hour`;
+  const label = `Hourly traffic over ${hoursLabel(hours.length)}: up to ${maxReqs} requests and ${formatBytes(maxBytes)} an hour`;
   return (
     <Stack spacing={0.5}>
       <Box
@@ -46,7 +46,7 @@ export function TrafficChart({ hours }: { hours: TLeaseTrafficHour[] }) {
           {hours[0] ? hourLabel(hours[0].hour) : ''}
         </text>
         <text x={WIDTH} y={PANEL + 14} fontSize={9} textAnchor="end" fill={theme.palette.text.secondary}>
-          {hours.length > 0 ? hourLabel(hours[hours.length - 1]!.hour) : ''}
+          {hours.length > 1 ? hourLabel(hours[hours.length - 1]!.hour) : ''}
         </text>
       </Box>
       <Stack direction="row" sx={{ flexWrap: 'wrap', columnGap: 1.5, rowGap: 0.25 }}>
