@@ -35,6 +35,11 @@ export interface TestStack {
   token(email: string, password: string): Promise<string>;
   /** Creates a customer (sign-in user and market account with DEPOSIT, balance $0); returns its id. */
   addCustomer(email: string, password: string): Promise<string>;
+  /**
+   * Moves a lease's start and end `ms` earlier, as if it had been bought that long ago: the API
+   * judges the renewal window (last 5 hours) and the refund window (first 4 hours) by them.
+   */
+  ageLease(leaseId: string, ms: number): Promise<void>;
   stopApi(): Promise<void>;
   close(): Promise<void>;
 }
@@ -153,6 +158,14 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           refcode: user.referralCode,
         });
         return user.id;
+      },
+      async ageLease(leaseId, ms) {
+        const moved = await db.query(
+          `UPDATE leases SET start = start - $2 * interval '1 millisecond',
+             until = until - $2 * interval '1 millisecond' WHERE id = $1 RETURNING id`,
+          [leaseId, ms],
+        );
+        if (moved.length !== 1) throw new Error(`ageLease: no lease ${leaseId}`);
       },
       stopApi: product.stopApi,
       async close() {

@@ -19,13 +19,22 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { TAccount, TAgent, TLease, TPricingRules } from '@pm/contracts';
-import { startStack, TEST_TERMS_VERSION, type TestStack } from '@pm/devnet/stack';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { IdentityPages } from './pages/IdentityPages.ts';
+import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
-import { ShellPage, TIMEOUT_MS } from './pages/ShellPage.ts';
 import { ShopPage, PURCHASE_DIALOG_TITLES as TITLES } from './pages/ShopPage.ts';
 import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import {
+  centsOf,
+  openStackVisit,
+  type StackUser,
+  type StackVisit,
+  shownBalanceC,
+  signInOnStack,
+  stackApi,
+  usd,
+  waitUntil,
+} from './support/stackVisit.ts';
 
 const run = promisify(execFile);
 const LOOPBACK_PAGE = 'hello through a leased proxy';
@@ -61,88 +70,24 @@ after(
   { timeout: 60_000 },
 );
 
-interface Visit {
-  context: BrowserContext;
-  page: Page;
-  shell: ShellPage;
+interface Visit extends StackVisit {
   shop: ShopPage;
   my: MyProxiesPage;
-  identity: IdentityPages;
 }
 
 /** A browser context with the Terms accepted and the clipboard allowed (Copy connection string). */
 async function newVisit(viewport = DESKTOP): Promise<Visit> {
-  const context = await browser.newContext({ viewport });
-  context.setDefaultTimeout(TIMEOUT_MS);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.webUrl });
-  await context.addCookies([
-    { name: 'acceptedTermsVersion', value: String(TEST_TERMS_VERSION), url: stack.webUrl },
-  ]);
-  const page = await context.newPage();
-  return {
-    context,
-    page,
-    shell: new ShellPage(page),
-    shop: new ShopPage(page),
-    my: new MyProxiesPage(page),
-    identity: new IdentityPages(page, stack.issuer),
-  };
+  const v = await openStackVisit(browser, stack, { viewport, clipboard: true });
+  return { ...v, shop: new ShopPage(v.page), my: new MyProxiesPage(v.page) };
 }
 
-/** Opens the app at `path`, signs in on the identity pages and waits for the balance in the shell. */
-async function signIn(v: Visit, email: string, password: string, path = '/'): Promise<void> {
-  await v.page.goto(new URL(path, stack.webUrl).toString());
-  await v.identity.signIn(email, password);
-  await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
-  await v.shell.waitForShell();
-  await v.shell.balance.waitFor();
-}
-
-/** A market API call from the test, as `email` (a fresh password-grant token each time). */
-async function api<T>(
-  who: { email: string; password: string },
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const token = await stack.token(who.email, who.password);
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'cache-control': 'no-cache',
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
-
+const signIn = (v: Visit, email: string, password: string, path = '/') =>
+  signInOnStack(v, stack, { email, password }, path);
+const api = <T>(who: StackUser, method: string, path: string, body?: unknown) =>
+  stackApi<T>(stack, who, method, path, body);
+const balanceC = shownBalanceC;
 const customer = () => stack.demo.customer;
 const admin = () => stack.demo.admin;
-
-/** "$2.50" → 250. */
-const centsOf = (text: string): number => {
-  const m = /\$(\d+)\.(\d\d)/.exec(text);
-  assert.ok(m, `no price in "${text}"`);
-  return Number(m[1]) * 100 + Number(m[2]);
-};
-const usd = (c: number) => `$${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
-
-/** The balance the shell shows, in cents. */
-async function balanceC(v: Visit): Promise<number> {
-  return centsOf((await v.shell.balance.textContent()) ?? '');
-}
-
-/** Waits (bounded) until `check` holds. */
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Desktop shop: the US list on one page (50 rows), the row of `city` selected in the sidebar. */
 async function selectInUsShop(v: Visit, city: string): Promise<void> {
