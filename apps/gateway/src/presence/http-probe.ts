@@ -57,6 +57,69 @@ async function dialWithTimeout(
   }
 }
 
+/** How an exchange reads its answer: a result once the bytes so far tell it, or undefined to read on. */
+interface AnswerReader<T> {
+  /** Each chunk as it comes; throws to fail the exchange. */
+  onData(chunk: Buffer): T | undefined;
+  /** The answer ended (or the stream closed) before `onData` gave a result; throws to fail. */
+  onEnd(): T;
+}
+
+/**
+ * Sends a GET of `target` through the agent and reads the answer with `reader`, all before
+ * `deadline`; the stream is destroyed afterwards. `sentAt` is when the request was written.
+ */
+async function getThroughAgent<T>(
+  dialer: AgentDialer,
+  agentId: string,
+  target: HttpTarget,
+  deadline: number,
+  reader: AnswerReader<T>,
+  extraHeaders = '',
+): Promise<{ result: T; sentAt: number }> {
+  const stream = await dialWithTimeout(dialer, agentId, target, deadline);
+  try {
+    const sentAt = Date.now();
+    const result = await new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (read: () => T | undefined) => {
+        if (settled) return;
+        try {
+          const r = read();
+          if (r === undefined) return;
+          settled = true;
+          resolve(r);
+        } catch (e) {
+          settled = true;
+          reject(e);
+        }
+        clearTimeout(timer);
+      };
+      const timer = setTimeout(
+        () =>
+          settle(() => {
+            throw new Error('timeout');
+          }),
+        Math.max(0, deadline - Date.now()),
+      );
+      stream.on('data', (chunk: Buffer) => settle(() => reader.onData(chunk)));
+      stream.on('error', (e) =>
+        settle(() => {
+          throw e;
+        }),
+      );
+      stream.on('end', () => settle(() => reader.onEnd()));
+      stream.on('close', () => settle(() => reader.onEnd()));
+      stream.write(request(target, extraHeaders));
+    });
+    return { result, sentAt };
+  } finally {
+    stream.destroy();
+  }
+}
+
+const failure = (e: unknown) => (e as Error).message.slice(0, 200);
+
 /** One probe: an HTTP GET through the agent; ok when a 2xx/3xx status line arrives in time. */
 export async function probeThroughAgent(
   dialer: AgentDialer,
@@ -65,40 +128,25 @@ export async function probeThroughAgent(
   timeoutMs: number,
 ): Promise<ProbeResult> {
   const started = Date.now();
-  const deadline = started + timeoutMs;
-  let stream: Duplex | undefined;
+  let head = '';
   try {
-    stream = await dialWithTimeout(dialer, agentId, target, deadline);
-    const s = stream;
-    const statusLine = await new Promise<string>((resolve, reject) => {
-      let head = '';
-      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
-      s.on('data', (chunk: Buffer) => {
+    const { result: statusLine } = await getThroughAgent(dialer, agentId, target, started + timeoutMs, {
+      onData(chunk) {
         head += chunk.toString('latin1');
         const end = head.indexOf('\r\n');
-        if (end >= 0 || head.length > 1024) {
-          clearTimeout(timer);
-          resolve(end >= 0 ? head.slice(0, end) : head);
-        }
-      });
-      s.on('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      s.on('close', () => {
-        clearTimeout(timer);
-        reject(new Error('closed before a status line'));
-      });
-      s.write(request(target));
+        if (end >= 0) return head.slice(0, end);
+        return head.length > 1024 ? head : undefined;
+      },
+      onEnd() {
+        throw new Error('closed before a status line');
+      },
     });
     const ok = /^HTTP\/1\.[01] [23]\d\d\b/.test(statusLine);
     return ok
       ? { ok, latencyMs: Date.now() - started }
       : { ok, latencyMs: Date.now() - started, error: statusLine.slice(0, 100) };
   } catch (e) {
-    return { ok: false, latencyMs: Date.now() - started, error: (e as Error).message.slice(0, 200) };
-  } finally {
-    stream?.destroy();
+    return { ok: false, latencyMs: Date.now() - started, error: failure(e) };
   }
 }
 
@@ -112,58 +160,42 @@ export async function downloadThroughAgent(
   target: HttpTarget,
   options: { timeoutMs: number; maxBytes: number },
 ): Promise<SpeedResult> {
-  const started = Date.now();
-  const deadline = started + options.timeoutMs;
-  let stream: Duplex | undefined;
-  try {
-    stream = await dialWithTimeout(dialer, agentId, target, deadline);
-    const s = stream;
-    const requestAt = Date.now();
-    const bytes = await new Promise<number>((resolve, reject) => {
-      let head = Buffer.alloc(0);
-      let body = -1;
-      let expected = Number.POSITIVE_INFINITY;
-      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
-      const finish = () => {
-        clearTimeout(timer);
-        if (body < 0) reject(new Error('no response'));
-        else resolve(body);
-      };
-      s.on('data', (chunk: Buffer) => {
-        if (body < 0) {
-          head = Buffer.concat([head, chunk]);
-          const end = head.indexOf('\r\n\r\n');
-          if (end < 0) {
-            if (head.length > 16_384) reject(new Error('response head too large'));
-            return;
-          }
-          const headText = head.subarray(0, end).toString('latin1');
-          if (!/^HTTP\/1\.[01] 2\d\d\b/.test(headText)) {
-            clearTimeout(timer);
-            reject(new Error(headText.split('\r\n')[0]?.slice(0, 100) ?? 'bad response'));
-            return;
-          }
-          const length = /\r\ncontent-length:\s*(\d+)/i.exec(headText)?.[1];
-          if (length) expected = Number(length);
-          body = head.length - end - 4;
-        } else {
-          body += chunk.length;
+  let head = Buffer.alloc(0);
+  let body = -1;
+  let expected = Number.POSITIVE_INFINITY;
+  const reader: AnswerReader<number> = {
+    onData(chunk) {
+      if (body < 0) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (head.length > 16_384) throw new Error('response head too large');
+          return undefined;
         }
-        if (body >= Math.min(expected, options.maxBytes)) finish();
-      });
-      s.on('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      s.on('close', finish);
-      s.write(request(target));
-    });
-    const seconds = Math.max(Date.now() - requestAt, 1) / 1000;
+        const headText = head.subarray(0, end).toString('latin1');
+        if (!/^HTTP\/1\.[01] 2\d\d\b/.test(headText)) {
+          throw new Error(headText.split('\r\n')[0]?.slice(0, 100) ?? 'bad response');
+        }
+        const length = /\r\ncontent-length:\s*(\d+)/i.exec(headText)?.[1];
+        if (length) expected = Number(length);
+        body = head.length - end - 4;
+      } else {
+        body += chunk.length;
+      }
+      return body >= Math.min(expected, options.maxBytes) ? body : undefined;
+    },
+    onEnd() {
+      if (body < 0) throw new Error('no response');
+      return body;
+    },
+  };
+  try {
+    const deadline = Date.now() + options.timeoutMs;
+    const { result: bytes, sentAt } = await getThroughAgent(dialer, agentId, target, deadline, reader);
+    const seconds = Math.max(Date.now() - sentAt, 1) / 1000;
     return { ok: bytes > 0, bps: Math.round((bytes * 8) / seconds), bytes };
   } catch (e) {
-    return { ok: false, bps: 0, bytes: 0, error: (e as Error).message.slice(0, 200) };
-  } finally {
-    stream?.destroy();
+    return { ok: false, bps: 0, bytes: 0, error: failure(e) };
   }
 }
 
@@ -202,32 +234,25 @@ export async function echoThroughAgent(
   timeoutMs: number,
 ): Promise<EchoResult> {
   const started = Date.now();
-  const deadline = started + timeoutMs;
-  let stream: Duplex | undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader: AnswerReader<Buffer> = {
+    onData(chunk) {
+      chunks.push(chunk);
+      size += chunk.length;
+      return size > MAX_ECHO_BYTES ? Buffer.concat(chunks) : undefined;
+    },
+    onEnd: () => Buffer.concat(chunks),
+  };
   try {
-    stream = await dialWithTimeout(dialer, agentId, target, deadline);
-    const s = stream;
-    const answer = await new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const timer = setTimeout(() => reject(new Error('timeout')), Math.max(0, deadline - Date.now()));
-      const finish = () => {
-        clearTimeout(timer);
-        resolve(Buffer.concat(chunks));
-      };
-      s.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size > MAX_ECHO_BYTES) finish();
-      });
-      s.on('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      s.on('end', finish);
-      s.on('close', finish);
-      s.write(request(target, `X-Probe-Agent: ${agentId}\r\n`));
-    });
+    const { result: answer } = await getThroughAgent(
+      dialer,
+      agentId,
+      target,
+      started + timeoutMs,
+      reader,
+      `X-Probe-Agent: ${agentId}\r\n`,
+    );
     const latencyMs = Date.now() - started;
     const text = answer.toString('latin1');
     const headEnd = text.indexOf('\r\n\r\n');
@@ -238,9 +263,7 @@ export async function echoThroughAgent(
     const ip = parseEchoBody(decodeBody(text.slice(0, headEnd), text.slice(headEnd + 4)));
     return ip ? { ok: true, latencyMs, ip } : { ok: false, latencyMs, error: 'the echo named no address' };
   } catch (e) {
-    return { ok: false, latencyMs: Date.now() - started, error: (e as Error).message.slice(0, 200) };
-  } finally {
-    stream?.destroy();
+    return { ok: false, latencyMs: Date.now() - started, error: failure(e) };
   }
 }
 
