@@ -1,6 +1,7 @@
-import { Table, TableBody, TableCell, TableContainer, TableHead, TableRow } from '@mui/material';
+import { TableCell, TableContainer, TableRow } from '@mui/material';
 import type { TLeaseHistoryItem } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { formatDateTime } from '../../charges/format.ts';
 import { countryName } from '../../shop/countries.ts';
 import { endReasonLabel } from '../rules.ts';
@@ -29,37 +30,26 @@ const ellipsis = {
 export function HistoryTable({ items, buyAgain }: { items: TLeaseHistoryItem[]; buyAgain: BuyAgain }) {
   return (
     <TableContainer>
-      <Table size="small" aria-label="Lease history" sx={{ '& td, & th': { px: 1 } }}>
-        <TableHead>
-          <TableRow>
-            {COLUMNS.map((c) => (
-              <TableCell key={c} sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
-                {c}
-              </TableCell>
-            ))}
+      <CompactTable label="Lease history" columns={COLUMNS}>
+        {items.map((item) => (
+          <TableRow key={item.leaseID} data-testid="history-row">
+            <TableCell sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{item.ip}</TableCell>
+            <TableCell sx={ellipsis}>
+              {[item.loc.city, countryName(item.loc.cc)].filter(Boolean).join(', ')}
+            </TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.start)}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.paidUntil)}</TableCell>
+            <TableCell sx={ellipsis} title={item.note}>
+              {item.note}
+            </TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatUsd(item.lastPaymentC)}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{endReasonLabel(item.endReason)}</TableCell>
+            <TableCell align="right">
+              <BuyAgainButton buyAgain={buyAgain} item={item} />
+            </TableCell>
           </TableRow>
-        </TableHead>
-        <TableBody>
-          {items.map((item) => (
-            <TableRow key={item.leaseID} data-testid="history-row">
-              <TableCell sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{item.ip}</TableCell>
-              <TableCell sx={ellipsis}>
-                {[item.loc.city, countryName(item.loc.cc)].filter(Boolean).join(', ')}
-              </TableCell>
-              <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.start)}</TableCell>
-              <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.paidUntil)}</TableCell>
-              <TableCell sx={ellipsis} title={item.note}>
-                {item.note}
-              </TableCell>
-              <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatUsd(item.lastPaymentC)}</TableCell>
-              <TableCell sx={{ whiteSpace: 'nowrap' }}>{endReasonLabel(item.endReason)}</TableCell>
-              <TableCell align="right">
-                <BuyAgainButton buyAgain={buyAgain} item={item} />
-              </TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
+        ))}
+      </CompactTable>
     </TableContainer>
   );
 }

@@ -1,5 +1,6 @@
-import { Paper, Table, TableBody, TableCell, TableContainer, TableHead, TableRow } from '@mui/material';
+import { Paper, TableCell, TableContainer, TableRow } from '@mui/material';
 import type { TLease } from '@pm/contracts';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { useNow } from '../../../lib/useNow.ts';
 import { countryName } from '../../shop/countries.ts';
 import { formatTimeLeft } from '../../shop/format.ts';
@@ -27,50 +28,39 @@ export function LeaseTable({
   const now = useNow();
   return (
     <TableContainer component={Paper} variant="outlined">
-      <Table size="small" aria-label="My proxies" sx={{ '& td, & th': { px: 1 } }}>
-        <TableHead>
-          <TableRow>
-            {COLUMNS.map((c) => (
-              <TableCell key={c} sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
-                {c}
+      <CompactTable label="My proxies" columns={COLUMNS}>
+        {leases.map((lease) => {
+          const { ip, loc } = lease.currentInfo;
+          return (
+            <TableRow
+              key={lease.id}
+              hover
+              selected={lease.id === selectedId}
+              aria-selected={lease.id === selectedId}
+              onClick={() => onSelect(lease.id)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' || e.key === ' ') onSelect(lease.id);
+              }}
+              tabIndex={0}
+              data-testid="lease-row"
+              sx={{ cursor: 'pointer' }}
+            >
+              <TableCell sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{ip}</TableCell>
+              <TableCell sx={ellipsis}>{countryName(loc.cc)}</TableCell>
+              <TableCell sx={ellipsis}>{loc.city}</TableCell>
+              <TableCell sx={ellipsis} title={loc.isp}>
+                {loc.isp}
               </TableCell>
-            ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {leases.map((lease) => {
-            const { ip, loc } = lease.currentInfo;
-            return (
-              <TableRow
-                key={lease.id}
-                hover
-                selected={lease.id === selectedId}
-                aria-selected={lease.id === selectedId}
-                onClick={() => onSelect(lease.id)}
-                onKeyDown={(e) => {
-                  if (e.key === 'Enter' || e.key === ' ') onSelect(lease.id);
-                }}
-                tabIndex={0}
-                data-testid="lease-row"
-                sx={{ cursor: 'pointer' }}
-              >
-                <TableCell sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{ip}</TableCell>
-                <TableCell sx={ellipsis}>{countryName(loc.cc)}</TableCell>
-                <TableCell sx={ellipsis}>{loc.city}</TableCell>
-                <TableCell sx={ellipsis} title={loc.isp}>
-                  {loc.isp}
-                </TableCell>
-                <TableCell>{leaseTypeLabel(lease)}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTimeLeft(lease.until, now)}</TableCell>
-                <TableCell>{lease.autoRenew ? 'On' : 'Off'}</TableCell>
-                <TableCell sx={ellipsis} title={lease.note}>
-                  {lease.note}
-                </TableCell>
-              </TableRow>
-            );
-          })}
-        </TableBody>
-      </Table>
+              <TableCell>{leaseTypeLabel(lease)}</TableCell>
+              <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTimeLeft(lease.until, now)}</TableCell>
+              <TableCell>{lease.autoRenew ? 'On' : 'Off'}</TableCell>
+              <TableCell sx={ellipsis} title={lease.note}>
+                {lease.note}
+              </TableCell>
+            </TableRow>
+          );
+        })}
+      </CompactTable>
     </TableContainer>
   );
 }

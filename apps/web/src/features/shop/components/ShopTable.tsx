@@ -1,15 +1,7 @@
-import {
-  Paper,
-  Skeleton,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-} from '@mui/material';
+import { Paper, Skeleton, TableCell, TableContainer, TableRow } from '@mui/material';
 import { SHOP_PAGE_SIZES, type TAgent } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
 import { TablePager } from '../../../components/ui/TablePager.tsx';
 import type { ShopPaging } from '../filters.ts';
@@ -35,35 +27,24 @@ export function ShopTable({ agents, total, paging, selectedId, onSelect, onPagin
   return (
     <Paper variant="outlined">
       <TableContainer>
-        <Table size="small" aria-label="Proxies" sx={{ '& td, & th': { px: 1 } }}>
-          <TableHead>
+        <CompactTable label="Proxies" columns={COLUMNS}>
+          {!agents && <LoadingRows rows={paging.rowsPerPage} />}
+          {agents?.length === 0 && (
             <TableRow>
-              {COLUMNS.map((c) => (
-                <TableCell key={c} sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
-                  {c}
-                </TableCell>
-              ))}
+              <TableCell colSpan={COLUMNS.length}>
+                <EmptyState testId="shop-empty">{NOTHING_FOUND_TEXT}</EmptyState>
+              </TableCell>
             </TableRow>
-          </TableHead>
-          <TableBody>
-            {!agents && <LoadingRows rows={paging.rowsPerPage} />}
-            {agents?.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={COLUMNS.length}>
-                  <EmptyState testId="shop-empty">{NOTHING_FOUND_TEXT}</EmptyState>
-                </TableCell>
-              </TableRow>
-            )}
-            {agents?.map((agent) => (
-              <AgentRow
-                key={agent.id}
-                agent={agent}
-                isSelected={agent.id === selectedId}
-                onSelect={() => onSelect(agent)}
-              />
-            ))}
-          </TableBody>
-        </Table>
+          )}
+          {agents?.map((agent) => (
+            <AgentRow
+              key={agent.id}
+              agent={agent}
+              isSelected={agent.id === selectedId}
+              onSelect={() => onSelect(agent)}
+            />
+          ))}
+        </CompactTable>
       </TableContainer>
       <TablePager
         count={total}
