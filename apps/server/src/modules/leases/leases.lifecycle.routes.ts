@@ -17,6 +17,13 @@ import type { RefundService } from './leases.refund.ts';
 import type { RenewService } from './leases.renew.ts';
 
 const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 404: ZErrorBody, 429: ZErrorBody };
+/** Renewals and refunds move money: 30 a minute per caller. */
+const moneyRateLimit = { max: 30, timeWindow: 60_000 };
+/** A refund's answers, the customer's and staff's alike. */
+const refundSchema = {
+  params: ZLeaseIdParams,
+  response: { 200: ZRefundResult, ...errors, 400: ZRefundErrorBody, 409: ZRefundErrorBody },
+};
 
 /** Lease lifecycle routes: renew, refund (customer and staff), history, hourly traffic (JSON and CSV). */
 export function registerLifecycleRoutes(
@@ -30,7 +37,7 @@ export function registerLifecycleRoutes(
   app.patch(
     '/leases/:id',
     {
-      config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
+      config: { auth: 'user', rateLimit: moneyRateLimit },
       schema: {
         tags: ['leases'],
         params: ZLeaseIdParams,
@@ -43,12 +50,8 @@ export function registerLifecycleRoutes(
   app.delete(
     '/leases/:id',
     {
-      config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
-      schema: {
-        tags: ['leases'],
-        params: ZLeaseIdParams,
-        response: { 200: ZRefundResult, ...errors, 400: ZRefundErrorBody, 409: ZRefundErrorBody },
-      },
+      config: { auth: 'user', rateLimit: moneyRateLimit },
+      schema: { tags: ['leases'], ...refundSchema },
     },
     async (req) => deps.refunds.refundLease(getPrincipal(req).userId, req.params.id),
   );
@@ -56,12 +59,8 @@ export function registerLifecycleRoutes(
   app.post(
     '/admin/leases/:id/refund',
     {
-      config: { auth: 'staff', rateLimit: { max: 30, timeWindow: 60_000 } },
-      schema: {
-        tags: ['admin'],
-        params: ZLeaseIdParams,
-        response: { 200: ZRefundResult, ...errors, 400: ZRefundErrorBody, 409: ZRefundErrorBody },
-      },
+      config: { auth: 'staff', rateLimit: moneyRateLimit },
+      schema: { tags: ['admin'], ...refundSchema },
     },
     async (req) => deps.refunds.staffRefundLease(req.params.id),
   );
