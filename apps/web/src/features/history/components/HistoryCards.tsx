@@ -1,8 +1,7 @@
-import { Box, Card, CardActionArea, CardContent, Stack, Typography } from '@mui/material';
+import { Stack } from '@mui/material';
 import type { TLeaseHistoryItem } from '@pm/contracts';
-import { Link as RouterLink } from 'react-router';
 import { formatDateTime } from '../../charges/format.ts';
-import { placeLabel } from '../../shop/countries.ts';
+import { LeaseSummaryCard } from '../../leases/components/LeaseSummaryCard.tsx';
 import { endReasonLabel } from '../rules.ts';
 
 /** The phone's history list: a card a lease, opening `/my/history-details/{ip}`. */
@@ -10,31 +9,16 @@ export function HistoryCards({ items }: { items: TLeaseHistoryItem[] }) {
   return (
     <Stack spacing={1.5}>
       {items.map((item) => (
-        <Card key={item.leaseID} data-testid="history-card">
-          <CardActionArea component={RouterLink} to={`/my/history-details/${encodeURIComponent(item.ip)}`}>
-            <CardContent sx={{ py: 1.5, '&:last-child': { pb: 1.5 } }}>
-              <Stack direction="row" spacing={1} sx={{ justifyContent: 'space-between' }}>
-                <Box sx={{ minWidth: 0 }}>
-                  <Typography sx={{ fontFamily: 'monospace', fontWeight: 700 }}>{item.ip}</Typography>
-                  <Typography variant="body2" color="text.secondary" noWrap>
-                    {[placeLabel(item.loc), item.loc.cc].filter(Boolean).join(', ')}
-                  </Typography>
-                  {item.note && (
-                    <Typography variant="body2" noWrap>
-                      {item.note}
-                    </Typography>
-                  )}
-                </Box>
-                <Box sx={{ textAlign: 'right', flexShrink: 0 }}>
-                  <Typography variant="body2">{endReasonLabel(item.endReason)}</Typography>
-                  <Typography variant="caption" color="text.secondary">
-                    {formatDateTime(item.start)}
-                  </Typography>
-                </Box>
-              </Stack>
-            </CardContent>
-          </CardActionArea>
-        </Card>
+        <LeaseSummaryCard
+          key={item.leaseID}
+          to={`/my/history-details/${encodeURIComponent(item.ip)}`}
+          testId="history-card"
+          ip={item.ip}
+          loc={item.loc}
+          note={item.note}
+          status={endReasonLabel(item.endReason)}
+          detail={formatDateTime(item.start)}
+        />
       ))}
     </Stack>
   );

@@ -1,7 +1,7 @@
-import { Box, Card, CardActionArea, CardContent, Stack, Typography } from '@mui/material';
+import { Box, Stack, Typography } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
-import { Link as RouterLink } from 'react-router';
+import { LinkCard } from '../../../components/ui/LinkCard.tsx';
 import { placeLabel } from '../countries.ts';
 import { isPrivateByDefault, maskIp, newLabel, priceFor, sharedLabel } from '../format.ts';
 import { CleanScore, ConnLabel } from './AgentBadges.tsx';
@@ -9,35 +9,31 @@ import { CleanScore, ConnLabel } from './AgentBadges.tsx';
 /** A proxy on the mobile shop; opens its detail page. */
 export function ProxyCard({ agent }: { agent: TAgent }) {
   return (
-    <Card data-testid="agent-card">
-      <CardActionArea component={RouterLink} to={`/shop/${encodeURIComponent(agent.id)}`}>
-        <CardContent sx={{ py: 1.5, '&:last-child': { pb: 1.5 } }}>
-          <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
-            <CleanScore stars={agent.stars} />
-            <Box sx={{ flex: 1, minWidth: 0 }}>
-              <Typography sx={{ fontFamily: 'monospace', fontWeight: 700 }}>{maskIp(agent.ip)}</Typography>
-              <Typography variant="body2" color="text.secondary" noWrap>
-                {[placeLabel(agent.loc), agent.loc.zip].filter(Boolean).join(' ')}
-              </Typography>
-              <Typography variant="body2" color="text.secondary" noWrap>
-                {agent.loc.isp}
-              </Typography>
-            </Box>
-            <Box sx={{ textAlign: 'right' }}>
-              <Typography sx={{ fontWeight: 700 }}>
-                {formatUsd(priceFor(agent, isPrivateByDefault(agent)))}
-              </Typography>
-              <Typography variant="caption" component="div">
-                {sharedLabel(agent.leases.count)}
-              </Typography>
-              <Typography variant="caption" component="div" color="text.secondary">
-                <ConnLabel conn={agent.conn} dev={agent.dev} />
-                {newLabel(agent) === 'Yes' ? ' · New' : ''}
-              </Typography>
-            </Box>
-          </Stack>
-        </CardContent>
-      </CardActionArea>
-    </Card>
+    <LinkCard to={`/shop/${encodeURIComponent(agent.id)}`} testId="agent-card">
+      <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
+        <CleanScore stars={agent.stars} />
+        <Box sx={{ flex: 1, minWidth: 0 }}>
+          <Typography sx={{ fontFamily: 'monospace', fontWeight: 700 }}>{maskIp(agent.ip)}</Typography>
+          <Typography variant="body2" color="text.secondary" noWrap>
+            {[placeLabel(agent.loc), agent.loc.zip].filter(Boolean).join(' ')}
+          </Typography>
+          <Typography variant="body2" color="text.secondary" noWrap>
+            {agent.loc.isp}
+          </Typography>
+        </Box>
+        <Box sx={{ textAlign: 'right' }}>
+          <Typography sx={{ fontWeight: 700 }}>
+            {formatUsd(priceFor(agent, isPrivateByDefault(agent)))}
+          </Typography>
+          <Typography variant="caption" component="div">
+            {sharedLabel(agent.leases.count)}
+          </Typography>
+          <Typography variant="caption" component="div" color="text.secondary">
+            <ConnLabel conn={agent.conn} dev={agent.dev} />
+            {newLabel(agent) === 'Yes' ? ' · New' : ''}
+          </Typography>
+        </Box>
+      </Stack>
+    </LinkCard>
   );
 }
