@@ -14,9 +14,30 @@ import { SegmentPicker } from './SegmentPicker.tsx';
 /** The IP prefix reaches the list this long after the last keystroke (SPEC 9). */
 export const IP_FILTER_DEBOUNCE_MS = 1_000;
 
-const STAR_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+/** A select's choices: the value and the text shown. */
+type Options<T extends string> = ReadonlyArray<readonly [T, string]>;
+
+const STAR_OPTIONS: Options<string> = [
   ['any', 'Any'],
   ...Array.from({ length: 10 }, (_, i) => [String(i + 1), `${i + 1} or more`] as const),
+];
+
+const TYPE_OPTIONS: Options<LeaseTypeFilter> = [
+  ['any', 'Any'],
+  ['private', 'Private'],
+  ['shared', 'Shared'],
+];
+
+const CONN_OPTIONS: Options<ConnFilter> = [
+  ['any', 'Any'],
+  ['wifi', 'Wifi'],
+  ['cell', 'Cell'],
+];
+
+const AGE_OPTIONS: Options<AgeFilter> = [
+  ['any', 'Any'],
+  ['new', 'New'],
+  ['old', 'Not new'],
 ];
 
 const NO_SEGMENTS: TSegments = { isps: [], zips: [], cities: [], regions: [] };
@@ -68,33 +89,16 @@ export function FilterRow({ filter, segments = NO_SEGMENTS, onChange }: FilterRo
         <SelectField
           label="Shared"
           value={filter.type}
-          options={[
-            ['any', 'Any'],
-            ['private', 'Private'],
-            ['shared', 'Shared'],
-          ]}
-          onChange={(v) => set('type', v as LeaseTypeFilter)}
+          options={TYPE_OPTIONS}
+          onChange={(v) => set('type', v)}
         />
         <SelectField
           label="Conn"
           value={filter.conn}
-          options={[
-            ['any', 'Any'],
-            ['wifi', 'Wifi'],
-            ['cell', 'Cell'],
-          ]}
-          onChange={(v) => set('conn', v as ConnFilter)}
+          options={CONN_OPTIONS}
+          onChange={(v) => set('conn', v)}
         />
-        <SelectField
-          label="New"
-          value={filter.age}
-          options={[
-            ['any', 'Any'],
-            ['new', 'New'],
-            ['old', 'Not new'],
-          ]}
-          onChange={(v) => set('age', v as AgeFilter)}
-        />
+        <SelectField label="New" value={filter.age} options={AGE_OPTIONS} onChange={(v) => set('age', v)} />
         <Button onClick={() => onChange(emptyFilter(filter.cc))} sx={{ alignSelf: 'center' }}>
           Clear filters
         </Button>
@@ -134,16 +138,16 @@ function IpPrefixField({ value, onCommit }: { value: string; onCommit: (ip: stri
   );
 }
 
-function SelectField({
+function SelectField<T extends string>({
   label,
   value,
   options,
   onChange,
 }: {
   label: string;
-  value: string;
-  options: ReadonlyArray<readonly [string, string]>;
-  onChange: (value: string) => void;
+  value: T;
+  options: Options<T>;
+  onChange: (value: T) => void;
 }) {
   return (
     <TextField
@@ -151,7 +155,8 @@ function SelectField({
       size="small"
       label={label}
       value={value}
-      onChange={(e) => onChange(e.target.value)}
+      // A select only yields one of its options' values.
+      onChange={(e) => onChange(e.target.value as T)}
       sx={{ width: 130 }}
     >
       {options.map(([v, text]) => (
