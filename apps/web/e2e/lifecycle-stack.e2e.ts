@@ -12,8 +12,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
@@ -33,6 +31,7 @@ import { LeaseLifecycleDialogs, RENEW_MESSAGES } from './pages/LeaseLifecycleDia
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { StaticShopPage } from './pages/StaticShopPage.ts';
 import { launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { type LoopbackPage, refusedLoopbackUrl, startLoopbackPage } from './support/loopback.ts';
 import {
   openStackVisit,
   type StackVisit,
@@ -49,20 +48,16 @@ const PAGE = 'hello through a leased proxy';
 
 let browser: Browser;
 let stack: TestStack;
-let target: Server;
+let target: LoopbackPage;
 let targetUrl: string;
 /** A loopback port where nothing listens: requests to it fail at the agent. */
 let refusedUrl: string;
 
 before(
   async () => {
-    target = createServer((_req, res) => res.end(PAGE));
-    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    refusedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    target = await startLoopbackPage(PAGE);
+    targetUrl = target.url;
+    refusedUrl = await refusedLoopbackUrl();
     stack = await startStack({ label: 'web_e2e_lifecycle', network: {} });
     browser = await launchBrowser();
   },
@@ -73,7 +68,6 @@ after(
   async () => {
     await browser?.close();
     await stack?.close();
-    target?.closeAllConnections();
     target?.close();
   },
   { timeout: 60_000 },

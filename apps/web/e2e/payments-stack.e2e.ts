@@ -11,14 +11,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CHARGE_POLL_MS, type TAccount, type TChargePage } from '@pm/contracts';
-import { startStack, TEST_TERMS_VERSION, type TestStack } from '@pm/devnet/stack';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { Browser } from 'playwright-core';
 import { AddFundsDialog } from './pages/AddFundsDialog.ts';
 import type { ChargePage } from './pages/ChargePage.ts';
-import { IdentityPages } from './pages/IdentityPages.ts';
 import { PaymentsPage } from './pages/PaymentsPage.ts';
 import { ShellPage, TIMEOUT_MS } from './pages/ShellPage.ts';
 import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { openStackVisit, type StackVisit, signInOnStack } from './support/stackVisit.ts';
 
 const WATCH_INTERVAL_S = 2;
 /** The ticker's demo price of a litecoin. */
@@ -40,34 +40,21 @@ after(async () => {
   await stack?.close();
 });
 
-interface Visit {
-  context: BrowserContext;
-  page: Page;
-  shell: ShellPage;
-  identity: IdentityPages;
+interface Visit extends StackVisit {
   /** The bearer token of the visit's latest API call. */
   bearer(): string;
 }
 
 /** A browser context with the Terms accepted and Playwright's clock (flowing with real time until told). */
 async function newVisit(viewport = DESKTOP): Promise<Visit> {
-  const context = await browser.newContext({ viewport });
-  context.setDefaultTimeout(TIMEOUT_MS);
-  await context.addCookies([
-    { name: 'acceptedTermsVersion', value: String(TEST_TERMS_VERSION), url: stack.webUrl },
-  ]);
-  await context.clock.install();
+  const v = await openStackVisit(browser, stack, { viewport, clock: true });
   let bearer = '';
-  context.on('request', (r) => {
+  v.context.on('request', (r) => {
     const auth = r.headers().authorization;
     if (auth && r.url().startsWith(stack.apiUrl)) bearer = auth;
   });
-  const page = await context.newPage();
   return {
-    context,
-    page,
-    shell: new ShellPage(page),
-    identity: new IdentityPages(page, stack.issuer),
+    ...v,
     bearer: () => {
       assert.ok(bearer, 'the app has called the API with a token');
       return bearer;
@@ -76,13 +63,8 @@ async function newVisit(viewport = DESKTOP): Promise<Visit> {
 }
 
 /** Opens the app at `path`, signs in on the identity pages and waits for the shell. */
-async function signIn(v: Visit, email: string, password: string, path = '/'): Promise<void> {
-  await v.page.goto(new URL(path, stack.webUrl).toString());
-  await v.identity.signIn(email, password);
-  await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
-  await v.shell.waitForShell();
-  await v.shell.balance.waitFor();
-}
+const signIn = (v: Visit, email: string, password: string, path = '/') =>
+  signInOnStack(v, stack, { email, password }, path);
 
 /** A market API call from the test with a visit's token. */
 async function api<T>(bearer: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -14,8 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { TAccount, TAgent, TLease, TPricingRules } from '@pm/contracts';
@@ -24,6 +22,7 @@ import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { ShopPage, PURCHASE_DIALOG_TITLES as TITLES } from './pages/ShopPage.ts';
 import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
 import {
   centsOf,
   openStackVisit,
@@ -41,19 +40,13 @@ const LOOPBACK_PAGE = 'hello through a leased proxy';
 
 let browser: Browser;
 let stack: TestStack;
-let target: Server;
+let target: LoopbackPage;
 let targetUrl: string;
-const targetRequests: string[] = [];
 
 before(
   async () => {
-    target = createServer((req, res) => {
-      targetRequests.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(LOOPBACK_PAGE);
-    });
-    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+    target = await startLoopbackPage(LOOPBACK_PAGE);
+    targetUrl = target.url;
     stack = await startStack({ label: 'web_e2e_shop', network: {} });
     browser = await launchBrowser();
   },
@@ -64,7 +57,6 @@ after(
   async () => {
     await browser?.close();
     await stack?.close();
-    target?.closeAllConnections();
     target?.close();
   },
   { timeout: 60_000 },
@@ -200,7 +192,7 @@ describe('the shop on the whole product with the demo network', () => {
         targetUrl,
       ]);
       assert.equal(stdout, LOOPBACK_PAGE);
-      assert.ok(targetRequests.includes('GET /'), 'the loopback page was asked for');
+      assert.ok(target.requests.includes('GET /'), 'the loopback page was asked for');
     } finally {
       await v.context.close();
     }
