@@ -30,7 +30,9 @@ export interface CreateLeaseInput {
   agentId: string;
   /** Private (exclusive) lease when true, shared otherwise. */
   exc: boolean;
-  /** End of the lease; 24 hours from now by default. */
+  /** Start of the lease; now by default (the devnet's demo leases start hours back). */
+  startMs?: number;
+  /** End of the lease; 24 hours from the start by default. */
   untilMs?: number;
   static?: boolean;
   purchasePriceC?: Cents;
@@ -119,7 +121,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     if (!agent?.nodeId) throw agentNotFound();
     const active = await repo.countActiveOnAgent(agent.id, tx);
     if (isAgentFull(input.exc, active)) throw alreadyLeased();
-    const startMs = now();
+    const startMs = input.startMs ?? now();
     const creds = generateSocksCredentials();
     return repo.insert(
       {
