@@ -1,4 +1,5 @@
 export * from './accounts.ts';
+export * from './audit.ts';
 export * from './identity.ts';
 export * from './network.ts';
 export * from './payments.ts';
