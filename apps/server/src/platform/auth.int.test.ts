@@ -62,6 +62,16 @@ describe('bearer tokens', () => {
     );
   });
 
+  test('an access token must be typed at+jwt (RFC 9068): typ JWT, an ID token type or none is 401', async () => {
+    const sub = newUserId();
+    await assert401(`Bearer ${await t.issuer.sign(sub, {}, { typ: 'JWT' })}`, 'typ JWT');
+    await assert401(`Bearer ${await t.issuer.sign(sub, {}, { typ: 'dpop+jwt' })}`, 'typ dpop+jwt');
+    const untyped = await t.issuer.sign(sub, {}, { typ: '' });
+    await assert401(`Bearer ${untyped}`, 'no typ');
+    const ok = await getMy(`Bearer ${await t.issuer.sign(sub, {}, { typ: 'application/at+jwt' })}`);
+    assert.equal(ok.statusCode, 404, 'the media-type form application/at+jwt is the same typ');
+  });
+
   test('tampered signature, tampered payload, unknown key: 401', async () => {
     const sub = newUserId();
     const [h, p, s] = (await t.issuer.sign(sub)).split('.') as [string, string, string];

@@ -41,6 +41,12 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 const VERIFIED_TOKEN_TTL_MS = 60_000;
 const MAX_VERIFIED_TOKENS = 10_000;
 const JOSE_UNAVAILABLE = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
+/**
+ * The JWS header type every access token must carry (RFC 9068 section 4): an ID token, a logout
+ * token or any other JWT the issuer signs with the same key is not an access token.
+ * jose compares it case-insensitively, with or without the `application/` prefix.
+ */
+export const ACCESS_TOKEN_TYP = 'at+jwt';
 
 /** Reads a claim by exact name first (namespaced claims contain dots), then as a dotted path. */
 function readClaim(payload: JWTPayload, name: string): unknown {
@@ -90,8 +96,8 @@ async function discoverJwksUri(issuer: string): Promise<string> {
 }
 
 /**
- * Checks access tokens with jose against the issuer's JWKS, pinning issuer, audience and
- * algorithms. Discovery (when no jwksUri is configured) happens on first use and is retried
+ * Checks access tokens with jose against the issuer's JWKS, pinning issuer, audience,
+ * algorithms and the `at+jwt` header type. Discovery (when no jwksUri is configured) happens on first use and is retried
  * on the next request after a failure.
  */
 export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
@@ -148,6 +154,7 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
         issuer: oidc.issuer,
         audience: oidc.audience,
         algorithms: oidc.algorithms,
+        typ: ACCESS_TOKEN_TYP,
       }));
     } catch (e) {
       throw toAuthError(e);

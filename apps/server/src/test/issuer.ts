@@ -13,6 +13,8 @@ export interface SignOptions {
   audience?: string;
   /** Seconds from now; negative for an expired token. Default 300. */
   expiresInS?: number;
+  /** JWS header `typ`; default 'at+jwt' (RFC 9068); '' leaves it out. */
+  typ?: string;
 }
 
 export interface TestIssuer {
@@ -79,7 +81,11 @@ export async function startTestIssuer(audience: string): Promise<TestIssuer> {
       const alg = o.alg ?? 'ES256';
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ ...claims })
-        .setProtectedHeader({ alg, typ: 'at+jwt', kid: o.kid ?? 'es-1' })
+        .setProtectedHeader({
+          alg,
+          kid: o.kid ?? 'es-1',
+          ...(o.typ === '' ? {} : { typ: o.typ ?? 'at+jwt' }),
+        })
         .setSubject(sub)
         .setIssuer(o.issuer ?? issuer)
         .setAudience(o.audience ?? audience)
