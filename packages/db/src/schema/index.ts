@@ -4,3 +4,4 @@ export * from './identity.ts';
 export * from './network.ts';
 export * from './payments.ts';
 export * from './pricing.ts';
+export * from './checks.ts';
