@@ -1,5 +1,6 @@
 export * from './accounts.ts';
 export * from './agents.ts';
+export * from './audit.ts';
 export * from './common.ts';
 export * from './currencies.ts';
 export * from './environment.ts';

@@ -4,6 +4,7 @@
  */
 import { accountsModule } from './accounts/accounts.module.ts';
 import { agentsModule } from './agents/agents.module.ts';
+import { auditModule } from './audit/audit.module.ts';
 import { authportModule } from './authport/authport.module.ts';
 import { healthModule } from './health/health.module.ts';
 import { leasesModule } from './leases/leases.module.ts';
@@ -17,6 +18,7 @@ import { staticModule } from './static/static.module.ts';
 export const MODULES = [
   healthModule,
   ledgerModule,
+  auditModule,
   accountsModule,
   referralModule,
   paymentsModule,
