@@ -26,6 +26,11 @@ export interface FeatureSettings {
   shopCacheMs?: number | undefined;
   /** How long `POST /leases` with `probe` waits for the gateway's answer; default 5000 ms. */
   purchaseProbeTimeoutMs?: number | undefined;
+  /**
+   * Permissions a new account gets when `PUT /accounts/my` creates it (NEW_ACCOUNT_PERMISSIONS);
+   * default none: DEPOSIT waits for staff review, as the spec says. The devnet grants DEPOSIT.
+   */
+  newAccountPermissions?: readonly string[] | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */

@@ -16,6 +16,19 @@ test('defaults and lists', () => {
   assert.deepEqual(c.corsOrigins, ['http://127.0.0.1:5173', 'https://app.example']);
   assert.equal(c.blockCacheMs, 1000);
   assert.equal(c.web, undefined);
+  assert.deepEqual(c.settings.newAccountPermissions, [], 'a new account waits for review by default');
+});
+
+test('NEW_ACCOUNT_PERMISSIONS grants DEPOSIT at sign-up and refuses anything else', () => {
+  const base = { OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_AUDIENCE: 'https://api.market.test' };
+  assert.deepEqual(
+    readEnvConfig({ ...base, NEW_ACCOUNT_PERMISSIONS: 'DEPOSIT' }).settings.newAccountPermissions,
+    ['DEPOSIT'],
+  );
+  assert.throws(
+    () => readEnvConfig({ ...base, NEW_ACCOUNT_PERMISSIONS: 'DEPOSIT,update:accounts' }),
+    /NEW_ACCOUNT_PERMISSIONS: "update:accounts" is not one of DEPOSIT/,
+  );
 });
 
 test('every bad value is named in one error', () => {

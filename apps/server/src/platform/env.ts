@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
+import { PERMISSION_DEPOSIT, type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
 import { readPaymentsEnv } from '../modules/payments/payments.config.ts';
 import { type FeatureSettings, type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
 
@@ -14,9 +14,15 @@ export interface EnvConfig {
   logLevel: string;
   blockCacheMs: number;
   web: { host: string; port: number; root: string; environments: TEnvironment[] } | undefined;
-  /** Payments (PAYMENTS_*, ESPLORA_*, TRONGRID_*, RATES_*, CONFIRMATIONS_*) and the invite link (REFERRAL_INVITE_URL). */
+  /**
+   * Payments (PAYMENTS_*, ESPLORA_*, TRONGRID_*, RATES_*, CONFIRMATIONS_*), the invite link
+   * (REFERRAL_INVITE_URL) and what a new account gets (NEW_ACCOUNT_PERMISSIONS).
+   */
   settings: FeatureSettings;
 }
+
+/** Account permissions an operator may give every new account (staff permissions live in the identity provider). */
+const NEW_ACCOUNT_GRANTABLE = [PERMISSION_DEPOSIT];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -89,6 +95,12 @@ export function readEnvConfig(
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const newAccountPermissions = list('NEW_ACCOUNT_PERMISSIONS', '');
+  for (const p of newAccountPermissions) {
+    if (!NEW_ACCOUNT_GRANTABLE.includes(p))
+      problems.push(`NEW_ACCOUNT_PERMISSIONS: "${p}" is not one of ${NEW_ACCOUNT_GRANTABLE.join(', ')}`);
+  }
+
   let web: EnvConfig['web'];
   const webPort = env.WEB_PORT?.trim();
   if (webPort) {
@@ -131,6 +143,7 @@ export function readEnvConfig(
     settings: {
       payments: readPaymentsEnv(env, problems),
       referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,
+      newAccountPermissions,
     },
   };
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

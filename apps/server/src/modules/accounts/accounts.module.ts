@@ -8,7 +8,11 @@ export const accountsModule = defineModule({
   name: 'accounts',
   needs: ['ledger'],
   services: (platform: Platform, { ledger }: { ledger: Pick<LedgerService, 'move'> }) => ({
-    accounts: createAccountService({ db: platform.db.db, ledger }),
+    accounts: createAccountService({
+      db: platform.db.db,
+      ledger,
+      newAccountPermissions: platform.settings.newAccountPermissions ?? [],
+    }),
   }),
   routes: registerAccountsRoutes,
 });

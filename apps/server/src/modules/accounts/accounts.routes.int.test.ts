@@ -87,6 +87,49 @@ describe('GET/PUT /accounts/my', () => {
   });
 });
 
+describe('NEW_ACCOUNT_PERMISSIONS (the operator grants DEPOSIT at sign-up)', () => {
+  let granting: TestApp;
+  before(async () => {
+    granting = await createTestApp('accounts_new_perms', {
+      payments: false,
+      settings: { newAccountPermissions: ['DEPOSIT'] },
+    });
+  });
+  after(async () => {
+    await granting?.close();
+  });
+
+  test('a new account gets DEPOSIT; an account that existed before keeps its own permissions', async () => {
+    const headers = await granting.auth(newUserId());
+    const created = await granting.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.deepEqual(created.json().permissions, ['DEPOSIT']);
+
+    const revoked = await buildAccount(granting.db, { permissions: [] });
+    const again = await granting.app.inject({
+      method: 'PUT',
+      url: '/accounts/my',
+      headers: await granting.auth(revoked.userId),
+    });
+    assert.deepEqual(
+      again.json().permissions,
+      [],
+      'staff revoked it: signing in again does not grant it back',
+    );
+  });
+
+  test('a customer cannot ask for more in the body', async () => {
+    const res = await granting.app.inject({
+      method: 'PUT',
+      url: '/accounts/my',
+      headers: await granting.auth(newUserId()),
+      payload: { permissions: ['update:accounts'] },
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().field, 'permissions');
+  });
+});
+
 describe('staff: GET/PATCH /accounts/{id}', () => {
   test('GET answers any account; 404 for an unknown one', async () => {
     const acc = await buildAccount(t.db, { balanceC: 1234, permissions: ['DEPOSIT'] });

@@ -25,6 +25,8 @@ export interface AccountServiceDeps {
   db: Db;
   /** Balance changes go through the ledger only. */
   ledger: Pick<LedgerService, 'move'>;
+  /** Permissions of an account created without explicit ones (the operator's NEW_ACCOUNT_PERMISSIONS). */
+  newAccountPermissions?: readonly string[] | undefined;
 }
 
 /** The accounts service's functions (derived from the factory). */
@@ -70,14 +72,14 @@ export function createAccountService(deps: AccountServiceDeps) {
     },
     /**
      * Creates the account if missing (email, refcode, referrer and permissions only used on
-     * creation); returns it. Without a refcode from the token, or with one another account holds,
+     * creation; without permissions it gets the operator's `newAccountPermissions`); returns it. Without a refcode from the token, or with one another account holds,
      * the database generates one, so every account has its own.
      */
     async ensureAccount(input: EnsureAccountInput): Promise<TAccount> {
       const account = {
         userId: input.userId,
         email: input.email,
-        permissions: [...new Set(input.permissions ?? [])],
+        permissions: [...new Set(input.permissions ?? deps.newAccountPermissions ?? [])],
         referredBy: input.referredBy && input.referredBy !== input.refcode ? input.referredBy : null,
       };
       try {
