@@ -17,7 +17,14 @@ import {
 import { join, resolve } from 'node:path';
 import { createDb, migrateDb } from '@pm/db';
 import { generateThrowawayXpubs } from '@pm/devnet/chain';
-import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from '@pm/devnet/demo';
+import {
+  DEMO_ADMIN_EMAIL,
+  DEMO_CUSTOMER_EMAIL,
+  type DemoCredentials,
+  demoSignInLines,
+  readDemoStatus,
+  seedDemoUsers,
+} from '@pm/devnet/demo';
 import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
 import { z } from 'zod';
@@ -52,6 +59,17 @@ const Env = z.object({
   TICKER_PORT: port(7306),
   PAYMENTS_BONUS_PCT: z.coerce.number().int().min(0).max(100).default(0),
   DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(DEMO_AGENT_COUNT),
+  // A person trying the product signs up, tops up and buys: DEPOSIT at sign-up ('' = staff review, as in production).
+  NEW_ACCOUNT_PERMISSIONS: z
+    .string()
+    .default('DEPOSIT')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.literal('DEPOSIT'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 
@@ -151,6 +169,7 @@ const product = await startProduct({
     messengerUrl: env.SUPPORT_MESSENGER_URL,
   },
   logLevel: env.LOG_LEVEL,
+  newAccountPermissions: env.NEW_ACCOUNT_PERMISSIONS,
   network:
     env.DEMO_AGENTS > 0
       ? {
@@ -175,6 +194,7 @@ else if (isNew || !hadXpubs) saveSecrets(secrets);
 // `npm run devnet -- pay …` finds the running chain simulator here.
 writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ chainUrl: product.chain?.url }, null, 2));
 
+const demoLines = demoSignInLines(secrets.demo, await readDemoStatus(db, secrets.demo));
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
 console.log(`
@@ -187,11 +207,11 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
   SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
 
-  Demo customer:   ${secrets.demo.customer.email} / ${secrets.demo.customer.password}  ($50.00, may add funds)
-  Demo admin:      ${secrets.demo.admin.email} / ${secrets.demo.admin.password}
+  ${demoLines.join('\n  ')}
+  New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}
   Public API client (password grant): public-api / ${secrets.apiClientSecret}
 
-  (Generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
+  (Passwords generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
 `);
 
 let stopping = false;

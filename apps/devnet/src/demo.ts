@@ -1,8 +1,8 @@
 /** Demo sign-ins for the embedded default: a customer with $50 and DEPOSIT, and an admin. */
 import { PERMISSION_DEPOSIT, STAFF_PERMISSIONS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
-import { ensureUser } from '@pm/identity';
-import { cents } from '@pm/money';
+import { checkUserPassword, ensureUser } from '@pm/identity';
+import { type Cents, cents, formatUsd } from '@pm/money';
 import { createServices } from '@pm/server';
 
 export interface DemoCredentials {
@@ -42,4 +42,44 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
     memo: 'Demo balance',
     idemKey: `demo-seed:${customer.id}`,
   });
+}
+
+/** What is true of the demo sign-ins now (the launcher's banner after a restart). */
+export interface DemoStatus {
+  customer: { passwordCurrent: boolean; balanceC: Cents | undefined; canDeposit: boolean };
+  admin: { passwordCurrent: boolean };
+}
+
+/** Reads the demo customer's balance and permissions and checks both first passwords against the stored hashes. */
+export async function readDemoStatus(db: DbHandle, creds: DemoCredentials): Promise<DemoStatus> {
+  const { accounts } = createServices(db);
+  const [customer, admin] = await Promise.all([
+    checkUserPassword(db, creds.customer.email, creds.customer.password),
+    checkUserPassword(db, creds.admin.email, creds.admin.password),
+  ]);
+  const account = customer ? await accounts.getAccount(customer.userId).catch(() => undefined) : undefined;
+  return {
+    customer: {
+      passwordCurrent: customer?.matches ?? false,
+      balanceC: account?.balanceC,
+      canDeposit: account?.permissions.includes(PERMISSION_DEPOSIT) ?? false,
+    },
+    admin: { passwordCurrent: admin?.matches ?? false },
+  };
+}
+
+/**
+ * The banner's demo sign-in lines, from what is true now: a first password only while it still
+ * works, the balance read from the account.
+ */
+export function demoSignInLines(creds: DemoCredentials, status: DemoStatus): string[] {
+  const password = (current: boolean, first: string) =>
+    current ? first : '(password changed since first start; reset it from the sign-in page)';
+  const balance =
+    status.customer.balanceC === undefined ? 'no account yet' : formatUsd(status.customer.balanceC);
+  const deposit = status.customer.canDeposit ? 'may add funds' : 'may not add funds';
+  return [
+    `Demo customer:   ${creds.customer.email} / ${password(status.customer.passwordCurrent, creds.customer.password)}  (${balance}, ${deposit})`,
+    `Demo admin:      ${creds.admin.email} / ${password(status.admin.passwordCurrent, creds.admin.password)}`,
+  ];
 }

@@ -42,6 +42,8 @@ export interface ProductConfig {
   termsVersion: number;
   support: TEnvironment['support'];
   logLevel?: string;
+  /** Permissions an account gets when it is created at sign-up (the server's NEW_ACCOUNT_PERMISSIONS); default none. */
+  newAccountPermissions?: readonly string[] | undefined;
   /** The demo proxy network (gateway node and agents); omitted in tests that do not need it. */
   network?: Omit<DemoNetworkConfig, 'db' | 'host' | 'publicHost'> | undefined;
   /**
@@ -132,7 +134,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       termsVersion: cfg.termsVersion,
     };
     let chain: ChainSimulator | undefined;
-    let payments: Parameters<typeof startServer>[0]['settings'];
+    let payments: Parameters<typeof startServer>[0]['settings'] = {};
     if (cfg.payments) {
       const sim = await startChainSimulator({ host, port: cfg.payments.chainPort });
       chain = sim;
@@ -155,7 +157,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       };
     }
     const server = await startServer({
-      settings: payments,
+      settings: { ...payments, newAccountPermissions: cfg.newAccountPermissions },
       // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
       roles: ['http', 'worker'],
       host,

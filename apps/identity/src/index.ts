@@ -13,6 +13,7 @@ import { createAssetRouter } from './pages/assets.ts';
 import { createPageRouter } from './pages/routes.ts';
 import { errorPage } from './pages/views.ts';
 import { registerPasswordGrant } from './password-grant.ts';
+import { verifyPassword } from './passwords.ts';
 import { createProvider } from './provider.ts';
 import { createUsersRepository } from './users.repository.ts';
 import { createUsersService } from './users.service.ts';
@@ -199,4 +200,17 @@ export async function ensureUser(
     appUrl: '',
   });
   return users.ensureUser(u);
+}
+
+/**
+ * Whether `password` is still the user's password (the launcher prints a demo password only while
+ * it is), with the user's id; undefined for an unknown email.
+ */
+export async function checkUserPassword(
+  db: DbHandle,
+  email: string,
+  password: string,
+): Promise<{ userId: string; matches: boolean } | undefined> {
+  const user = await createUsersRepository(db.db).findByEmail(email.trim().toLowerCase());
+  return user ? { userId: user.id, matches: await verifyPassword(user.passwordHash, password) } : undefined;
 }
