@@ -54,6 +54,12 @@ export const cryptoCharges = pgTable(
     /** Base units asked for (satoshi, litoshi, 10^-6 USDT). */
     dueBase: bigint('due_base', { mode: 'bigint' }).notNull(),
     bonusPct: integer('bonus_pct').notNull().default(0),
+    /**
+     * Most cents the charge credits to the balance (snapshotted: `PAYMENTS_CAP_MULTIPLE` times the
+     * amount, never past MAX_DEPOSIT_C); anything above is parked in `crypto_held_credits`. Null on
+     * charges made before the cap existed (the current setting applies).
+     */
+    capC: bigint('cap_c', { mode: 'number' }).$type<Cents>(),
     status: text('status', { enum: ['new', 'pending', 'partial', 'paid', 'expired'] })
       .notNull()
       .default('new'),
@@ -64,9 +70,9 @@ export const cryptoCharges = pgTable(
     late: boolean('late').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-    /** The watcher polls the address until then (expiry plus the grace window, stretched by a pending payment). */
+    /** The watcher polls the address until then: expiry plus the grace window, a hard end. */
     watchUntil: timestamp('watch_until', { withTimezone: true }).notNull(),
-    /** Not polled again before this (per-address back-off after errors). */
+    /** Not polled again before this (the polling schedule's back-off, and after errors). */
     nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
     checkFailures: integer('check_failures').notNull().default(0),
     lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
@@ -115,8 +121,15 @@ export const cryptoPayments = pgTable(
     creditedC: bigint('credited_c', { mode: 'number' }).$type<Cents>(),
     bonusC: bigint('bonus_c', { mode: 'number' }).$type<Cents>(),
     late: boolean('late').notNull().default(false),
+    /** When a credited output was seen 6 deep (final; TRC-20: solidified, final when credited). */
+    finalAt: timestamp('final_at', { withTimezone: true }),
+    /** When a credited output was found gone from the chain (flagged for staff; the credit stays). */
+    vanishedAt: timestamp('vanished_at', { withTimezone: true }),
+    /** A credited, not yet final output is re-read from the chain after this. */
+    recheckAt: timestamp('recheck_at', { withTimezone: true }),
   },
   (t) => [
+    index('crypto_payments_recheck_idx').on(t.currency, t.recheckAt),
     uniqueIndex('crypto_payments_output_uq').on(t.currency, t.txid, t.outKey),
     index('crypto_payments_charge_idx').on(t.chargeId),
     check('crypto_payments_value_pos', sql`${t.valueBase} > 0`),
@@ -131,4 +144,7 @@ export const paymentWatchState = pgTable('payment_watch_state', {
   lastError: text('last_error'),
   failures: integer('failures').notNull().default(0),
   backoffUntil: timestamp('backoff_until', { withTimezone: true }),
+  /** The UTC day (YYYY-MM-DD) `budgetUsed` counts chain API requests of (the per-day budget). */
+  budgetDay: text('budget_day'),
+  budgetUsed: integer('budget_used').notNull().default(0),
 });
