@@ -6,3 +6,4 @@ export * from './payments.ts';
 export * from './payments-held.ts';
 export * from './pricing.ts';
 export * from './checks.ts';
+export * from './sales.ts';
