@@ -256,10 +256,18 @@ export const leaseTrafficHourly = pgTable(
     hour: timestamp('hour', { withTimezone: true }).notNull(),
     reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
     fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    /**
+     * The part of `fails` the agent is responsible for (tunnel gone or agent offline, OPEN unanswered
+     * in time, the agent's own error; docs/gateway.md "Failure classes"): what the auto-refund counts.
+     */
+    agentFails: bigint('agent_fails', { mode: 'number' }).notNull().default(0),
     inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
     outBytes: bigint('out_bytes', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.leaseId, t.hour] })],
+  (t) => [
+    primaryKey({ columns: [t.leaseId, t.hour] }),
+    check('lease_traffic_hourly_agent_fails', sql`${t.agentFails} >= 0 AND ${t.agentFails} <= ${t.fails}`),
+  ],
 );
 
 /** A customer's note on an agent (SPEC 3 "Agent note"), shown as `note` of their leases on it. */

@@ -1,0 +1,2 @@
+ALTER TABLE "lease_traffic_hourly" ADD COLUMN "agent_fails" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "lease_traffic_hourly" ADD CONSTRAINT "lease_traffic_hourly_agent_fails" CHECK ("lease_traffic_hourly"."agent_fails" >= 0 AND "lease_traffic_hourly"."agent_fails" <= "lease_traffic_hourly"."fails");
