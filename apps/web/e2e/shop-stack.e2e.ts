@@ -285,7 +285,10 @@ describe('the shop on the whole product with the demo network', () => {
       await selectInUsShop(v, 'Seattle');
       const rival = { email: 'rival@example.com', password: 'a rival password' };
       const rivalId = await stack.addCustomer(rival.email, rival.password);
-      const credit = await api<TAccount>(admin(), 'PATCH', `/accounts/${rivalId}`, { balanceDeltaC: 2000 });
+      const credit = await api<TAccount>(admin(), 'PATCH', `/accounts/${rivalId}`, {
+        balanceDeltaC: 2000,
+        reason: 'e2e seed',
+      });
       assert.equal(credit.status, 200);
       const seattle = await api<TAgent>(rival, 'GET', '/agents/demo-27');
       assert.equal(seattle.body.loc.city, 'Seattle');
@@ -374,7 +377,10 @@ describe('the shop on the whole product with the demo network', () => {
   it('Not Enough Funds for a customer whose balance is below the price, with Add Funds', async () => {
     const poor = { email: 'short.of.funds@example.com', password: 'a short password' };
     const id = await stack.addCustomer(poor.email, poor.password);
-    assert.equal((await api(admin(), 'PATCH', `/accounts/${id}`, { balanceDeltaC: 100 })).status, 200);
+    assert.equal(
+      (await api(admin(), 'PATCH', `/accounts/${id}`, { balanceDeltaC: 100, reason: 'e2e seed' })).status,
+      200,
+    );
     const v = await newVisit();
     try {
       await signIn(v, poor.email, poor.password);

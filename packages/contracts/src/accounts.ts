@@ -24,8 +24,10 @@ export const ZPatchAccountRequest = z
       .strict()
       .optional(),
     balanceDeltaC: ZCents.refine((n) => n !== 0, { message: 'must not be zero' }).optional(),
-    /** Optional reason shown as the ledger memo. */
+    /** Optional text the customer sees as the ledger memo (default 'Balance adjustment'). */
     memo: z.string().max(200).optional(),
+    /** Why staff made the change, kept in the audit trail; required with balanceDeltaC. */
+    reason: z.string().max(500).optional(),
   })
   .strict()
   .refine((b) => b.permissions !== undefined || b.balanceDeltaC !== undefined, {

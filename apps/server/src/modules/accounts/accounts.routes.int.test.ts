@@ -167,7 +167,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       method: 'PATCH',
       url: `/accounts/${acc.userId}`,
       headers: staff,
-      payload: { balanceDeltaC: 2500, memo: 'Goodwill credit' },
+      payload: { balanceDeltaC: 2500, memo: 'Goodwill credit', reason: 'test' },
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().balanceC, 2500);
@@ -176,7 +176,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       method: 'PATCH',
       url: `/accounts/${acc.userId}`,
       headers: staff,
-      payload: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] } },
+      payload: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
     });
     assert.equal(debit.json().balanceC, 2000);
     assert.deepEqual(debit.json().permissions, ['DEPOSIT']);
@@ -195,7 +195,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       method: 'PATCH',
       url: `/accounts/${acc.userId}`,
       headers: staff,
-      payload: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] } },
+      payload: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
     });
     assert.equal(res.statusCode, 409);
     assert.deepEqual(
@@ -214,7 +214,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
         method: 'PATCH',
         url: `/accounts/${acc.userId}`,
         headers: { ...staff, 'idempotency-key': 'adj-7f3a' },
-        payload: { balanceDeltaC: 1000 },
+        payload: { balanceDeltaC: 1000, reason: 'test' },
       });
     const [a, b] = await Promise.all([send(), send()]);
     assert.equal(a.json().balanceC, 1000);
@@ -225,7 +225,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       method: 'PATCH',
       url: `/accounts/${acc.userId}`,
       headers: { ...staff, 'idempotency-key': 'has space' },
-      payload: { balanceDeltaC: 1 },
+      payload: { balanceDeltaC: 1, reason: 'test' },
     });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().field, 'idempotency-key');
@@ -236,7 +236,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
       method: 'PATCH',
       url: '/accounts/nobody-here',
       headers: staff,
-      payload: { balanceDeltaC: 5 },
+      payload: { balanceDeltaC: 5, reason: 'test' },
     });
     assert.equal(res.statusCode, 404);
   });

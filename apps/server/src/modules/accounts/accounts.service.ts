@@ -1,6 +1,8 @@
 import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
-import type { Db, DbOrTx } from '@pm/db';
+import type { Db, DbOrTx, Tx } from '@pm/db';
+import type { Cents } from '@pm/money';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { type AccountRow, createAccountRepository } from './accounts.repository.ts';
 
@@ -25,6 +27,8 @@ export interface AccountServiceDeps {
   db: Db;
   /** Balance changes go through the ledger only. */
   ledger: Pick<LedgerService, 'move'>;
+  /** Every staff edit writes its audit row in the edit's transaction. */
+  audit: Pick<AuditService, 'record'>;
   /** Permissions of an account created without explicit ones (the operator's NEW_ACCOUNT_PERMISSIONS). */
   newAccountPermissions?: readonly string[] | undefined;
 }
@@ -63,6 +67,37 @@ export function applyPermissionChange(
 export function createAccountService(deps: AccountServiceDeps) {
   const repo = createAccountRepository(deps.db);
 
+  /** The staff adjustment through the ledger; a balance below zero is a 409. */
+  async function moveBalance(
+    userId: string,
+    patch: TPatchAccountRequest & { balanceDeltaC: Cents },
+    options: PatchAccountOptions,
+    tx: Tx,
+  ) {
+    try {
+      return await deps.ledger.move(
+        {
+          userId,
+          amountC: patch.balanceDeltaC,
+          type: 'adjustment',
+          memo: patch.memo ?? 'Balance adjustment',
+          // Scoped by target account so one client key cannot collide across users.
+          idemKey: options.idemKey === undefined ? undefined : `adjustment:${userId}:${options.idemKey}`,
+        },
+        tx,
+      );
+    } catch (e) {
+      if (isAppError(e) && e.code === 'PAYMENT_REQUIRED') {
+        throw new AppError('CONFLICT', {
+          message: `adjustment ${patch.balanceDeltaC} by ${options.actorId} would make ${userId} negative`,
+          userMessage: 'Balance cannot go below zero',
+          cause: e,
+        });
+      }
+      throw e;
+    }
+  }
+
   return {
     /** The account, or NOT_FOUND. */
     async getAccount(userId: string): Promise<TAccount> {
@@ -92,7 +127,11 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
       return toAccount(row);
     },
-    /** Staff edit: grant/revoke permissions and/or adjust the balance through the ledger, atomically. */
+    /**
+     * Staff edit: grant/revoke permissions and/or adjust the balance through the ledger, atomically,
+     * each change with its audit row in the same transaction. Refused: a staff member's own account
+     * (403), a balance change without a reason (400 `reason`), a balance below zero (409).
+     */
     async patchAccount(
       userId: string,
       patch: TPatchAccountRequest,
@@ -105,35 +144,48 @@ export function createAccountService(deps: AccountServiceDeps) {
           details: { field: 'permissions' },
         });
       }
+      if (userId === options.actorId) {
+        throw new AppError('FORBIDDEN', {
+          message: `${options.actorId} tried to change their own account`,
+          userMessage: 'Staff cannot change their own balance or permissions; ask another staff member',
+        });
+      }
+      const reason = patch.reason?.trim() || undefined;
+      if (patch.balanceDeltaC !== undefined && reason === undefined) {
+        throw new AppError('VALIDATION_FAILED', {
+          userMessage: 'reason: a balance change needs a reason',
+          details: { field: 'reason' },
+        });
+      }
       return deps.db.transaction(async (tx) => {
         const row = await repo.lockById(userId, tx);
         if (!row) throw notFound(userId);
+        const audit = { actorId: options.actorId, targetId: userId, reason };
         if (patch.permissions) {
-          await repo.setPermissions(userId, applyPermissionChange(row.permissions, patch.permissions), tx);
+          const permissions = applyPermissionChange(row.permissions, patch.permissions);
+          await repo.setPermissions(userId, permissions, tx);
+          await deps.audit.record(tx, {
+            ...audit,
+            action: 'account.permissions',
+            before: { permissions: row.permissions },
+            after: { permissions },
+          });
         }
         if (patch.balanceDeltaC !== undefined) {
-          try {
-            await deps.ledger.move(
-              {
-                userId,
-                amountC: patch.balanceDeltaC,
-                type: 'adjustment',
-                memo: patch.memo ?? 'Balance adjustment',
-                // Scoped by target account so one client key cannot collide across users.
-                idemKey:
-                  options.idemKey === undefined ? undefined : `adjustment:${userId}:${options.idemKey}`,
-              },
-              tx,
-            );
-          } catch (e) {
-            if (isAppError(e) && e.code === 'PAYMENT_REQUIRED') {
-              throw new AppError('CONFLICT', {
-                message: `adjustment ${patch.balanceDeltaC} by ${options.actorId} would make ${userId} negative`,
-                userMessage: 'Balance cannot go below zero',
-                cause: e,
-              });
-            }
-            throw e;
+          const moved = await moveBalance(
+            userId,
+            { ...patch, balanceDeltaC: patch.balanceDeltaC },
+            options,
+            tx,
+          );
+          // A retried key answers the first change: it moved nothing now, so nothing new to record.
+          if (!moved.replayed) {
+            await deps.audit.record(tx, {
+              ...audit,
+              action: 'account.balance',
+              before: { balanceC: moved.balanceC - patch.balanceDeltaC },
+              after: { balanceC: moved.balanceC },
+            });
           }
         }
         const updated = await repo.findById(userId, tx);

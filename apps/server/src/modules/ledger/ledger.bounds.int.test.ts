@@ -93,7 +93,7 @@ describe('PATCH /accounts/{id} balanceDeltaC (issue 15, defect 2)', () => {
         method: 'PATCH',
         url: `/accounts/${userId}`,
         headers: { ...staff, 'content-type': 'application/json' },
-        payload: { balanceDeltaC },
+        payload: { balanceDeltaC, reason: 'bounds test' },
       });
 
     const before = await snapshot();

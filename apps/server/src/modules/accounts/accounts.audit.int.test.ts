@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildAccount, newUserId } from '@pm/db/testing';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+
+let t: TestApp;
+const staffId = newUserId('staff');
+let staff: Record<string, string>;
+
+before(async () => {
+  t = await createTestApp('accounts_audit', { payments: false });
+  staff = await t.staffAuth(staffId);
+});
+after(async () => {
+  await t?.close();
+});
+
+interface AuditDbRow {
+  actor_id: string;
+  action: string;
+  target_id: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  reason: string | null;
+}
+const auditRows = (targetId: string) =>
+  t.db.query<AuditDbRow>(
+    'SELECT actor_id, action, target_id, before, after, reason FROM audit_log WHERE target_id = $1 ORDER BY id',
+    [targetId],
+  );
+const patch = (userId: string, payload: object, headers = staff) =>
+  t.app.inject({ method: 'PATCH', url: `/accounts/${userId}`, headers, payload });
+
+describe('PATCH /accounts/{id} writes the audit trail (issue 23 hole 5)', () => {
+  test('a balance change writes account.balance with before, after and the reason', async () => {
+    const acc = await buildAccount(t.db, { balanceC: 1000 });
+    const res = await patch(acc.userId, { balanceDeltaC: -250, reason: 'chargeback on deposit 42' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(await auditRows(acc.userId), [
+      {
+        actor_id: staffId,
+        action: 'account.balance',
+        target_id: acc.userId,
+        before: { balanceC: 1000 },
+        after: { balanceC: 750 },
+        reason: 'chargeback on deposit 42',
+      },
+    ]);
+  });
+
+  test('a permission change writes account.permissions; with a balance change in one patch, both rows', async () => {
+    const acc = await buildAccount(t.db, { permissions: ['X'] });
+    const res = await patch(acc.userId, {
+      permissions: { add: ['DEPOSIT'] },
+      balanceDeltaC: 100,
+      reason: 'verified customer',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const rows = await auditRows(acc.userId);
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.before, r.after, r.reason]),
+      [
+        [
+          'account.permissions',
+          { permissions: ['X'] },
+          { permissions: ['X', 'DEPOSIT'] },
+          'verified customer',
+        ],
+        ['account.balance', { balanceC: 0 }, { balanceC: 100 }, 'verified customer'],
+      ],
+    );
+  });
+
+  test('a balance change without a reason is a 400 naming reason, and changes nothing', async () => {
+    const acc = await buildAccount(t.db, { balanceC: 10 });
+    const res = await patch(acc.userId, { balanceDeltaC: 5 });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().field, 'reason');
+    const blank = await patch(acc.userId, { balanceDeltaC: 5, reason: '   ' });
+    assert.equal(blank.statusCode, 400, blank.body);
+    assert.equal((await t.db.query('SELECT 1 FROM txrecords WHERE user_id = $1', [acc.userId])).length, 1);
+    assert.deepEqual(await auditRows(acc.userId), []);
+  });
+
+  test('a refused change (balance below zero) leaves no audit row', async () => {
+    const acc = await buildAccount(t.db, { balanceC: 10 });
+    const res = await patch(acc.userId, {
+      balanceDeltaC: -11,
+      permissions: { add: ['DEPOSIT'] },
+      reason: 'x',
+    });
+    assert.equal(res.statusCode, 409, res.body);
+    assert.deepEqual(await auditRows(acc.userId), []);
+  });
+});
+
+describe('staff cannot change their own account (issue 23 hole 5)', () => {
+  test('own balance: 403 with a clear message, nothing moved or recorded', async () => {
+    await buildAccount(t.db, { userId: staffId, balanceC: 0 });
+    const res = await patch(staffId, { balanceDeltaC: 100_000, reason: 'bonus' });
+    assert.equal(res.statusCode, 403, res.body);
+    assert.match(res.json().message, /own balance or permissions/);
+    const acc = await t.app.inject({ method: 'GET', url: `/accounts/${staffId}`, headers: staff });
+    assert.equal(acc.json().balanceC, 0);
+    assert.deepEqual(await auditRows(staffId), []);
+  });
+
+  test('own permissions: 403 as well', async () => {
+    const res = await patch(staffId, { permissions: { add: ['DEPOSIT'] } });
+    assert.equal(res.statusCode, 403, res.body);
+    const acc = await t.app.inject({ method: 'GET', url: `/accounts/${staffId}`, headers: staff });
+    assert.deepEqual(acc.json().permissions, []);
+  });
+
+  test('the same staff member may still change another account', async () => {
+    const other = await buildAccount(t.db);
+    const res = await patch(other.userId, { permissions: { add: ['DEPOSIT'] } });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+});
