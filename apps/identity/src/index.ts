@@ -7,7 +7,7 @@ import { errors } from 'oidc-provider';
 import { purgeExpiredPayloads } from './adapter.ts';
 import { createAdminRouter } from './admin.routes.ts';
 import { corsFor, securityHeaders, sendHtml } from './http.ts';
-import { createLimits, type LimitName, type LimitSpec } from './limits.ts';
+import { createLimits, type LimitOverrides } from './limits.ts';
 import { createMailer, type Mailer } from './mail.ts';
 import { createAssetRouter } from './pages/assets.ts';
 import { createPageRouter } from './pages/routes.ts';
@@ -43,10 +43,14 @@ export interface IdentityConfig {
   cookieKeys: string[];
   /** Default 300. */
   accessTokenTtlSeconds?: number;
-  /** Overrides of the default rate limits (see limits.ts), e.g. looser ones for local e2e runs. */
-  rateLimits?: Partial<Record<LimitName, LimitSpec>>;
-  /** Trust X-Forwarded-For/-Proto from a TLS-terminating proxy in front (default false). */
-  trustProxy?: boolean;
+  /** Overrides of the default rate limits and the account slow-down (see limits.ts), e.g. for tests. */
+  rateLimits?: LimitOverrides;
+  /**
+   * How many reverse proxies stand in front (default 0: none, X-Forwarded-* ignored). With N, the
+   * client IP is the Nth X-Forwarded-For entry from the right (the one the outermost of our
+   * proxies saw) and X-Forwarded-Proto is believed; entries further left are client-written.
+   */
+  trustProxyHops?: number;
 }
 
 export interface IdentityHandle {
@@ -132,7 +136,12 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
     cookieKeys: config.cookieKeys,
     accessTokenTtlSeconds,
   });
-  provider.proxy = config.trustProxy ?? false;
+  const hops = config.trustProxyHops ?? 0;
+  if (!Number.isInteger(hops) || hops < 0)
+    throw new Error(`trustProxyHops must be a whole number, got ${hops}`);
+  // Koa: with proxy on, ctx.ip = X-Forwarded-For's entries sliced to the last maxIpsCount, first one.
+  provider.proxy = hops > 0;
+  provider.maxIpsCount = hops;
   registerPasswordGrant(provider, { users, limits, apiAudience: config.apiAudience, accessTokenTtlSeconds });
 
   const pages = createPageRouter({

@@ -21,7 +21,9 @@
  *                              DATA_DIR/identity-secrets.json
  *   COOKIE_KEYS                comma-separated cookie signing keys (newest first); same fallback as above
  *   ACCESS_TOKEN_TTL_SECONDS   default 300
- *   TRUST_PROXY                "true" behind a TLS-terminating proxy (X-Forwarded-For/-Proto)
+ *   TRUST_PROXY_HOPS           how many reverse proxies stand in front (default 0); the client IP is
+ *                              the Nth X-Forwarded-For entry from the right, X-Forwarded-Proto is believed
+ *   TRUST_PROXY                "true" is TRUST_PROXY_HOPS=1 (older setting; TRUST_PROXY_HOPS wins)
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -57,6 +59,7 @@ const Env = z.object({
   COOKIE_KEYS: list.pipe(z.array(z.string().min(16)).min(1)).optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).optional(),
 });
 
 const parsed = Env.safeParse(process.env);
@@ -115,7 +118,7 @@ const handle = await start({
   ...(jwks ? { jwks } : {}),
   cookieKeys,
   accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
-  trustProxy: env.TRUST_PROXY === 'true',
+  trustProxyHops: env.TRUST_PROXY_HOPS ?? (env.TRUST_PROXY === 'true' ? 1 : 0),
 });
 
 // Keep generated secrets so sessions and issued tokens survive a restart.

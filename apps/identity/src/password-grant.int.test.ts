@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ensureUser, type IdentityHandle } from './index.ts';
+import { ACCOUNT_SLOWDOWN } from './limits.ts';
 import {
   API_AUDIENCE,
   API_CLIENT,
@@ -106,7 +107,7 @@ describe('password grant (public API)', () => {
 
   test('wrong password is refused with the sign-in text, then the rate limit answers 429', async () => {
     await ensureUser(db, { email: 'victim@example.com', password: 'victim password 1' });
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < ACCOUNT_SLOWDOWN.freeFailures; i++) {
       const { status, body } = await passwordGrant(idp.url, {
         username: 'victim@example.com',
         password: `guess-${i}-xx`,
@@ -115,7 +116,8 @@ describe('password grant (public API)', () => {
       assert.equal(body.error, 'invalid_grant');
       assert.equal(body.error_description, 'Wrong email or password.');
     }
-    // Even the right password is refused now: the (email, IP) pair is locked out.
+    // Even the right password waits now: the account's slow-down (limits.ts) holds every address
+    // but the one of its last successful sign-in (this one has none).
     const { status, body } = await passwordGrant(idp.url, {
       username: 'victim@example.com',
       password: 'victim password 1',

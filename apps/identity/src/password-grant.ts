@@ -12,7 +12,8 @@ export interface PasswordGrantDeps {
   accessTokenTtlSeconds: number;
 }
 
-function tooManyRequests(): Error {
+function tooManyRequests(ctx: KoaContextWithOIDC, retryAfterS: number): Error {
+  ctx.set('Retry-After', String(retryAfterS));
   const e = new errors.CustomOIDCProviderError('too_many_requests', TOO_MANY);
   Object.assign(e, { status: 429, statusCode: 429 });
   return e;
@@ -36,14 +37,16 @@ export function registerPasswordGrant(provider: Provider, deps: PasswordGrantDep
     const ip = ctx.ip;
     const email = normalizeEmail(params.username) ?? params.username.slice(0, 254).toLowerCase();
 
-    if (!(await deps.limits.canTryLogin(email, ip))) throw tooManyRequests();
+    const knownIp = await deps.users.isLastLoginIp(email, ip);
+    const admission = await deps.limits.beginLogin(email, ip, { knownIp });
+    if (!admission.ok) throw tooManyRequests(ctx, admission.retryAfterS);
     const result = await deps.users.authenticate(email, params.password);
     if (!result.ok) {
-      await deps.limits.loginFailed(email, ip);
+      await admission.ticket.failed();
       // invalid_grant with our own description ('Wrong email or password.', the blocked text).
       throw new errors.CustomOIDCProviderError('invalid_grant', result.message);
     }
-    await deps.limits.loginSucceeded(email, ip);
+    await admission.ticket.succeeded();
     await deps.users.recordLogin(result.user.id, ip);
 
     // A grant per token request keeps the model uniform (revocation by account finds it); its TTL is

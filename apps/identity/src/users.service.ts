@@ -164,6 +164,13 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       return { ok: true, user };
     },
 
+    /** True when `ip` is where the account last signed in successfully (the slow-down lets it through). */
+    async isLastLoginIp(rawEmail: unknown, ip: string): Promise<boolean> {
+      const email = normalizeEmail(rawEmail);
+      const user = email ? await repo.findByEmail(email) : undefined;
+      return user?.lastLoginIp != null && user.lastLoginIp === ip;
+    },
+
     async recordLogin(userId: string, ip: string): Promise<void> {
       await repo.update(userId, { lastLoginAt: new Date(), lastLoginIp: ip });
     },
@@ -185,18 +192,26 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
 
     isResetTokenUsable: (token: string) => repo.isEmailTokenUsable(hashMailToken(token), 'reset'),
 
-    /** Sets a new password from a mailed link (single use) and ends every session and grant. */
-    async resetPassword(token: string, password: unknown): Promise<void> {
+    /**
+     * Sets a new password from a mailed link (single use) and ends every session and grant.
+     * Returns the account's email (its sign-in slow-down starts over).
+     */
+    async resetPassword(token: string, password: unknown): Promise<{ email: string }> {
       const problem = checkNewPassword(password);
       if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
       const passwordHash = await hashPassword(password as string);
-      await repo.transaction(async (tx) => {
+      return repo.transaction(async (tx) => {
         const userId = await repo.consumeEmailToken(hashMailToken(token), 'reset', tx);
         if (!userId) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.linkInvalid });
         // Receiving the mail proves the address, so the reset also verifies it.
-        await repo.update(userId, { passwordHash, tokensValidAfter: new Date(), emailVerified: true }, tx);
+        const row = await repo.update(
+          userId,
+          { passwordHash, tokensValidAfter: new Date(), emailVerified: true },
+          tx,
+        );
         await repo.expireEmailTokens(userId, 'reset', tx);
         await repo.revokeOidcArtefacts(userId, tx);
+        return { email: row?.email ?? '' };
       });
     },
 

@@ -141,13 +141,18 @@ export function createPageRouter(d: PageDeps): Router {
       );
     if (!isCsrfValid(ctx, body)) return show(CSRF_ERROR, 403);
     if (!email || !str(body.password)) return show('Enter your email and password.');
-    if (!(await limits.canTryLogin(email, ctx.ip))) return show(TOO_MANY, 429);
+    const knownIp = await users.isLastLoginIp(email, ctx.ip);
+    const admission = await limits.beginLogin(email, ctx.ip, { knownIp });
+    if (!admission.ok) {
+      ctx.set('Retry-After', String(admission.retryAfterS));
+      return show(TOO_MANY, 429);
+    }
     const result = await users.authenticate(email, body.password);
     if (!result.ok) {
-      await limits.loginFailed(email, ctx.ip);
+      await admission.ticket.failed();
       return show(result.message, result.message === MSG.blocked ? 403 : 400);
     }
-    await limits.loginSucceeded(email, ctx.ip);
+    await admission.ticket.succeeded();
     await users.recordLogin(result.user.id, ctx.ip);
     return finishLogin(ctx, result.user.id);
   });
@@ -276,7 +281,8 @@ export function createPageRouter(d: PageDeps): Router {
       sendHtml(ctx, resetPage({ action: '/reset-password', csrf: csrfToken(ctx), token, error }), status);
     if (!isCsrfValid(ctx, body)) return show(CSRF_ERROR, 403);
     try {
-      await users.resetPassword(token, body.password);
+      const { email } = await users.resetPassword(token, body.password);
+      limits.clearAccount(email);
     } catch (e) {
       if (isAppError(e) && e.code === 'VALIDATION_FAILED') return show(e.userMessage);
       throw e;
