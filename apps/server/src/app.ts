@@ -29,6 +29,12 @@ export interface AppDeps {
   /** How long a "not blocked" answer may be cached; default 1000 ms. */
   blockCacheMs?: number | undefined;
   /**
+   * Reverse proxies in front (default 0: X-Forwarded-For is ignored, the peer is the client).
+   * With N, `req.ip` (the per-IP rate limits' key) is the Nth X-Forwarded-For entry from the
+   * right: entries further left are written by the client.
+   */
+  trustProxyHops?: number | undefined;
+  /**
    * The services to serve; `start()` passes the composition it shares with the worker role.
    * Without it the app composes its own (sender-only jobs) and stops it on close; then
    * `db`, `logLevel` and `logStream` configure it.
@@ -47,6 +53,18 @@ export interface AppDeps {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
+ * Fastify's trust for N proxy hops: the peer and the N-1 addresses after it (right to left in
+ * X-Forwarded-For) are proxies, so `req.ip` is the Nth entry from the right. A function, because
+ * Fastify 5 ignores a numeric `trustProxy` (it fails closed) and `true` believes the leftmost,
+ * client-written entry. The API's port must be reachable only through those proxies.
+ */
+function trustHops(hops: number): false | ((address: string, hop: number) => boolean) {
+  if (!Number.isInteger(hops) || hops < 0)
+    throw new Error(`trustProxyHops must be a whole number, got ${hops}`);
+  return hops === 0 ? false : (_address, hop) => hop < hops;
+}
+
+/**
  * Builds the market API: zod validation and serialization, one error handler, request ids,
  * bearer-token auth on every non-public route, per-route rate limits, metrics, OpenAPI, and the
  * routes of every feature module. Not listening; `start()` listens, tests use `app.inject`.
@@ -62,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       now: deps.now,
     });
   const app = Fastify({
+    trustProxy: trustHops(deps.trustProxyHops ?? 0),
     // Close every socket on shutdown, including browsers' pre-opened ones that never sent a request.
     forceCloseConnections: true,
     // Bad percent-encodings and over-long path segments are answered in the API's error format.

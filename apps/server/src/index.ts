@@ -79,6 +79,7 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
       corsOrigins: config.corsOrigins,
       blockCacheMs: config.blockCacheMs,
       composition,
+      trustProxyHops: config.trustProxyHops,
     });
     started.push(api);
     await api.listen({ host: config.host, port: config.port });

@@ -73,6 +73,11 @@ export interface ServerConfig {
   /** How often an idle worker looks for jobs; default 2000 ms. */
   jobPollingIntervalMs?: number | undefined;
   /** Feature settings (payments, referral link). */
+  /**
+   * Reverse proxies in front of the API (TRUST_PROXY_HOPS; default 0: X-Forwarded-For ignored).
+   * With N the client IP is the Nth X-Forwarded-For entry from the right.
+   */
+  trustProxyHops?: number | undefined;
   settings?: FeatureSettings | undefined;
 }
 

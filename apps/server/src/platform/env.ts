@@ -14,6 +14,8 @@ export interface EnvConfig {
   logLevel: string;
   blockCacheMs: number;
   web: { host: string; port: number; root: string; environments: TEnvironment[] } | undefined;
+  /** TRUST_PROXY_HOPS: reverse proxies in front (0-10, default 0). */
+  trustProxyHops: number;
   /**
    * Payments (PAYMENTS_*, ESPLORA_*, TRONGRID_*, RATES_*, CONFIRMATIONS_*), the invite link
    * (REFERRAL_INVITE_URL) and what a new account gets (NEW_ACCOUNT_PERMISSIONS).
@@ -140,6 +142,7 @@ export function readEnvConfig(
     logLevel,
     blockCacheMs: int('BLOCK_CACHE_MS', 1000, 0, 60_000),
     web,
+    trustProxyHops: int('TRUST_PROXY_HOPS', 0, 0, 10),
     settings: {
       payments: readPaymentsEnv(env, problems),
       referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,

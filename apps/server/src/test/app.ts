@@ -68,6 +68,8 @@ export async function createTestApp(
     now?: () => number;
     /** Feature settings besides payments (e.g. `purchaseProbeTimeoutMs`). */
     settings?: Omit<FeatureSettings, 'payments'>;
+    /** Reverse proxies in front (TRUST_PROXY_HOPS); default none. */
+    trustProxyHops?: number;
   } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(label);
@@ -88,6 +90,7 @@ export async function createTestApp(
     corsOrigins: [TEST_ORIGIN],
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     blockCacheMs: o.blockCacheMs,
+    trustProxyHops: o.trustProxyHops,
     extraModules: o.modules,
     settings: { ...o.settings, payments },
     now: o.now,
