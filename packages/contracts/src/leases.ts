@@ -119,6 +119,12 @@ export type TLeaseInfo = z.infer<typeof ZLeaseInfo>;
 export const ZLeaseCurrentInfo = ZLeaseInfo.extend({
   speedCheck: z.string().nullable(),
   speed: ZSpeed.nullable(),
+  /**
+   * Start of the agent's current online interval (the lease's Uptime, as `firstSeen` is the shop's),
+   * null while it is offline: the lease carries it, so no client asks `GET /agents/{id}`, which
+   * hides static and sold-out agents. Older servers omit it (read as null).
+   */
+  onlineSince: z.string().nullable().default(null),
 });
 export type TLeaseCurrentInfo = z.infer<typeof ZLeaseCurrentInfo>;
 

@@ -35,13 +35,18 @@ export function toLeaseInfo(agent: AgentRow, activeLeases: number): TLeaseInfo {
   };
 }
 
-/** `currentInfo`: the agent now, with its last speed test. */
-export function toLeaseCurrentInfo(agent: AgentRow, activeLeases: number): TLeaseCurrentInfo {
+/** `currentInfo`: the agent now, with its last speed test and since when it is online. */
+export function toLeaseCurrentInfo(
+  agent: AgentRow,
+  activeLeases: number,
+  onlineSince: Date | null = null,
+): TLeaseCurrentInfo {
   const hasSpeed = agent.speedBps !== null && agent.speedCheckedAt !== null;
   return {
     ...toLeaseInfo(agent, activeLeases),
     speedCheck: agent.speedStatus,
     speed: hasSpeed ? { bps: agent.speedBps!, checkTime: agent.speedCheckedAt!.toISOString() } : null,
+    onlineSince: onlineSince?.toISOString() ?? null,
   };
 }
 
@@ -74,13 +79,18 @@ export interface LeaseParts {
   activeOnAgent: number;
   /** The owner's note on the agent ('' when none). */
   note: string;
+  /** Start of the agent's open presence interval; null while offline. */
+  onlineSince: Date | null;
 }
 
 /**
  * The lease as SPEC 3 "Lease (active)" shapes it. `info` is the snapshot stored at purchase; a row
  * without a valid one (written by hand, e.g. in gateway tests) shows the agent's current properties.
  */
-export function toLease({ lease, node, agent, activeOnAgent, note }: LeaseParts, nowMs: number): TLease {
+export function toLease(
+  { lease, node, agent, activeOnAgent, note, onlineSince }: LeaseParts,
+  nowMs: number,
+): TLease {
   if (!node) throw new AppError('INTERNAL', { message: `lease ${lease.id} has no node` });
   const stored = ZLeaseInfo.safeParse(lease.info);
   return {
@@ -90,7 +100,7 @@ export function toLease({ lease, node, agent, activeOnAgent, note }: LeaseParts,
     start: lease.start.toISOString(),
     until: lease.until.toISOString(),
     info: stored.success ? stored.data : toLeaseInfo(agent, activeOnAgent),
-    currentInfo: toLeaseCurrentInfo(agent, activeOnAgent),
+    currentInfo: toLeaseCurrentInfo(agent, activeOnAgent, onlineSince),
     socks: toSocks(lease, node),
     authPort: toAuthPort(lease, node),
     note,

@@ -1,4 +1,13 @@
-import { agentNotes, agents, type Db, type DbOrTx, gatewayNodes, leases, type Tx } from '@pm/db';
+import {
+  agentNotes,
+  agentPresence,
+  agents,
+  type Db,
+  type DbOrTx,
+  gatewayNodes,
+  leases,
+  type Tx,
+} from '@pm/db';
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 
 export type LeaseRow = typeof leases.$inferSelect;
@@ -86,6 +95,20 @@ export function createLeaseRepository(db: Db) {
         .where(and(inArray(leases.agentId, agentIds), isActive))
         .groupBy(leases.agentId);
       return new Map(rows.map((r) => [r.agentId, r.n]));
+    },
+
+    /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
+    async findOnlineSince(agentIds: string[], tx: DbOrTx = db): Promise<Map<string, Date>> {
+      if (agentIds.length === 0) return new Map();
+      const rows = await tx
+        .select({
+          agentId: agentPresence.agentId,
+          since: sql<Date>`max(${agentPresence.startedAt})`.mapWith(agentPresence.startedAt),
+        })
+        .from(agentPresence)
+        .where(and(inArray(agentPresence.agentId, agentIds), isNull(agentPresence.endedAt)))
+        .groupBy(agentPresence.agentId);
+      return new Map(rows.map((r) => [r.agentId, r.since]));
     },
 
     /** The user's notes on each of `agentIds` that has one. */

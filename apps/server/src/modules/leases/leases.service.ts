@@ -151,7 +151,14 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
     const active = await repo.countActiveOnAgent(agent.id, tx);
     const note = await repo.findNote(found.lease.userId, agent.id, tx);
-    return { ...found, agent, activeOnAgent: active.shared + active.exclusive, note };
+    const since = await repo.findOnlineSince([agent.id], tx);
+    return {
+      ...found,
+      agent,
+      activeOnAgent: active.shared + active.exclusive,
+      note,
+      onlineSince: since.get(agent.id) ?? null,
+    };
   }
 
   /** The lease (SPEC 3 "Lease (active)"); NOT_FOUND when there is none. */
@@ -223,13 +230,19 @@ export function createLeaseService(deps: LeaseServiceDeps) {
       );
       const shown = rows.slice(0, page.limit);
       const agentIds = [...new Set(shown.map((r) => r.agent.id))];
-      const [active, notes] = await Promise.all([
+      const [active, notes, online] = await Promise.all([
         repo.countActiveByAgents(agentIds, tx),
         repo.findNotes(userId, agentIds, tx),
+        repo.findOnlineSince(agentIds, tx),
       ]);
       const list = shown.map((r) =>
         toLease(
-          { ...r, activeOnAgent: active.get(r.agent.id) ?? 0, note: notes.get(r.agent.id) ?? '' },
+          {
+            ...r,
+            activeOnAgent: active.get(r.agent.id) ?? 0,
+            note: notes.get(r.agent.id) ?? '',
+            onlineSince: online.get(r.agent.id) ?? null,
+          },
           nowMs,
         ),
       );
