@@ -19,7 +19,7 @@ import {
   type WelcomeMessage,
 } from '@pm/tunnel';
 import { type Dialing, dialGateway, dialRefusal } from './dial.ts';
-import { createBlockList, type DestinationPolicy, isAddressAllowed, isPortAllowed } from './policy.ts';
+import { createEgressGuard, type DestinationPolicy } from './policy.ts';
 
 /**
  * One read buffer for every target socket of the process: a read's callback is done with its chunk
@@ -69,6 +69,10 @@ export interface AgentHandle {
   close(): Promise<void>;
 }
 
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 /**
  * Starts an agent: dials the gateway, keeps the tunnel up and serves the streams it is asked for.
  * Throws when asked for a plaintext tunnel to a gateway that is not on loopback.
@@ -76,7 +80,7 @@ export interface AgentHandle {
 export function startAgent(config: AgentConfig): AgentHandle {
   const refusal = dialRefusal(config);
   if (refusal) throw new Error(`agent: ${refusal}`);
-  const blockList = createBlockList(config);
+  const guard = createEgressGuard(config);
   const maxStreams = config.maxStreams ?? 4096;
   const connectTimeoutMs = config.connectTimeoutMs ?? 10_000;
   const minMs = config.backoffMinMs ?? 500;
@@ -128,8 +132,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
   };
 
   const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number) => {
-    if (!isAddressAllowed(blockList, ip) || !isPortAllowed(config, port))
-      return m.answerOpen(st, REP_NOT_ALLOWED);
+    if (!guard.isPortAllowed(port) || !guard.isAllowed(ip)) return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again (an address is not looked up).
     // Reads land in the process's one read buffer (Node's `onread`), handed to the stream's relay.
     let relay: ((chunk: Buffer) => void) | null = null;
@@ -224,6 +227,13 @@ export function startAgent(config: AgentConfig): AgentHandle {
             const w = JSON.parse(payload.toString('utf8')) as WelcomeMessage;
             if (Number.isInteger(w.window) && w.window > 0) m.peerWindow = w.window;
             agentId = w.agentId;
+            // The exit and the gateway (as named and as dialed) are never destinations; a new
+            // tunnel often means a new network, so the interfaces are read again too.
+            guard.setTunnelPeers({
+              exit: typeof w.exit === 'string' ? [w.exit] : [],
+              gateway: [...stringList(w.gateway), ...(socket.remoteAddress ? [socket.remoteAddress] : [])],
+            });
+            guard.refreshInterfaces();
           } catch {
             return m.destroy(new Error('tunnel: malformed WELCOME'));
           }

@@ -6,10 +6,13 @@ import { readBody } from './http.ts';
 import { type Limits, TOO_MANY } from './limits.ts';
 import { logMailFailure } from './pages/routes.ts';
 import { normalizeEmail } from './passwords.ts';
+import type { StaffCaller, StaffService } from './staff.service.ts';
 import { MSG, type UsersService } from './users.service.ts';
 
 export interface AdminDeps {
   users: UsersService;
+  /** The staff operations behind `/administator/user/*`. */
+  staff: StaffService;
   limits: Limits;
   issuer: string;
   apiAudience: string;
@@ -38,7 +41,7 @@ export function createAdminRouter(d: AdminDeps): Router {
   const keys = createLocalJWKSet(d.publicJwks);
 
   /** 401 without a valid token from this issuer for the API, 403 without both staff permissions. */
-  async function requireStaff(ctx: Context): Promise<void> {
+  async function requireStaff(ctx: Context): Promise<StaffCaller> {
     const header = ctx.get('Authorization');
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw new AppError('UNAUTHENTICATED');
@@ -65,6 +68,7 @@ export function createAdminRouter(d: AdminDeps): Router {
     }
     const permissions = Array.isArray(payload.permissions) ? payload.permissions.map(String) : [];
     if (!isStaff(permissions)) throw new AppError('FORBIDDEN');
+    return { userId: caller.id, permissions };
   }
 
   router.use(jsonErrors);
@@ -81,22 +85,39 @@ export function createAdminRouter(d: AdminDeps): Router {
     ctx.body = MSG.resetSent;
   });
 
+  // Body `{email, blocked?: boolean, reason?}`: with `blocked` it sets that state (idempotent);
+  // without it, it toggles (the SPEC 7 client blocks and unblocks with the same call).
   router.post(['/administator/user/block/', '/administator/user/block'], async (ctx) => {
-    await requireStaff(ctx);
+    const caller = await requireStaff(ctx);
     const body = await readBody(ctx);
-    ctx.body = await d.users.toggleBlock(body.email);
+    ctx.body = await d.staff.setBlocked(caller, {
+      email: body.email,
+      blocked: body.blocked,
+      reason: body.reason,
+    });
   });
 
   router.post(['/administator/user/info/', '/administator/user/info'], async (ctx) => {
     await requireStaff(ctx);
     const body = await readBody(ctx);
-    ctx.body = await d.users.getInfo(body.email);
+    ctx.body = await d.staff.getInfo(body.email);
   });
 
   router.post('/administator/user/password/change', async (ctx) => {
-    await requireStaff(ctx);
+    const caller = await requireStaff(ctx);
     const body = await readBody(ctx);
-    const { email } = await d.users.adminSetPassword(body.email, body.password);
+    const { email } = await d.staff.setPassword(caller, {
+      email: body.email,
+      password: body.password,
+      reason: body.reason,
+    });
+    ctx.body = { ok: true, email };
+  });
+
+  router.post('/administator/user/password/reset-link', async (ctx) => {
+    const caller = await requireStaff(ctx);
+    const body = await readBody(ctx);
+    const { email } = await d.staff.mailResetLink(caller, { email: body.email, reason: body.reason });
     ctx.body = { ok: true, email };
   });
 

@@ -15,6 +15,7 @@ import { errorPage } from './pages/views.ts';
 import { registerPasswordGrant } from './password-grant.ts';
 import { verifyPassword } from './passwords.ts';
 import { createProvider } from './provider.ts';
+import { createStaffService } from './staff.service.ts';
 import { createUsersRepository } from './users.repository.ts';
 import { createUsersService } from './users.service.ts';
 
@@ -154,6 +155,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   });
   const admin = createAdminRouter({
     users,
+    staff: createStaffService({ repo, mailer, issuer: () => issuer, appUrl: config.appUrl }),
     limits,
     issuer,
     apiAudience: config.apiAudience,

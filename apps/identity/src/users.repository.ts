@@ -1,5 +1,6 @@
+import type { AuditRecordInput } from '@pm/contracts';
 import type { Db, DbOrTx } from '@pm/db';
-import { accounts, emailTokens, users } from '@pm/db';
+import { accounts, auditLog, emailTokens, users } from '@pm/db';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 
 export type UserRow = typeof users.$inferSelect;
@@ -37,6 +38,34 @@ export function createUsersRepository(db: Db) {
     /** Mirrors the block flag onto the market account, if the API has created one yet. */
     async setAccountBlocked(userId: string, blocked: boolean, tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ blocked }).where(eq(accounts.userId, userId));
+    },
+
+    /** The market account's permissions (undefined before the API has created the account). */
+    async findAccountPermissions(userId: string, tx: DbOrTx = db): Promise<string[] | undefined> {
+      const rows = await tx
+        .select({ permissions: accounts.permissions })
+        .from(accounts)
+        .where(eq(accounts.userId, userId))
+        .limit(1);
+      return rows[0]?.permissions;
+    },
+
+    /** Locks the user row for the rest of the transaction (staff changes of one user run one at a time). */
+    async lockById(id: string, tx: DbOrTx): Promise<UserRow | undefined> {
+      const rows = await tx.select().from(users).where(eq(users.id, id)).for('update');
+      return rows[0];
+    },
+
+    /** A staff action's row in the shared audit trail (`audit_log`, owned by the server's audit module). */
+    async insertAudit(row: AuditRecordInput, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(auditLog).values({
+        actorId: row.actorId,
+        action: row.action,
+        targetId: row.targetId,
+        before: row.before ?? null,
+        after: row.after ?? null,
+        reason: row.reason ?? null,
+      });
     },
 
     async insertEmailToken(

@@ -52,7 +52,7 @@ export interface UsersServiceDeps {
 
 export type AuthResult = { ok: true; user: UserRow } | { ok: false; message: string };
 
-/** Account rules: sign-up, sign-in checks, mailed links, and the admin operations. */
+/** Account rules: sign-up, sign-in checks, mailed links (staff operations: staff.service.ts). */
 export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServiceDeps) {
   /** Inserts with a fresh referral code, retrying on the rare code collision. */
   async function insertUser(row: {
@@ -79,20 +79,6 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       expiresAt: new Date(Date.now() + VERIFY_TOKEN_TTL_MS),
     });
     await mailer.send(verifyMail(user.email, `${issuer()}/verify-email?token=${token}`, appUrl));
-  }
-
-  async function revokeEverything(userId: string): Promise<void> {
-    await repo.transaction(async (tx) => {
-      await repo.update(userId, { tokensValidAfter: new Date() }, tx);
-      await repo.revokeOidcArtefacts(userId, tx);
-    });
-  }
-
-  async function getUserByEmail(rawEmail: unknown): Promise<UserRow> {
-    const email = normalizeEmail(rawEmail);
-    const user = email ? await repo.findByEmail(email) : undefined;
-    if (!user) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.userNotFound });
-    return user;
   }
 
   return {
@@ -223,46 +209,6 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
         await repo.update(userId, { emailVerified: true }, tx);
         return true;
       });
-    },
-
-    /** Admin: toggles the block; blocking revokes every grant and flags the market account. */
-    async toggleBlock(rawEmail: unknown): Promise<{ blocked: boolean; email: string }> {
-      const user = await getUserByEmail(rawEmail);
-      const blocked = !user.blocked;
-      await repo.transaction(async (tx) => {
-        await repo.update(user.id, blocked ? { blocked, tokensValidAfter: new Date() } : { blocked }, tx);
-        await repo.setAccountBlocked(user.id, blocked, tx);
-        if (blocked) await repo.revokeOidcArtefacts(user.id, tx);
-      });
-      return { blocked, email: user.email };
-    },
-
-    /** Admin: the user data the admin area shows. */
-    async getInfo(rawEmail: unknown) {
-      const user = await getUserByEmail(rawEmail);
-      return {
-        username: user.email.split('@')[0] || user.email,
-        emailVerified: user.emailVerified,
-        email: user.email,
-        inviteCode: user.referralCode,
-        created: user.createdAt.toISOString(),
-        lastLogin: user.lastLoginAt ? user.lastLoginAt.toISOString() : null,
-        lastIp: user.lastLoginIp,
-        blocked: user.blocked,
-        userId: user.id,
-        invitedBy: user.invitedBy,
-      };
-    },
-
-    /** Admin: sets a password chosen by staff and revokes the user's grants. */
-    async adminSetPassword(rawEmail: unknown, password: unknown): Promise<{ email: string }> {
-      const user = await getUserByEmail(rawEmail);
-      const problem = checkNewPassword(password);
-      if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
-      const passwordHash = await hashPassword(password as string);
-      await repo.update(user.id, { passwordHash });
-      await revokeEverything(user.id);
-      return { email: user.email };
     },
   };
 }

@@ -4,6 +4,17 @@ export const PERMISSION_DEPOSIT = 'DEPOSIT';
 export const PERMISSION_READ_USERS = 'read:users';
 export const PERMISSION_UPDATE_ACCOUNTS = 'update:accounts';
 export const STAFF_PERMISSIONS = [PERMISSION_READ_USERS, PERMISSION_UPDATE_ACCOUNTS] as const;
+/**
+ * The stronger staff permission: needed on top of the staff permissions to set the password of,
+ * or block, an account that itself holds a staff permission (apps/identity/README.md).
+ */
+export const PERMISSION_UPDATE_STAFF = 'update:staff';
+
+/** True when an account's permissions include any staff permission (it is a staff account). */
+export const holdsStaffPermission = (permissions: readonly string[]): boolean =>
+  permissions.some(
+    (p) => p === PERMISSION_UPDATE_STAFF || (STAFF_PERMISSIONS as readonly string[]).includes(p),
+  );
 
 /** True when a token's permissions include every staff permission. */
 export const isStaff = (permissions: readonly string[]): boolean =>

@@ -58,6 +58,13 @@ export interface WelcomeMessage {
   agentId: string;
   /** Per-stream receive window the gateway grants (the agent's send window). */
   window: number;
+  /**
+   * The agent's address as the gateway sees the tunnel come from (its exit, usually the home
+   * router's public address): the agent refuses it as a destination.
+   */
+  exit?: string;
+  /** The gateway's own addresses (public, listeners): the agent refuses them as destinations. */
+  gateway?: string[];
 }
 
 /** Encodes a frame header. */

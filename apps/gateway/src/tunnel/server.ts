@@ -6,6 +6,7 @@ import {
   isLoopbackHost,
   Mux,
   normalizeIp,
+  sourceKey,
   T_HELLO,
   T_REJECT,
   T_RENEW,
@@ -31,6 +32,8 @@ export interface TunnelServerConfig {
   handshakeTimeoutMs: number;
   /** Honour the agent's `ip` override in HELLO (devnet synthetic identities). */
   trustAgentIp?: boolean;
+  /** This node's own addresses (public IP, listener addresses): WELCOME tells agents to refuse them. */
+  gatewayIps?: string[];
   window?: number;
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
@@ -45,6 +48,11 @@ export interface TunnelServer {
   /** The live tunnel of an agent, if it is connected to this node. */
   get(agentId: string): Mux | undefined;
   agentIds(): string[];
+  /**
+   * Whether `ip` is where a connected agent's tunnel comes from (IPv6 by /64): a customer
+   * connection from there rides an agent back into the gateway.
+   */
+  isAgentExit(ip: string | undefined): boolean;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
   const refusal = plaintextRefusal(Boolean(config.tls), config.plaintextLoopback ?? false, config.host);
   if (refusal) throw new Error(`tunnel server: ${refusal}`);
   const agents = new Map<string, Mux>();
+  /** Tunnels per source (`sourceKey` of the tunnel's remote address), authenticated ones only. */
+  const exits = new Map<string, number>();
   const sockets = new Set<net.Socket>();
   const log = config.log ?? (() => {});
   const window = config.window ?? DEFAULT_WINDOW;
@@ -113,6 +123,12 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
       },
       onClose: (err) => {
         clearTimeout(timer);
+        if (agentId) {
+          const key = sourceKey(socket.remoteAddress);
+          const n = (exits.get(key) ?? 1) - 1;
+          if (n > 0) exits.set(key, n);
+          else exits.delete(key);
+        }
         if (agentId && agents.get(agentId) === mux) {
           agents.delete(agentId);
           config.registry.disconnected(agentId);
@@ -133,8 +149,12 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     const previous = agents.get(id);
     agents.set(id, mux);
     previous?.drain();
-    const ip = config.trustAgentIp && hello.ip ? hello.ip : normalizeIp(socket.remoteAddress);
-    const welcome: WelcomeMessage = { agentId: id, window };
+    const observed = normalizeIp(socket.remoteAddress);
+    const key = sourceKey(observed);
+    exits.set(key, (exits.get(key) ?? 0) + 1);
+    const ip = config.trustAgentIp && hello.ip ? hello.ip : observed;
+    const gateway = [...new Set([...(config.gatewayIps ?? []), normalizeIp(socket.localAddress)])];
+    const welcome: WelcomeMessage = { agentId: id, window, exit: observed, gateway };
     mux.writeFrame(T_WELCOME, 0, Buffer.from(JSON.stringify(welcome)));
     config.registry.connected(id, {
       ip,
@@ -180,6 +200,7 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     port: (server.address() as net.AddressInfo).port,
     get: (id) => agents.get(id),
     agentIds: () => [...agents.keys()],
+    isAgentExit: (ip) => exits.has(sourceKey(ip)),
     close: () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();

@@ -28,3 +28,15 @@ export function verifyMail(to: string, link: string, appUrl: string): Mail {
       .value,
   };
 }
+
+/** Sent when staff set the password: says so (never the password) and how to choose one's own. */
+export function passwordSetByStaffMail(to: string, forgotUrl: string, appUrl: string): Mail {
+  return {
+    to,
+    subject: `Your ${PRODUCT_NAME} password was changed by support`,
+    text: `Our support team has set a new password for your ${PRODUCT_NAME} account, and every device signed in to it was signed out.\n\nTo choose your own password, use "Forgot password" here:\n${forgotUrl}\n\nIf you did not ask support for this, reply to this email.\n\n${appUrl}\n`,
+    html: html`<p>Our support team has set a new password for your ${PRODUCT_NAME} account, and every device signed in to it was signed out.</p>
+<p>To choose your own password, use <a href="${forgotUrl}">Forgot password</a>.</p>
+<p>If you did not ask support for this, reply to this email.</p>`.value,
+  };
+}
