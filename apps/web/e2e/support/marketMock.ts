@@ -120,7 +120,7 @@ export function buildLease(agent: TAgent, overrides: Partial<TLease> = {}): TLea
     start: new Date(start).toISOString(),
     until: new Date(start + 24 * 3_600_000).toISOString(),
     info,
-    currentInfo: { ...info, speedCheck: null, speed: null },
+    currentInfo: { ...info, speedCheck: null, speed: null, onlineSince: agent.firstSeen },
     socks: {
       host: 'gw1.proxymarket.test',
       ip: '127.0.0.1',

@@ -3,7 +3,14 @@
  * of `PATCH /leases/{id}` and `DELETE /leases/{id}` mapped to a result, and the texts the dialogs show.
  * Pure, so Node tests it.
  */
-import { REFUND_ERROR_CODES, renewalPriceC } from '@pm/contracts';
+import {
+  REFUND_ERROR_CODES,
+  REFUND_MAX_TRAFFIC_BYTES,
+  REFUND_WINDOW_MS,
+  RENEW_WINDOW_MS,
+  renewalPriceC,
+  type TLease,
+} from '@pm/contracts';
 
 export type RenewResult = 'RENEW_STATUS_RENEWED' | 'RENEW_STATUS_NOT_ENOUGH_FUNDS' | 'RENEW_STATUS_FAILED';
 
@@ -86,4 +93,52 @@ export const STATIC_REFUND_TEXT =
 export function renewPriceC(lease: { purchasePriceC: number; start: string; until: string }): number {
   const hours = (Date.parse(lease.until) - Date.parse(lease.start)) / 3_600_000;
   return hours > 0 ? renewalPriceC(lease.purchasePriceC, hours) : lease.purchasePriceC;
+}
+
+/** Static proxies are refunded within 1 hour of purchase, only if unused (SPEC 9). */
+const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
+
+/** "3h 20m", "45m", "1h". */
+function spanLabel(ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h > 0 ? `${h}h${m > 0 ? ` ${m}m` : ''}` : `${m}m`;
+}
+
+type LifecycleLease = Pick<TLease, 'start' | 'until' | 'renewable' | 'static' | 'stats'>;
+
+/**
+ * Why Renew is greyed (shown beside the button), or null when it is enabled: it opens in the last 5
+ * hours of the lease (SPEC 9), so before that the customer learns when.
+ */
+export function renewHint(lease: LifecycleLease, nowMs: number): string | null {
+  if (lease.renewable) return null;
+  const leftMs = Date.parse(lease.until) - nowMs;
+  if (!(leftMs > 0)) return 'The lease has ended';
+  if (leftMs > RENEW_WINDOW_MS) {
+    return `Renew opens in the last 5 hours of the lease (in ${spanLabel(leftMs - RENEW_WINDOW_MS)})`;
+  }
+  return 'Renew is not available for this lease';
+}
+
+/**
+ * Why Refund is greyed, or what it does when enabled, by the server's rule (SPEC 9): a proxy in the
+ * first 4 hours while it is offline, under 100 MB and slow; a static proxy within 1 hour if unused.
+ */
+export function refundHint(lease: LifecycleLease, nowMs: number): string {
+  const ageMs = nowMs - Date.parse(lease.start);
+  if (lease.static) {
+    if (lease.stats.refundable) return 'Static proxies refund within 1 hour if unused: through support';
+    if (lease.stats.reqs > 0) return 'Static proxies refund within 1 hour if unused: this one was used';
+    if (ageMs >= STATIC_REFUND_WINDOW_MS)
+      return 'Static proxies refund within 1 hour if unused: the hour has passed';
+    return 'Static proxies refund within 1 hour if unused';
+  }
+  if (lease.stats.refundable) return 'Refund: the proxy is not working, so the full price comes back';
+  if (ageMs >= REFUND_WINDOW_MS) return 'Refund: only in the first 4 hours of a lease';
+  if (lease.stats.inBytes + lease.stats.outBytes >= REFUND_MAX_TRAFFIC_BYTES) {
+    return 'Refund: over 100 MB went through the proxy';
+  }
+  return 'Refund: the proxy is responsive (if 40% or more of requests fail, it is refunded automatically)';
 }

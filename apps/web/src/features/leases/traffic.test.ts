@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { fillHours, stackedBars, trafficTotals } from './traffic.ts';
+import { formatBytes } from '../shop/format.ts';
+import { fillHours, stackedBars, trafficSummary, trafficTotals } from './traffic.ts';
 
 const h = (hour: string, reqs: number, fails = 0) => ({
   hour,
@@ -57,4 +58,15 @@ it('gives an hour at most a 24th of the width, so one hour of traffic is not one
     () => 0,
   );
   assert.equal(bar!.x + bar!.width <= 10, true);
+});
+
+it('sums the traffic in the lease\'s own labels, with "1 request" singular', () => {
+  assert.equal(
+    trafficSummary(1, { reqs: 1, fails: 0, inBytes: 1100, outBytes: 2_300_000 }, formatBytes),
+    '1 hour · 1 request · 0 failed · You to Proxy 1.1 kB · Proxy to You 2.3 MB',
+  );
+  assert.equal(
+    trafficSummary(3, { reqs: 1234, fails: 2, inBytes: 5, outBytes: 0 }, formatBytes),
+    '3 hours · 1,234 requests · 2 failed · You to Proxy 5 B · Proxy to You 0 B',
+  );
 });

@@ -77,3 +77,25 @@ export const trafficCsvName = (leaseId: string): string => `lease-${leaseId}-tra
 
 /** "1 hour", "5 hours". */
 export const hoursLabel = (n: number): string => `${n} ${n === 1 ? 'hour' : 'hours'}`;
+
+/** "1 request", "12 requests" (en-US grouping). */
+export const requestsLabel = (n: number): string =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? 'request' : 'requests'}`;
+
+/**
+ * The line under the chart, in the lease's own words (You to Proxy is what the customer sent, Proxy
+ * to You what came back): "3 hours · 1 request · 0 failed · You to Proxy 1.1 kB · Proxy to You 2.3 MB".
+ */
+export function trafficSummary(
+  hourCount: number,
+  totals: { reqs: number; fails: number; inBytes: number; outBytes: number },
+  bytes: (n: number) => string,
+): string {
+  return [
+    hoursLabel(hourCount),
+    requestsLabel(totals.reqs),
+    `${totals.fails.toLocaleString('en-US')} failed`,
+    `You to Proxy ${bytes(totals.inBytes)}`,
+    `Proxy to You ${bytes(totals.outBytes)}`,
+  ].join(' · ');
+}

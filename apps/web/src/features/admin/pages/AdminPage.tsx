@@ -36,6 +36,9 @@ export function AdminPage() {
           value={tab}
           onChange={(_, v: number) => setTab(v)}
           variant="scrollable"
+          // On a phone the strip overflows: arrows show that more sections follow.
+          scrollButtons="auto"
+          allowScrollButtonsMobile
           aria-label="Admin sections"
         >
           {ADMIN_TABS.map((label) => (

@@ -45,7 +45,7 @@ export function LeaseDetail({ lease }: { lease: TLease }) {
         {tab === 'Info' && <LeaseInfoTab lease={lease} />}
         {tab === 'Socks Auth' && <SocksAuthTab socks={lease.socks} />}
         {tab === 'Port NoAuth' && <PortNoAuthTab lease={lease} />}
-        {tab === 'Update Score' && <LeaseScore agentId={lease.agentId} />}
+        {tab === 'Update Score' && <LeaseScore lease={lease} />}
         {tab === 'Test Speed' && (
           <SpeedPanel speed={lease.currentInfo.speed} action={<DisabledAction label="Test Now" />} />
         )}
@@ -55,10 +55,17 @@ export function LeaseDetail({ lease }: { lease: TLease }) {
   );
 }
 
-/** The agent's last score check (it comes with the agent); buying a new one comes in a later release. */
-function LeaseScore({ agentId }: { agentId: string }) {
+/**
+ * The agent's last score check (it comes with the agent); buying a new one comes in a later release.
+ * A static agent is not in `GET /agents/{id}` (it answers 404), so a static lease asks nothing.
+ */
+function LeaseScore({ lease }: { lease: TLease }) {
   const api = useApi();
-  const { data: agent } = useQuery({ ...agentQuery(api, agentId), retry: false });
+  const { data: agent } = useQuery({
+    ...agentQuery(api, lease.agentId),
+    enabled: !lease.static,
+    retry: false,
+  });
   return <ScorePanel check={agent?.scoreCheck ?? null} action={<DisabledAction label="Update Score" />} />;
 }
 

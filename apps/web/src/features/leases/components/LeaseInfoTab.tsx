@@ -1,14 +1,11 @@
 import { Box, Button, Divider, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
-import { useQuery } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
-import { useApi } from '../../../app/context.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { lazyNamed } from '../../../lib/lazyNamed.ts';
 import { useNow } from '../../../lib/useNow.ts';
 import { countryName } from '../../shop/countries.ts';
 import { activityLabel, connLabel, formatBytes, formatDuration, formatTimeLeft } from '../../shop/format.ts';
-import { agentQuery } from '../../shop/queries.ts';
 import { leaseSharedLabel } from '../rules.ts';
 import { AutoRenewSwitch } from './AutoRenewSwitch.tsx';
 import { LeaseNoteField } from './LeaseNoteField.tsx';
@@ -21,11 +18,8 @@ const LeaseTraffic = lazyNamed(() => import('./LeaseTraffic.tsx'), 'LeaseTraffic
  * Isp, Shared, Connection), Uptime, Activity, the traffic totals and Automatically renew.
  */
 export function LeaseInfoTab({ lease }: { lease: TLease }) {
-  const api = useApi();
   const now = useNow();
   const [isMoreShown, setMoreShown] = useState(false);
-  // Uptime is the agent's: its first-seen time comes with the agent.
-  const { data: agent } = useQuery({ ...agentQuery(api, lease.agentId), retry: false });
   const info = lease.currentInfo;
   return (
     <Stack spacing={2}>
@@ -60,7 +54,8 @@ export function LeaseInfoTab({ lease }: { lease: TLease }) {
       </Box>
       <DetailList
         items={[
-          { label: 'Uptime', value: agent ? formatDuration(agent.firstSeen, now) : 'Unknown' },
+          // The lease carries its agent's uptime: `GET /agents/{id}` hides static and sold-out agents.
+          { label: 'Uptime', value: info.onlineSince ? formatDuration(info.onlineSince, now) : 'Offline' },
           { label: 'Activity', value: activityLabel(info.actv) },
         ]}
       />

@@ -1,8 +1,9 @@
-import { Button, Stack } from '@mui/material';
+import { Button, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useToast } from '../../../components/ui/Toasts.tsx';
-import { REFUND_SUCCESS_TEXT, type RenewStep, renewStepOf } from '../lifecycle.ts';
+import { useNow } from '../../../lib/useNow.ts';
+import { REFUND_SUCCESS_TEXT, type RenewStep, refundHint, renewHint, renewStepOf } from '../lifecycle.ts';
 import { useRefundMutation, useRenewMutation } from '../lifecycleMutations.ts';
 import { RefundDialog, type RefundStep } from './RefundDialog.tsx';
 import { RenewDialog } from './RenewDialog.tsx';
@@ -18,7 +19,8 @@ interface LeaseLifecycleButtonsProps {
 
 /**
  * The Proxy Details popup's Renew and Refund (SPEC 2, 4, 8): enabled only when the lease is
- * renewable or its stats say refundable; each opens its dialogs.
+ * renewable or its stats say refundable; each opens its dialogs. Beside each button a line says
+ * why it is greyed (or what Refund does), so a disabled button is never a riddle.
  */
 export function LeaseLifecycleButtons({ lease, onRefunded }: LeaseLifecycleButtonsProps) {
   const showToast = useToast();
@@ -26,6 +28,9 @@ export function LeaseLifecycleButtons({ lease, onRefunded }: LeaseLifecycleButto
   const [refundState, setRefundState] = useState<RefundStep>({ step: 'OFF' });
   const renew = useRenewMutation(lease.id);
   const refund = useRefundMutation(lease.id);
+  const now = useNow();
+  const renewWhy = renewHint(lease, now);
+  const refundWhy = refundHint(lease, now);
 
   const handleRenew = () => {
     setRenewStep('PROGRESS');
@@ -43,24 +48,30 @@ export function LeaseLifecycleButtons({ lease, onRefunded }: LeaseLifecycleButto
     });
   };
   return (
-    <Stack direction="row" spacing={1}>
-      <Button
-        size="small"
-        variant="outlined"
-        disabled={!lease.renewable}
-        onClick={() => setRenewStep('CONFIRM')}
-      >
-        Renew
-      </Button>
-      <Button
-        size="small"
-        variant="outlined"
-        color="warning"
-        disabled={!lease.stats.refundable}
-        onClick={() => setRefundState({ step: 'CONFIRM' })}
-      >
-        Refund
-      </Button>
+    <Stack spacing={0.75} sx={{ mb: 1.5 }} data-testid="lease-lifecycle">
+      <ButtonWithHint id={`renew-hint-${lease.id}`} hint={renewWhy}>
+        <Button
+          size="small"
+          variant="outlined"
+          disabled={!lease.renewable}
+          aria-describedby={renewWhy ? `renew-hint-${lease.id}` : undefined}
+          onClick={() => setRenewStep('CONFIRM')}
+        >
+          Renew
+        </Button>
+      </ButtonWithHint>
+      <ButtonWithHint id={`refund-hint-${lease.id}`} hint={refundWhy}>
+        <Button
+          size="small"
+          variant="outlined"
+          color="warning"
+          disabled={!lease.stats.refundable}
+          aria-describedby={`refund-hint-${lease.id}`}
+          onClick={() => setRefundState({ step: 'CONFIRM' })}
+        >
+          Refund
+        </Button>
+      </ButtonWithHint>
       <RenewDialog
         lease={lease}
         step={renewStep}
@@ -73,6 +84,19 @@ export function LeaseLifecycleButtons({ lease, onRefunded }: LeaseLifecycleButto
         onConfirm={handleRefund}
         onClose={() => setRefundState({ step: 'OFF' })}
       />
+    </Stack>
+  );
+}
+
+function ButtonWithHint({ id, hint, children }: { id: string; hint: string | null; children: ReactNode }) {
+  return (
+    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+      {children}
+      {hint && (
+        <Typography id={id} variant="caption" color="text.secondary" data-testid="lifecycle-hint">
+          {hint}
+        </Typography>
+      )}
     </Stack>
   );
 }

@@ -8,7 +8,7 @@ import { DATA_REFRESH_MS } from '../../../app/queryClient.ts';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { formatBytes } from '../../shop/format.ts';
 import { leaseKeys } from '../queries.ts';
-import { fillHours, hoursLabel, trafficCsvName, trafficTotals } from '../traffic.ts';
+import { fillHours, trafficCsvName, trafficSummary, trafficTotals } from '../traffic.ts';
 import { TrafficChart } from './TrafficChart.tsx';
 
 const trafficPath = (leaseId: string) => `/leases/${encodeURIComponent(leaseId)}/traffic`;
@@ -50,9 +50,7 @@ export function LeaseTraffic({ leaseId }: { leaseId: string }) {
         <>
           <TrafficChart hours={data} />
           <Typography variant="caption" color="text.secondary" data-testid="traffic-summary">
-            {hoursLabel(data.length)} · {totals.reqs.toLocaleString('en-US')} requests ·{' '}
-            {totals.fails.toLocaleString('en-US')} failed · {formatBytes(totals.inBytes)} in ·{' '}
-            {formatBytes(totals.outBytes)} out
+            {trafficSummary(data.length, totals, formatBytes)}
           </Typography>
         </>
       )}

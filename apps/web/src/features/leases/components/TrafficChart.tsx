@@ -1,7 +1,7 @@
 import { Box, Stack, Typography, useTheme } from '@mui/material';
 import type { TLeaseTrafficHour } from '@pm/contracts';
 import { formatBytes } from '../../shop/format.ts';
-import { type Bar, hoursLabel, stackedBars } from '../traffic.ts';
+import { type Bar, hoursLabel, requestsLabel, stackedBars } from '../traffic.ts';
 
 const WIDTH = 320;
 const PANEL = 56;
@@ -25,7 +25,7 @@ export function TrafficChart({ hours }: { hours: TLeaseTrafficHour[] }) {
   );
   const maxReqs = Math.max(0, ...hours.map((h) => h.reqs));
   const maxBytes = Math.max(0, ...hours.map((h) => h.inBytes + h.outBytes));
-  const label = `Hourly traffic over ${hoursLabel(hours.length)}: up to ${maxReqs} requests and ${formatBytes(maxBytes)} an hour`;
+  const label = `Hourly traffic over ${hoursLabel(hours.length)}: up to ${requestsLabel(maxReqs)} and ${formatBytes(maxBytes)} an hour`;
   return (
     <Stack spacing={0.5}>
       <Box

@@ -1,4 +1,4 @@
-import { Alert, Card, CardContent, Skeleton, Stack, Typography } from '@mui/material';
+import { Alert, Card, CardContent, Skeleton, Typography } from '@mui/material';
 import { useNavigate, useParams } from 'react-router';
 import { Page } from '../../../components/ui/Page.tsx';
 import { LeaseDetail } from '../components/LeaseDetail.tsx';
@@ -20,15 +20,10 @@ export function LeaseDetailPage() {
       {lease && (
         <Card>
           <CardContent>
-            <Stack
-              direction="row"
-              sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1, gap: 1 }}
-            >
-              <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
-                {lease.currentInfo.ip}
-              </Typography>
-              <LeaseLifecycleButtons lease={lease} onRefunded={() => void navigate('/my')} />
-            </Stack>
+            <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace', mb: 1 }}>
+              {lease.currentInfo.ip}
+            </Typography>
+            <LeaseLifecycleButtons lease={lease} onRefunded={() => void navigate('/my')} />
             <LeaseDetail lease={lease} />
           </CardContent>
         </Card>

@@ -116,12 +116,10 @@ function DesktopLeases({ leases }: { leases: TLease[] }) {
         aria-label="Proxy Details"
         sx={{ p: 2, position: 'sticky', top: 80 }}
       >
-        <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1 }}>
-          <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace' }}>
-            {selected.currentInfo.ip}
-          </Typography>
-          <LeaseLifecycleButtons key={selected.id} lease={selected} />
-        </Stack>
+        <Typography variant="h6" component="h2" sx={{ fontFamily: 'monospace', mb: 1 }}>
+          {selected.currentInfo.ip}
+        </Typography>
+        <LeaseLifecycleButtons key={`lifecycle-${selected.id}`} lease={selected} />
         <LeaseDetail key={selected.id} lease={selected} />
       </Paper>
     </Box>
