@@ -10,6 +10,7 @@ import { buildWebApp } from './platform/web.ts';
 export { type AppDeps, buildApp } from './app.ts';
 export { type Composition, compose } from './compose.ts';
 export type { AccountService, EnsureAccountInput } from './modules/accounts/accounts.service.ts';
+export { type ChecksSettings, DEFAULT_CHECKS_SETTINGS } from './modules/checks/checks.config.ts';
 export type { Services } from './modules/index.ts';
 export type { CreateLeaseInput, LeaseService } from './modules/leases/leases.service.ts';
 export type { LedgerService, MoveInput, MoveResult } from './modules/ledger/ledger.service.ts';

@@ -13,3 +13,4 @@ export * from './payments.ts';
 export * from './permissions.ts';
 export * from './pricing.ts';
 export * from './probes.ts';
+export * from './checks.ts';

@@ -6,6 +6,7 @@ import { accountsModule } from './accounts/accounts.module.ts';
 import { agentsModule } from './agents/agents.module.ts';
 import { auditModule } from './audit/audit.module.ts';
 import { authportModule } from './authport/authport.module.ts';
+import { checksModule } from './checks/checks.module.ts';
 import { healthModule } from './health/health.module.ts';
 import { leasesModule } from './leases/leases.module.ts';
 import { ledgerModule } from './ledger/ledger.module.ts';
@@ -28,6 +29,7 @@ export const MODULES = [
   leasesModule,
   staticModule,
   authportModule,
+  checksModule,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void

@@ -1,5 +1,6 @@
 import type { TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
+import type { ChecksSettings } from '../modules/checks/checks.config.ts';
 import type { PaymentsSettings } from '../modules/payments/payments.config.ts';
 
 /** How access tokens are checked: only through the issuer's JWKS, with issuer, audience and algorithms pinned. */
@@ -24,6 +25,8 @@ export interface FeatureSettings {
   referralInviteUrl?: string | undefined;
   /** How long shop pages, counts, segments and country totals are shared between callers; default 1000 ms, 0 off. */
   shopCacheMs?: number | undefined;
+  /** Blacklist zones and resolver, score providers and the score check's price; default the real services. */
+  checks?: ChecksSettings | undefined;
   /** How long `POST /leases` with `probe` waits for the gateway's answer; default 5000 ms. */
   purchaseProbeTimeoutMs?: number | undefined;
   /**

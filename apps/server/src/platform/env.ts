@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PERMISSION_DEPOSIT, type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
+import { readChecksEnv } from '../modules/checks/checks.config.ts';
 import { readPaymentsEnv } from '../modules/payments/payments.config.ts';
 import { type FeatureSettings, type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
 
@@ -145,6 +146,7 @@ export function readEnvConfig(
     trustProxyHops: int('TRUST_PROXY_HOPS', 0, 0, 10),
     settings: {
       payments: readPaymentsEnv(env, problems),
+      checks: readChecksEnv(env, problems),
       referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,
       newAccountPermissions,
     },

@@ -1,6 +1,16 @@
 import type { Cents } from '@pm/money';
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import { MONEY_BOUND_SQL } from './bounds.ts';
 import { agents } from './network.ts';
 
@@ -120,16 +130,22 @@ export const scoreChecks = pgTable(
   ],
 );
 
+// Qualified by hand: inside a one-table select Drizzle writes a column as bare "id", which the
+// subqueries below would read as their own table's column.
+const agentId = sql.raw('"agents"."id"');
+const agentIp = sql.raw('"agents"."ip"');
+const agentStars = sql.raw('"agents"."stars"');
+
 /**
  * The clean score the shop shows and filters on: the blacklist result for the agent's current
  * address, else the agent row's own `stars` (seeded, until the first lookup of that address).
  */
-export const agentCleanStarsSql = sql<number>`coalesce((SELECT b.stars FROM agent_blacklists b WHERE b.agent_id = ${agents.id} AND b.ip = ${agents.ip}), ${agents.stars})`;
+export const agentCleanStarsSql = sql<number>`coalesce((SELECT b.stars FROM agent_blacklists b WHERE b.agent_id = ${agentId} AND b.ip = ${agentIp}), ${agentStars})`;
 
 /** The lists the agent's current address is on (empty before its first lookup). */
 export const agentBlacklistIdsSql = sql<
   string[]
->`coalesce((SELECT b.list_ids FROM agent_blacklists b WHERE b.agent_id = ${agents.id} AND b.ip = ${agents.ip}), '{}'::text[])`;
+>`coalesce((SELECT b.list_ids FROM agent_blacklists b WHERE b.agent_id = ${agentId} AND b.ip = ${agentIp}), '{}'::text[])`;
 
 /** The newest finished score check of the agent's current address, as JSON; null when none. */
-export const agentLatestScoreSql = sql<unknown>`(SELECT jsonb_build_object('results', s.results, 'warnings', s.warnings, 'checkedAt', s.checked_at) FROM score_checks s WHERE s.agent_id = ${agents.id} AND s.ip = ${agents.ip} AND s.status = 'done' ORDER BY s.checked_at DESC LIMIT 1)`;
+export const agentLatestScoreSql = sql<unknown>`(SELECT jsonb_build_object('results', s.results, 'warnings', s.warnings, 'checkedAt', s.checked_at) FROM score_checks s WHERE s.agent_id = ${agentId} AND s.ip = ${agentIp} AND s.status = 'done' ORDER BY s.checked_at DESC LIMIT 1)`;

@@ -56,6 +56,8 @@ const row: ShopRow = {
   activeShared: 2,
   activeExclusive: 0,
   onlineSince: new Date(NOW - 7200_000),
+  blacklistIds: ['spamcop'],
+  scoreCheck: null,
 };
 const prices = { priceExcC: cents(500), priceShrC: cents(200) };
 

@@ -1,5 +1,6 @@
 /** Pure mapping from a shop row to the contract's agent (SPEC 3 "Agent"): masking, newness, prices. */
 import { NEW_AGENT_DAYS, type TAgent } from '@pm/contracts';
+import { type StoredScoreCheck, toScoreCheck } from '../checks/checks.mapper.ts';
 import type { AgentPrices } from '../pricing/pricing.rules.ts';
 import type { ShopRow } from './agents.repository.ts';
 
@@ -79,9 +80,8 @@ export function toAgent(row: ShopRow, prices: AgentPrices, caller: CallerView, n
     probeActv: unit(row.probeActv),
     used: caller.used,
     online: row.online,
-    // Blacklist, score and their checks come with the checks issue; empty until then.
-    blacklists: { listIDs: [] },
-    scoreCheck: null,
+    blacklists: { listIDs: row.blacklistIds },
+    scoreCheck: row.scoreCheck ? toScoreCheck(row.scoreCheck as StoredScoreCheck) : null,
     speed: hasSpeed
       ? { bps: Math.max(0, row.speedBps!), checkTime: row.speedCheckedAt!.toISOString() }
       : null,

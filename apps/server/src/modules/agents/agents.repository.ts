@@ -1,7 +1,24 @@
 import type { TConn } from '@pm/contracts';
 import { agentPresence, agents, type Db, type DbOrTx, leases, SHOP_LISTED, type Tx } from '@pm/db';
 import { type BoundingBox, EARTH_RADIUS_MI } from '@pm/geo';
-import { and, asc, count, eq, gt, gte, inArray, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  isNull,
+  lt,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
+// The clean score, lists and latest score the checks module keeps (packages/db/src/schema/checks.ts).
+import { agentBlacklistIdsSql, agentCleanStarsSql, agentLatestScoreSql } from '@pm/db';
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -55,6 +72,10 @@ export interface ShopRow {
   activeExclusive: number;
   /** Start of the open presence interval; null when the gateway recorded none. */
   onlineSince: Date | null;
+  /** Blacklists of the current address (ignored lists dropped); empty before its first lookup. */
+  blacklistIds: string[];
+  /** The newest score check of the current address (`{ results, warnings, checkedAt }`), or null. */
+  scoreCheck: unknown;
 }
 
 const shopColumns = {
@@ -69,7 +90,10 @@ const shopColumns = {
   mob: agents.mob,
   conn: agents.conn,
   dev: agents.dev,
-  stars: agents.stars,
+  // The clean score from the address's blacklists (checks module), else the row's seeded value.
+  stars: agentCleanStarsSql,
+  blacklistIds: agentBlacklistIdsSql,
+  scoreCheck: agentLatestScoreSql,
   actv: agents.actv,
   probeActv: agents.probeActv,
   online: agents.online,
@@ -121,7 +145,7 @@ export function createAgentsRepository(db: Db) {
           : undefined,
       f.fresh === true ? or(isNull(agents.lastSoldAt), lt(agents.lastSoldAt, f.soldSince)) : undefined,
       f.fresh === false ? gte(agents.lastSoldAt, f.soldSince) : undefined,
-      f.minStars !== undefined ? gte(agents.stars, f.minStars) : undefined,
+      f.minStars !== undefined ? sql`${agentCleanStarsSql} >= ${f.minStars}` : undefined,
       r ? sql`${agents.lat} BETWEEN ${num(r.box.minLat)} AND ${num(r.box.maxLat)}` : undefined,
       r ? sql`${agents.lon} BETWEEN ${num(r.box.minLon)} AND ${num(r.box.maxLon)}` : undefined,
       r ? sql`${milesFrom(r)} <= ${num(r.miles)}` : undefined,
@@ -247,7 +271,12 @@ export function createAgentsRepository(db: Db) {
 
     /** Locks the agent row (SELECT … FOR UPDATE) so purchases of one agent take turns. */
     async lockAgent(agentId: string, tx: Tx): Promise<AgentRow | undefined> {
-      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
+      // Priced on the clean score the shop shows, so the sale's quote matches the page.
+      const rows = await tx
+        .select({ ...getTableColumns(agents), stars: agentCleanStarsSql })
+        .from(agents)
+        .where(eq(agents.id, agentId))
+        .for('update');
       return rows[0];
     },
 
