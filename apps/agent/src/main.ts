@@ -2,8 +2,9 @@
  * Agent CLI:
  *   node apps/agent/src/main.ts --gateway host:port --key KEY [--ca file] [--servername name]
  *     [--conn wifi|cell] [--dev android|other] [--allow-loopback] [--allow-private]
- *     [--max-streams N] [--ip-override IP] [--plaintext]
- * The key may also come from the AGENT_KEY environment variable (keeps it out of `ps`). The tunnel
+ *     [--max-streams N] [--ip-override IP] [--plaintext] [--refuse-ports 25,465]
+ * The key may also come from the AGENT_KEY environment variable (keeps it out of `ps`), the refused
+ * destination ports from AGENT_REFUSE_PORTS (default 25; an empty value refuses none). The tunnel
  * is TLS 1.3 with the gateway's certificate verified (against the system's authorities, or `--ca`);
  * `--plaintext` is accepted for a gateway on a loopback address only (the standalone benchmark).
  */
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     'allow-private': { type: 'boolean', default: false },
     'max-streams': { type: 'string' },
     'ip-override': { type: 'string' },
+    'refuse-ports': { type: 'string' },
   },
 });
 
@@ -37,6 +39,23 @@ if (!match || !key) {
 }
 if (values.conn !== 'wifi' && values.conn !== 'cell') throw new Error('--conn must be wifi or cell');
 if (values.dev !== 'android' && values.dev !== 'other') throw new Error('--dev must be android or other');
+
+/** `--refuse-ports` / AGENT_REFUSE_PORTS: comma-separated ports, '' for none; unset keeps the default (25). */
+function readRefusePorts(raw: string | undefined): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const ports = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+    console.error(
+      `--refuse-ports / AGENT_REFUSE_PORTS must be ports 1-65535 separated by commas, got "${raw}"`,
+    );
+    process.exit(2);
+  }
+  return ports;
+}
 
 const gateway = { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) };
 if (values.plaintext) {
@@ -53,6 +72,7 @@ const agent = startAgent({
   allowPrivate: values['allow-private'],
   maxStreams: values['max-streams'] ? Number(values['max-streams']) : undefined,
   ipOverride: values['ip-override'],
+  refusePorts: readRefusePorts(values['refuse-ports'] ?? process.env.AGENT_REFUSE_PORTS),
   log: (msg, fields) => console.log(JSON.stringify({ time: new Date().toISOString(), msg, ...fields })),
 });
 

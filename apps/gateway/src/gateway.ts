@@ -1,10 +1,11 @@
+import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { type Duplex, duplexPair } from 'node:stream';
-import type { Mux } from '@pm/tunnel';
+import { isLoopbackHost, type Mux } from '@pm/tunnel';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
-import { FailureLimiter } from './session/auth-limiter.ts';
+import { FailureLimiter, type FailureLimiterOptions } from './session/auth-limiter.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './session/metrics.ts';
 import {
   flushSessionBytes,
@@ -45,10 +46,21 @@ export interface GatewayConfig {
   maxStreamsPerAgent?: number;
   /** Optional Prometheus `/metrics` and `/healthz` port (0 = any free port). */
   metricsPort?: number;
+  /** Address the metrics listener binds to (default 127.0.0.1: metrics are not public). */
+  metricsHost?: string;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>` (401 without, 403 wrong). */
+  metricsToken?: string;
+  /** This node's own addresses besides its listeners' (the public IP): agents refuse them as destinations. */
+  gatewayIps?: string[];
+  /**
+   * Refuse customers from a loopback agent exit too (tests). Off by default: on loopback agents and
+   * customers share 127.0.0.1 (devnet, tests), and a production agent never dials from loopback.
+   */
+  refuseLoopbackAgentExits?: boolean;
   /** Honour agents' `ip` override (devnet synthetic identities). */
   trustAgentIp?: boolean;
-  /** Failed-authentication slow-down per source address. */
-  authFailure?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Failed-authentication slow-down per source and credential, and the handshakes a source may hold. */
+  authFailure?: FailureLimiterOptions;
   /** Interval of byte-counter flushes into the meter for long-lived connections (default 1000 ms). */
   meterFlushMs?: number;
   /** Tunnel keepalive. */
@@ -97,6 +109,16 @@ function socksServer(onConnection: (socket: net.Socket) => void): net.Server {
   return net.createServer({ allowHalfOpen: true, noDelay: true }, onConnection);
 }
 
+/** 401 without a bearer token, 403 with the wrong one, 0 when `/metrics` may answer (no token set: open, on loopback). */
+export function metricsDenied(authorization: string | undefined, token: string | undefined): 0 | 401 | 403 {
+  if (!token) return 0;
+  const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+  if (!given) return 401;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b) ? 0 : 403;
+}
+
 /** Starts a gateway node: the agents' tunnel endpoint, the SOCKS ports, the no-auth ports and metrics. */
 export async function startGateway(config: GatewayConfig): Promise<GatewayHandle> {
   const log = config.log ?? (() => {});
@@ -111,6 +133,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     registry: config.registry,
     handshakeTimeoutMs: config.handshakeTimeoutMs,
     trustAgentIp: config.trustAgentIp,
+    gatewayIps: config.gatewayIps,
     window: config.window,
     pingIntervalMs: config.pingIntervalMs,
     idleTimeoutMs: config.idleTimeoutMs,
@@ -132,10 +155,23 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   };
 
   openConnections = () => ctx.handshaking.size + ctx.sessions.size;
+  /**
+   * A customer connection from a connected agent's exit is a customer riding an agent back into the
+   * gateway (to use another customer's whitelisted port, or to chain): closed before the handshake.
+   * Loopback is exempt unless `refuseLoopbackAgentExits`.
+   */
+  const accept = (socket: net.Socket, authPort?: number) => {
+    const ip = socket.remoteAddress;
+    if (ip && (config.refuseLoopbackAgentExits || !isLoopbackHost(ip)) && tunnels.isAgentExit(ip)) {
+      socket.destroy();
+      return;
+    }
+    handleSocksConnection(socket, ctx, authPort);
+  };
   const servers: net.Server[] = [];
   const socksPorts: number[] = [];
   for (const port of config.socksPorts) {
-    const server = socksServer((s) => handleSocksConnection(s, ctx));
+    const server = socksServer((s) => accept(s));
     servers.push(server);
     try {
       socksPorts.push(await listen(server, port, config.host));
@@ -159,7 +195,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     }
     for (const port of wanted) {
       if (authServers.has(port)) continue;
-      const server = socksServer((s) => handleSocksConnection(s, ctx, port));
+      const server = socksServer((s) => accept(s, port));
       authServers.set(port, server);
       listen(server, port, config.host).catch((err: Error) => {
         log('no-auth port listen failed', { port, error: err.message });
@@ -193,6 +229,12 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
         return;
       }
       if (req.url === '/metrics') {
+        const denied = metricsDenied(req.headers.authorization, config.metricsToken);
+        if (denied) {
+          res.writeHead(denied, denied === 401 ? { 'www-authenticate': 'Bearer' } : {});
+          res.end();
+          return;
+        }
         metrics.registry.metrics().then(
           (text) => {
             res.writeHead(200, { 'content-type': metrics.registry.contentType });
@@ -208,7 +250,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
       res.writeHead(404);
       res.end();
     });
-    metricsPort = await listen(metricsServer, config.metricsPort, config.host);
+    metricsPort = await listen(metricsServer, config.metricsPort, config.metricsHost ?? '127.0.0.1');
   }
 
   let closed = false;

@@ -4,6 +4,7 @@ import { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.
 import type { GeoLookup } from './geo/geo.ts';
 import { createPresenceMonitor, type PresenceMonitor } from './presence/presence.ts';
 import { type ProbeRequestWorker, startProbeRequestWorker } from './presence/probe-requests.ts';
+import { type SpeedRequestWorker, startSpeedRequestWorker } from './presence/speed-requests.ts';
 import type { GatewayNodeInfo } from './store/agent-registry.ts';
 import { type ControlPlane, startControlPlane } from './store/control-plane.ts';
 
@@ -21,6 +22,9 @@ export interface GatewayNodeConfig {
   /** Address of the tunnel listener (default `host`). */
   tunnelHost?: string;
   metricsPort?: number;
+  /** Address of the metrics listener (default 127.0.0.1) and its optional bearer token. */
+  metricsHost?: string;
+  metricsToken?: string;
   /** Honour agents' `ip` override (devnet synthetic identities only). */
   trustAgentIp?: boolean;
   /** Where agents' addresses are located (DB-IP in production, the devnet's map in the demo). */
@@ -41,6 +45,8 @@ export interface GatewayNode {
   plane: ControlPlane;
   presence: PresenceMonitor;
   probeRequests: ProbeRequestWorker;
+  /** The market API's speed checks (`speed_checks` rows for this node). */
+  speedRequests: SpeedRequestWorker;
   /** Stops the parts in reverse order; the gateway before the control plane, so the meter sees every byte. */
   close(): Promise<void>;
 }
@@ -85,7 +91,11 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       registry: plane.registry,
       handshakeTimeoutMs: config.handshakeTimeoutMs ?? 10_000,
       metricsPort: config.metricsPort,
+      metricsHost: config.metricsHost,
+      metricsToken: config.metricsToken,
       trustAgentIp: config.trustAgentIp,
+      // Agents refuse the node's public address (and its listeners' addresses, which the tunnel adds).
+      gatewayIps: [config.node.publicIp],
       log,
     });
     closers.push(() => gateway.close());
@@ -111,8 +121,15 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       onError: onError('probe request'),
     });
     closers.push(() => probeRequests.close());
-    await probeRequests.ready;
-    return { gateway, plane, presence, probeRequests, close: closeAll };
+    const speedRequests = startSpeedRequestWorker({
+      db: config.db,
+      nodeId: config.nodeId,
+      presence,
+      onError: onError('speed request'),
+    });
+    closers.push(() => speedRequests.close());
+    await Promise.all([probeRequests.ready, speedRequests.ready]);
+    return { gateway, plane, presence, probeRequests, speedRequests, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

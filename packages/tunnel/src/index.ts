@@ -1,6 +1,6 @@
 export * from './address.ts';
 export * from './frames.ts';
-export { isLoopbackHost, normalizeIp } from './hosts.ts';
+export { ipv6Bytes, isLoopbackHost, normalizeIp, sourceKey } from './hosts.ts';
 export {
   DEFAULT_WINDOW,
   type LocalSocket,
