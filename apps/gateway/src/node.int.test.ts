@@ -141,3 +141,32 @@ test('a purchase probe the market API asks for is answered through the agent, th
     await unlisten();
   }
 });
+
+test('a speed check the market API asks for is run through the agent and its result written', async () => {
+  const insert = (agent: string) =>
+    db.query<{ id: string }>(
+      `WITH r AS (INSERT INTO speed_checks (agent_id, node_id, user_id) VALUES ($1, 'gw-node', 'u1') RETURNING id)
+       SELECT r.id::text AS id, pg_notify('speedcheck_requested', 'gw-node') FROM r`,
+      [agent],
+    );
+  const statusOf = async (id: string) =>
+    (
+      await db.query<{ status: string; bps: string | null }>(
+        'SELECT status, bps FROM speed_checks WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+  const until = async (id: string, status: string) => {
+    for (let i = 0; i < 200 && (await statusOf(id)).status !== status; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await statusOf(id)).status, status);
+  };
+  const [req] = await insert(agentId);
+  await until(req!.id, 'done');
+  assert.ok(Number((await statusOf(req!.id)).bps) > 0);
+
+  // An agent that is not connected here fails rather than waiting.
+  await db.query(`INSERT INTO agents (id, key_hash, node_id) VALUES ('ag-away', 'hash-away', 'gw-node')`);
+  const [away] = await insert('ag-away');
+  await until(away!.id, 'failed');
+});

@@ -96,7 +96,7 @@ export function createChecksRepository(db: Db) {
 
     /** Inserts a requested speed check and tells the agent's node (delivered at commit). */
     async insertSpeedCheck(
-      v: { agentId: string; nodeId: string; userId: string },
+      v: { agentId: string; nodeId: string; userId: string; requestedAt: Date },
       tx: DbOrTx = db,
     ): Promise<SpeedCheckRow> {
       const rows = await tx.insert(speedChecks).values(v).returning();

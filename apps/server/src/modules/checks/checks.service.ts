@@ -129,7 +129,10 @@ export function createChecksService(deps: ChecksServiceDeps) {
             });
           }
         }
-        const row = await repo.insertSpeedCheck({ agentId, nodeId, userId }, tx);
+        const row = await repo.insertSpeedCheck(
+          { agentId, nodeId, userId, requestedAt: new Date(deps.now()) },
+          tx,
+        );
         return toSpeedCheck(row, deps.now(), settings.speedTimeoutMs);
       });
     },
