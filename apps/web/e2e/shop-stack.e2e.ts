@@ -210,6 +210,7 @@ describe('the shop on the whole product with the demo network', () => {
       await saveScreenshot(v.page, 'shop-stack-phone');
 
       await v.shop.openFilterPage();
+      await v.shop.chooseAnyCleanliness();
       await v.shop.pickSegment('Region', 'MA');
       await v.shop.chooseRadio('Type', 'Private');
       await saveScreenshot(v.page, 'shop-stack-phone-filter');

@@ -302,6 +302,12 @@ describe('phone shop (390 px)', () => {
       await saveScreenshot(shop.page, 'shop-phone');
 
       await shop.openFilterPage();
+      assert.equal(
+        await shop.cleanliness.getAttribute('aria-valuenow'),
+        '6',
+        'Cleanliness starts at 6 (SPEC 9)',
+      );
+      await shop.chooseAnyCleanliness();
       await shop.pickSegment('Region', 'Texas');
       await shop.chooseRadio('Type', 'Shared');
       await saveScreenshot(shop.page, 'shop-phone-filter');

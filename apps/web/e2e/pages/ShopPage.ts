@@ -221,6 +221,17 @@ export class ShopPage {
       .check();
   }
 
+  /** Filter page: the Cleanliness slider (1 is "Any"). */
+  get cleanliness(): Locator {
+    return this.page.getByRole('slider', { name: /^Cleanliness/ });
+  }
+
+  /** Filter page: moves Cleanliness to "Any" (its lowest step). */
+  async chooseAnyCleanliness(): Promise<void> {
+    await this.cleanliness.focus();
+    await this.cleanliness.press('Home');
+  }
+
   async applyFilter(): Promise<void> {
     await this.page.getByRole('link', { name: 'Apply Filter' }).click();
   }

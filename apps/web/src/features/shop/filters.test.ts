@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  CLEANLINESS_DEFAULT,
   emptyFilter,
   filterFromParams,
+  filterPageDraft,
   ipPrefixProblem,
   isEmptyFilter,
   isRadiusActive,
   isRadiusSearchCountry,
   pagingFromParams,
   parseIpPrefix,
+  resetFilterDraft,
   toAgentListQuery,
   toParams,
   withCountry,
@@ -140,5 +143,23 @@ describe('filter in the address', () => {
     assert.deepEqual(withCountry(f, 'GB'), { ...emptyFilter('GB'), conn: 'cell' });
     assert.equal(isEmptyFilter(emptyFilter('GB')), true);
     assert.equal(isEmptyFilter(f), false);
+  });
+});
+
+describe("the Filter page's Cleanliness slider (SPEC 9: default 6)", () => {
+  it('starts at 6 when the shop has no clean-score filter, and after Reset', () => {
+    assert.equal(CLEANLINESS_DEFAULT, 6);
+    assert.equal(filterPageDraft(new URLSearchParams('city=Austin')).stars, 6);
+    assert.equal(filterPageDraft(new URLSearchParams('stars=8')).stars, 8);
+    assert.equal(resetFilterDraft('GB').stars, 6);
+    assert.equal(resetFilterDraft('GB').cc, 'GB');
+  });
+
+  it('keeps a chosen "Any" (1) in the address, and asks the API for every score then', () => {
+    const any = { ...emptyFilter('US'), stars: 1 };
+    assert.equal(toParams(any).get('stars'), '1');
+    assert.equal(filterPageDraft(toParams(any)).stars, 1, 'reopening the Filter page keeps Any');
+    assert.equal(toAgentListQuery(any, { page: 0, rowsPerPage: 10 }).exstars, undefined);
+    assert.equal(toAgentListQuery({ ...any, stars: 6 }, { page: 0, rowsPerPage: 10 }).exstars, 6);
   });
 });

@@ -114,7 +114,8 @@ export function toAgentListQuery(
   if (f.conn !== 'any') q.conn = f.conn;
   if (f.type !== 'any') q.leases = f.type === 'private' ? 'none' : 'some';
   if (f.age !== 'any') q.fresh = f.age === 'new';
-  if (f.stars !== null) q.exstars = f.stars;
+  // A minimum of 1 is every proxy (the slider's "Any"): no exstars.
+  if (f.stars !== null && f.stars > 1) q.exstars = f.stars;
   if (isRadiusActive(f)) {
     q.geozip = f.geozip.trim().toUpperCase();
     q.georad = f.georad;
@@ -150,6 +151,24 @@ export function filterFromParams(params: URLSearchParams): ShopFilter {
     georad: intIn(params.get('georad'), 0, MAX_SEARCH_RADIUS_MI) ?? 0,
   };
 }
+
+/** Where the phone's Cleanliness slider starts when the shop has no clean-score filter (SPEC 9). */
+export const CLEANLINESS_DEFAULT = 6;
+
+/**
+ * The Filter page's starting values: the shop's filter, with Cleanliness at its default of 6 unless
+ * the address already holds a choice (`stars=1` is a chosen "Any").
+ */
+export function filterPageDraft(params: URLSearchParams): ShopFilter {
+  const f = filterFromParams(params);
+  return { ...f, stars: f.stars ?? CLEANLINESS_DEFAULT };
+}
+
+/** The Filter page after Reset: nothing but the country, Cleanliness at its default. */
+export const resetFilterDraft = (cc: string): ShopFilter => ({
+  ...emptyFilter(cc),
+  stars: CLEANLINESS_DEFAULT,
+});
 
 /** Reads the page and rows per page; an unknown page size falls back to 10. */
 export function pagingFromParams(params: URLSearchParams): ShopPaging {

@@ -23,8 +23,9 @@ import { SegmentPicker } from '../components/SegmentPicker.tsx';
 import { countryName } from '../countries.ts';
 import {
   emptyFilter,
-  filterFromParams,
+  filterPageDraft,
   isRadiusSearchCountry,
+  resetFilterDraft,
   type ShopFilter,
   toParams,
 } from '../filters.ts';
@@ -42,13 +43,11 @@ const RADIUS_MARKS = Array.from({ length: MAX_SEARCH_RADIUS_MI / 10 + 1 }, (_, i
 export function FilterPage() {
   const api = useApi();
   const location = useLocation();
-  const [draft, setDraft] = useState<ShopFilter>(() =>
-    filterFromParams(new URLSearchParams(location.search)),
-  );
+  const [draft, setDraft] = useState<ShopFilter>(() => filterPageDraft(new URLSearchParams(location.search)));
   const [isAdvancedShown, setAdvancedShown] = useState(() => draft.geozip !== '' || draft.georad > 0);
   const resetAt = (location.state as Record<string, unknown> | null)?.[FILTER_RESET_STATE_KEY];
   useEffect(() => {
-    if (resetAt !== undefined) setDraft((d) => emptyFilter(d.cc));
+    if (resetAt !== undefined) setDraft((d) => resetFilterDraft(d.cc));
   }, [resetAt]);
 
   // The option lists are those of the country alone, so every choice stays reachable.
@@ -104,7 +103,7 @@ export function FilterPage() {
           />
           <Box>
             <Typography variant="body2" color="text.secondary" id="cleanliness-label">
-              Cleanliness: {draft.stars === null ? 'Any' : `${draft.stars} or more`}
+              Cleanliness: {draft.stars === null || draft.stars <= 1 ? 'Any' : `${draft.stars} or more`}
             </Typography>
             <Slider
               aria-labelledby="cleanliness-label"
@@ -114,7 +113,8 @@ export function FilterPage() {
               marks
               valueLabelDisplay="auto"
               value={draft.stars ?? 1}
-              onChange={(_, v) => set('stars', v === 1 ? null : (v as number))}
+              // 1 is "Any", kept as a choice so the slider does not jump back to its default of 6.
+              onChange={(_, v) => set('stars', v as number)}
             />
           </Box>
           <Choice
