@@ -44,12 +44,14 @@ interface LeaseDbRow {
 }
 
 // An agent on this node serves its leases here; a lease whose node is this one keeps its no-auth port here.
+// A blocked customer's leases are left out (blocking raises lease_changed for each of them).
 const SELECT_LEASES = `
   SELECT l.id, l.agent_id, l.socks_user, l.socks_pwd, l.whitelist,
          CASE WHEN l.node_id = $1 THEN l.auth_port END AS auth_port,
          floor(extract(epoch FROM l.until) * 1000)::bigint AS until_ms
   FROM leases l JOIN agents a ON a.id = l.agent_id
-  WHERE l.ended_at IS NULL AND l.until > now() AND (a.node_id = $1 OR l.node_id = $1)`;
+  WHERE l.ended_at IS NULL AND l.until > now() AND (a.node_id = $1 OR l.node_id = $1)
+    AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = l.user_id AND ac.blocked)`;
 
 function buildAllowList(whitelist: string[]): BlockList {
   const list = new BlockList();

@@ -40,7 +40,7 @@ export async function insertLease(
   db: DbHandle,
   agentId: string,
   nodeId: string,
-  values: { untilMs?: number; authPort?: number; whitelist?: string[]; exc?: boolean } = {},
+  values: { untilMs?: number; authPort?: number; whitelist?: string[]; exc?: boolean; userId?: string } = {},
 ): Promise<TestLease> {
   seq = (seq + 1) % 10000;
   const id = `${randomBytes(2).toString('hex')}-${String(seq).padStart(4, '0')}`;
@@ -48,7 +48,7 @@ export async function insertLease(
   const pwd = randomBytes(8).toString('hex');
   await db.query(
     `INSERT INTO leases (id, user_id, agent_id, exc, until, socks_user, socks_pwd, node_id, auth_port, whitelist)
-     VALUES ($1, 'user-1', $2, $3, $4, $5, $6, $7, $8, $9)`,
+     VALUES ($1, $10, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       id,
       agentId,
@@ -59,6 +59,7 @@ export async function insertLease(
       nodeId,
       values.authPort ?? null,
       values.whitelist ?? [],
+      values.userId ?? 'user-1',
     ],
   );
   return { id, user, pwd };
