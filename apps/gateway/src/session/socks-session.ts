@@ -72,8 +72,8 @@ export function flushSessionBytes(s: Session, ctx: SessionContext): void {
  * Every path ends with the socket destroyed (or ended and then closed by the peer or the timer).
  */
 export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, noAuthPort?: number): void {
-  // getpeername is a syscall: only asked for when the source address matters.
-  const peerIp = () => normalizeIp(socket.remoteAddress);
+  const ip = normalizeIp(socket.remoteAddress);
+  const peerIp = () => ip;
   (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
   ctx.handshaking.add(socket);
   let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
@@ -86,6 +86,21 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     timer = null;
     // Already refused (our FIN sent) but the client keeps its side open: drop it now.
     if (state === 'done') socket.destroy();
+  // A source (IPv4 address, IPv6 /64) holds at most so many handshakes at once (delayed failures included).
+  if (!ctx.limiter.openHandshake(ip)) {
+    ctx.metrics.handshakeFailures.inc({ reason: 'source-busy' });
+    socket.on('error', () => {});
+    socket.destroy();
+    return;
+  }
+  let handshakeOpen = true;
+  /** The source's handshake slot is given back once: when relaying starts or the socket closes. */
+  const endHandshake = () => {
+    ctx.handshaking.delete(socket);
+    if (!handshakeOpen) return;
+    handshakeOpen = false;
+    ctx.limiter.closeHandshake(ip);
+  };
     else if (state !== 'relay') fail('timeout');
   }, ctx.handshakeTimeoutMs);
 
@@ -152,7 +167,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         buf = buf.subarray(a.length);
         entry = ctx.directory.findByCredentials(a.value.user, a.value.pwd);
         if (!entry || entry.untilMs <= Date.now()) {
-          const delayMs = ctx.limiter.fail(peerIp());
+          const delayMs = ctx.limiter.fail(peerIp(), a.value.user);
           state = 'done';
           ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
           const answer = () => {
@@ -173,7 +188,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
           }
           return;
         }
-        if (ctx.limiter.size > 0) ctx.limiter.succeed(peerIp());
+        if (ctx.limiter.size > 0) ctx.limiter.succeed(peerIp(), a.value.user);
         socket.write(encodeUserPassStatus(true));
         state = 'request';
       } else if (state === 'request') {
@@ -205,7 +220,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     clearTimer();
     session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
     ctx.sessions.add(session);
-    ctx.handshaking.delete(socket);
+    endHandshake();
     let set = ctx.byLease.get(lease.leaseId);
     if (!set) {
       set = new Set();
@@ -263,7 +278,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   socket.on('error', () => {});
   socket.on('close', () => {
     clearTimer();
-    ctx.handshaking.delete(socket);
+    endHandshake();
     const s = session;
     if (!s) return;
     if (state === 'opening' && s.stream) {
