@@ -8,6 +8,7 @@ import {
   parseAddress,
   REP_GENERAL_FAILURE,
   REP_NOT_ALLOWED,
+  REP_TTL_EXPIRED,
   replyCodeForError,
   T_HELLO,
   T_OPEN,
@@ -44,7 +45,10 @@ export interface AgentConfig extends DestinationPolicy {
   dev?: 'android' | 'other';
   /** Public address override sent in HELLO (devnet synthetic identities; gateways ignore it unless configured to trust it). */
   ipOverride?: string;
-  /** Concurrent streams served; further OPENs are answered with a general failure. */
+  /**
+   * Concurrent streams served (default 4096), told to the gateway in HELLO so that it never asks for
+   * more; an OPEN past it is answered with a general failure.
+   */
   maxStreams?: number;
   connectTimeoutMs?: number;
   /** Reconnect backoff (exponential with full jitter between half and all of the step). */
@@ -123,15 +127,27 @@ export function startAgent(config: AgentConfig): AgentHandle {
     }
     if (!dest) return m.answerOpen(st, REP_GENERAL_FAILURE);
     const { host, port, type } = dest.value;
-    if (type !== 'domain') return connectTarget(m, st, host, port);
-    lookup(host, (err, address) => {
-      if (st.closed) return;
-      if (err) return m.answerOpen(st, replyCodeForError(err));
-      connectTarget(m, st, address, port);
-    });
+    if (type !== 'domain') return connectTarget(m, st, host, port, connectTimeoutMs);
+    // One deadline for the name and the connection: the gateway waits a little longer, and an OPEN
+    // it sees unanswered is charged to the agent (docs/gateway.md "Failure classes"), so a name
+    // whose servers never answer must end here, as the target's timeout.
+    const deadline = Date.now() + connectTimeoutMs;
+    const timer = setTimeout(() => m.answerOpen(st, REP_TTL_EXPIRED), connectTimeoutMs).unref();
+    try {
+      lookup(host, (err, address) => {
+        clearTimeout(timer);
+        if (st.closed) return;
+        if (err) return m.answerOpen(st, replyCodeForError(err));
+        connectTarget(m, st, address, port, Math.max(1, deadline - Date.now()));
+      });
+    } catch (err) {
+      // A name Node refuses outright (a NUL byte in it) throws here: the customer's bad target.
+      clearTimeout(timer);
+      m.answerOpen(st, replyCodeForError(err));
+    }
   };
 
-  const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number) => {
+  const connectTarget = (m: Mux, st: MuxStream, ip: string, port: number, timeoutMs: number) => {
     if (!guard.isPortAllowed(port) || !guard.isAllowed(ip)) return m.answerOpen(st, REP_NOT_ALLOWED);
     // Connect to the address that was checked, never to the name again (an address is not looked up).
     // Reads land in the process's one read buffer (Node's `onread`), handed to the stream's relay.
@@ -169,7 +185,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
     const timer = setTimeout(() => {
       socket.destroy();
       m.answerOpen(st, replyCodeForError({ code: 'ETIMEDOUT' }));
-    }, connectTimeoutMs);
+    }, timeoutMs);
   };
 
   /** Dials a tunnel: the first, a reconnect, or a renewal while the current one still serves. */
@@ -279,6 +295,7 @@ export function startAgent(config: AgentConfig): AgentHandle {
       conn: config.conn ?? 'wifi',
       dev: config.dev ?? 'other',
       window: m.window,
+      maxStreams,
       ...(config.ipOverride ? { ip: config.ipOverride } : {}),
     };
     next = m;

@@ -125,17 +125,57 @@ const REPLY_TEXTS: Record<number, string> = {
 };
 
 /**
+ * Who a failed request is charged to (docs/gateway.md "Failure classes"). Only `agent` counts toward
+ * the auto-refund: the proxy stopped working (tunnel gone or agent offline, an OPEN unanswered in
+ * time, the agent's own error). `target`: the destination the customer chose refused, was
+ * unreachable or unresolvable, or did not answer the agent's connect. `policy`: a rule refused it
+ * (the agent's destination policy, an ended lease, an unsupported command). `limit`: the customer's
+ * own stream share on the agent, or the agent's streams all in use.
+ */
+export type FailureClass = 'agent' | 'target' | 'policy' | 'limit';
+
+/**
+ * The class of a failed OPEN's reply code, as the agent (or the tunnel closing under the stream)
+ * answered it: 01 is the agent's own failure (and what a pending OPEN gets when the tunnel dies);
+ * 03, 04, 05 and 06 (the agent's connect timeout) are the target's; 02, 07 and 08 a rule's. The one
+ * place that maps codes to classes; the gateway's own refusals (no tunnel, no answer in time, a
+ * stream limit) name their class where they happen.
+ */
+export function failureClassOfReply(code: number): Exclude<FailureClass, 'limit'> {
+  switch (code) {
+    case REP_NETWORK_UNREACHABLE:
+    case REP_HOST_UNREACHABLE:
+    case REP_CONNECTION_REFUSED:
+    case REP_TTL_EXPIRED:
+      return 'target';
+    case REP_NOT_ALLOWED:
+    case REP_COMMAND_NOT_SUPPORTED:
+    case REP_ADDRESS_TYPE_NOT_SUPPORTED:
+      return 'policy';
+    default:
+      return 'agent';
+  }
+}
+
+/**
  * Maps an OS/socket error to a SOCKS reply code (the one place that does this).
- * ECONNREFUSED -> 05; EHOSTUNREACH, name resolution failures (ENOTFOUND, EAI_AGAIN) -> 04;
- * ENETUNREACH/ENETDOWN -> 03; ETIMEDOUT (connect timeout) -> 06 "TTL expired", which is what
- * RFC 1928 offers closest to "timed out" and what curl and other clients print as such;
- * EACCES/EPERM (policy) -> 02; anything else -> 01.
+ * ECONNREFUSED, and a connection reset or aborted while connecting -> 05; EHOSTUNREACH, name
+ * resolution failures (ENOTFOUND, EAI_AGAIN) and a name Node refuses to look up -> 04;
+ * ENETUNREACH/ENETDOWN, an address family the agent's host lacks -> 03; ETIMEDOUT (connect
+ * timeout) -> 06 "TTL expired", which is what RFC 1928 offers closest to "timed out" and what curl
+ * and other clients print as such; EACCES/EPERM (policy) -> 02; anything else (out of descriptors
+ * or memory, an unexpected error) -> 01, the agent's own failure (`failureClassOfReply`). So every
+ * error a customer can provoke by choosing the destination maps to a target or policy code.
  */
 export function replyCodeForError(err: unknown): number {
   const code = (err as { code?: string } | null)?.code;
   switch (code) {
     case 'ECONNREFUSED':
+    case 'ECONNRESET':
+    case 'ECONNABORTED':
       return REP_CONNECTION_REFUSED;
+    case 'ERR_INVALID_ARG_VALUE':
+    case 'ERR_INVALID_IP_ADDRESS':
     case 'EHOSTUNREACH':
     case 'EHOSTDOWN':
     case 'ENOTFOUND':
@@ -148,6 +188,7 @@ export function replyCodeForError(err: unknown): number {
     case 'ENETUNREACH':
     case 'ENETDOWN':
     case 'EADDRNOTAVAIL':
+    case 'EAFNOSUPPORT':
       return REP_NETWORK_UNREACHABLE;
     case 'ETIMEDOUT':
     case 'ECONNTIMEDOUT':

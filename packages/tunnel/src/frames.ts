@@ -51,6 +51,8 @@ export interface HelloMessage {
   ip?: string;
   /** Per-stream receive window the agent grants (the gateway's send window). */
   window: number;
+  /** Streams the agent serves at once; the gateway opens no more (absent: the gateway's own limit). */
+  maxStreams?: number;
 }
 
 /** WELCOME payload (JSON), gateway -> agent. */

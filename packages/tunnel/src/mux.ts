@@ -30,6 +30,8 @@ export class Mux {
   readonly streams = new Map<number, MuxStream>();
   readonly window: number;
   peerWindow: number;
+  /** Streams the peer serves at once, as its HELLO said (gateway side); Infinity when it did not. */
+  peerMaxStreams = Number.POSITIVE_INFINITY;
   closed = false;
   /** Before authentication: only the handshake is answered (`MuxOptions.preAuth`). */
   private preAuth: boolean;

@@ -50,7 +50,7 @@ test('counts exactly and writes many leases in one statement', async () => {
   const leases = [];
   for (let i = 0; i < 20; i++) leases.push(await insertLease(db, agentId, 'n1'));
   leases.forEach((l, i) => {
-    for (let r = 0; r <= i; r++) meter.countRequest(l.id, r % 3 !== 0);
+    for (let r = 0; r <= i; r++) meter.countRequest(l.id, r % 3 !== 0 ? 'ok' : 'target');
     meter.addBytes(l.id, 1000 + i, 7);
     meter.addBytes(l.id, 1, 2_000_000_000 + i);
   });
@@ -84,7 +84,7 @@ test('counts exactly and writes many leases in one statement', async () => {
 test('flushes by itself within the period', async () => {
   const lease = await insertLease(db, agentId, 'n1');
   const meter = createPgLeaseMeter({ db, flushMs: 300 });
-  meter.countRequest(lease.id, true);
+  meter.countRequest(lease.id, 'ok');
   meter.addBytes(lease.id, 10, 20);
   let stats = await statsOf(lease.id);
   const started = Date.now();
@@ -103,12 +103,12 @@ test('keeps the deltas while PostgreSQL is unreachable and writes them after', a
   const meter = createPgLeaseMeter({ db: viaProxy, flushMs: 200, onError: (e) => errors.push(e) });
   try {
     const lease = await insertLease(db, agentId, 'n1');
-    meter.countRequest(lease.id, true);
+    meter.countRequest(lease.id, 'ok');
     meter.addBytes(lease.id, 100, 200);
     await meter.flush();
     proxy.cut();
     for (let i = 0; i < 10; i++) {
-      meter.countRequest(lease.id, i % 2 === 0);
+      meter.countRequest(lease.id, i % 2 === 0 ? 'ok' : 'agent');
       meter.addBytes(lease.id, 1, 2);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -127,11 +127,11 @@ test('keeps the deltas while PostgreSQL is unreachable and writes them after', a
 test('the same flush adds the deltas to the lease hour row, which sums to the totals', async () => {
   const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
   const lease = await insertLease(db, agentId, 'n1');
-  meter.countRequest(lease.id, true);
-  meter.countRequest(lease.id, false);
+  meter.countRequest(lease.id, 'ok');
+  meter.countRequest(lease.id, 'target');
   meter.addBytes(lease.id, 300, 4000);
   // A lease id the database does not hold (deleted meanwhile) writes no hour row and no error.
-  meter.countRequest('zzzz-0000', true);
+  meter.countRequest('zzzz-0000', 'ok');
   await meter.flush();
   meter.addBytes(lease.id, 1, 2);
   await meter.flush();
@@ -149,5 +149,30 @@ test('the same flush adds the deltas to the lease hour row, which sums to the to
   assert.deepEqual(await statsOf(lease.id), { reqs: 2, fails: 1, up: 301, down: 4002 });
   const orphan = await db.query('SELECT 1 FROM lease_traffic_hourly WHERE lease_id = $1', ['zzzz-0000']);
   assert.equal(orphan.length, 0);
+  await meter.close();
+});
+
+test('the hour row keeps the agent-caused failures apart: only the agent class and a tunnel dying under a relay', async () => {
+  const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
+  const lease = await insertLease(db, agentId, 'n1');
+  for (const result of ['ok', 'agent', 'target', 'policy', 'limit', 'agent', 'ok'] as const) {
+    meter.countRequest(lease.id, result);
+  }
+  meter.countFailureAfterSuccess(lease.id);
+  await meter.flush();
+  const [h] = await db.query<{ reqs: string; fails: string; agent_fails: string }>(
+    'SELECT reqs, fails, agent_fails FROM lease_traffic_hourly WHERE lease_id = $1',
+    [lease.id],
+  );
+  assert.deepEqual(
+    { reqs: Number(h!.reqs), fails: Number(h!.fails), agentFails: Number(h!.agent_fails) },
+    {
+      reqs: 7,
+      fails: 6,
+      agentFails: 3,
+    },
+  );
+  // The customer's Failed % stays every failure.
+  assert.equal((await statsOf(lease.id)).fails, 6);
   await meter.close();
 });

@@ -22,6 +22,7 @@ export interface PgLeaseMeter extends LeaseMeter {
 interface Counters {
   reqs: number;
   fails: number;
+  agentFails: number;
   up: number;
   down: number;
 }
@@ -29,9 +30,11 @@ interface Counters {
 // One statement per flush, whatever the number of leases: arrays unnested into a join. The same
 // statement adds the deltas to the lease's row for the current UTC hour (lease_traffic_hourly), so
 // the hourly rows always sum to the totals; a delta lands in the hour it was flushed (<= 5 s late).
+// The agent-caused failures (what the auto-refund reads) are kept by the hour only.
 const FLUSH_SQL = `
   WITH v AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(id, reqs, fails, up, down)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+      AS v(id, reqs, fails, up, down, agent_fails)
   ), totals AS (
     UPDATE leases AS l SET
       reqs = l.reqs + v.reqs,
@@ -43,12 +46,13 @@ const FLUSH_SQL = `
     WHERE l.id = v.id
     RETURNING l.id
   )
-  INSERT INTO lease_traffic_hourly AS h (lease_id, hour, reqs, fails, in_bytes, out_bytes)
-  SELECT v.id, date_trunc('hour', now(), 'UTC'), v.reqs, v.fails, v.up, v.down
+  INSERT INTO lease_traffic_hourly AS h (lease_id, hour, reqs, fails, agent_fails, in_bytes, out_bytes)
+  SELECT v.id, date_trunc('hour', now(), 'UTC'), v.reqs, v.fails, v.agent_fails, v.up, v.down
   FROM v JOIN totals ON totals.id = v.id
   ON CONFLICT (lease_id, hour) DO UPDATE SET
     reqs = h.reqs + excluded.reqs,
     fails = h.fails + excluded.fails,
+    agent_fails = h.agent_fails + excluded.agent_fails,
     in_bytes = h.in_bytes + excluded.in_bytes,
     out_bytes = h.out_bytes + excluded.out_bytes`;
 
@@ -69,7 +73,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
   const countersOf = (leaseId: string): Counters => {
     let c = buffer.get(leaseId);
     if (!c) {
-      c = { reqs: 0, fails: 0, up: 0, down: 0 };
+      c = { reqs: 0, fails: 0, agentFails: 0, up: 0, down: 0 };
       buffer.set(leaseId, c);
     }
     return c;
@@ -80,6 +84,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
       const into = countersOf(id);
       into.reqs += c.reqs;
       into.fails += c.fails;
+      into.agentFails += c.agentFails;
       into.up += c.up;
       into.down += c.down;
     }
@@ -89,12 +94,14 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
     const ids: string[] = [];
     const reqs: number[] = [];
     const fails: number[] = [];
+    const agentFails: number[] = [];
     const up: number[] = [];
     const down: number[] = [];
     for (const [id, c] of batch) {
       ids.push(id);
       reqs.push(c.reqs);
       fails.push(c.fails);
+      agentFails.push(c.agentFails);
       up.push(c.up);
       down.push(c.down);
     }
@@ -106,7 +113,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
       );
     });
     try {
-      await Promise.race([options.db.query(FLUSH_SQL, [ids, reqs, fails, up, down]), timeout]);
+      await Promise.race([options.db.query(FLUSH_SQL, [ids, reqs, fails, up, down, agentFails]), timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -139,10 +146,11 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
   timer.unref();
 
   return {
-    countRequest(leaseId, ok) {
+    countRequest(leaseId, result) {
       const c = countersOf(leaseId);
       c.reqs += 1;
-      if (!ok) c.fails += 1;
+      if (result !== 'ok') c.fails += 1;
+      if (result === 'agent') c.agentFails += 1;
     },
     addBytes(leaseId, up, down) {
       const c = countersOf(leaseId);
@@ -150,7 +158,9 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
       c.down += down;
     },
     countFailureAfterSuccess(leaseId) {
-      countersOf(leaseId).fails += 1;
+      const c = countersOf(leaseId);
+      c.fails += 1;
+      c.agentFails += 1;
     },
     flush,
     pendingLeases: () => new Set([...buffer.keys(), ...writing.keys()]).size,

@@ -73,6 +73,8 @@ export function createMemoryDirectory(
 export interface LeaseCounters {
   reqs: number;
   fails: number;
+  /** The failures the agent is responsible for (part of `fails`). */
+  agentFails: number;
   /** Customer-to-proxy bytes. */
   up: number;
   /** Proxy-to-customer bytes. */
@@ -91,16 +93,17 @@ export function createMemoryMeter(): MemoryMeter {
   const row = (id: string) => {
     let c = counters.get(id);
     if (!c) {
-      c = { reqs: 0, fails: 0, up: 0, down: 0 };
+      c = { reqs: 0, fails: 0, agentFails: 0, up: 0, down: 0 };
       counters.set(id, c);
     }
     return c;
   };
   return {
-    countRequest(leaseId, ok) {
+    countRequest(leaseId, result) {
       const c = row(leaseId);
       c.reqs++;
-      if (!ok) c.fails++;
+      if (result !== 'ok') c.fails++;
+      if (result === 'agent') c.agentFails++;
     },
     addBytes(leaseId, up, down) {
       const c = row(leaseId);
@@ -108,9 +111,13 @@ export function createMemoryMeter(): MemoryMeter {
       c.down += down;
     },
     countFailureAfterSuccess(leaseId) {
-      row(leaseId).fails++;
+      const c = row(leaseId);
+      c.fails++;
+      c.agentFails++;
     },
-    get: (leaseId) => ({ ...(counters.get(leaseId) ?? { reqs: 0, fails: 0, up: 0, down: 0 }) }),
+    get: (leaseId) => ({
+      ...(counters.get(leaseId) ?? { reqs: 0, fails: 0, agentFails: 0, up: 0, down: 0 }),
+    }),
     all: () => new Map([...counters].map(([k, v]) => [k, { ...v }])),
   };
 }

@@ -5,6 +5,7 @@
  */
 
 import type { Duplex } from 'node:stream';
+import type { FailureClass } from '@pm/tunnel';
 
 /** What the data path needs to know about a lease to relay for it. */
 export interface LeaseEntry {
@@ -19,6 +20,11 @@ export interface LeaseEntry {
   authPort: number | null;
   /** Lease end (ms since epoch); the data path refuses after this even before a reload. */
   untilMs: number;
+  /**
+   * The only lease on its agent (private or static): its connections may use the agent's whole
+   * stream limit. Otherwise (shared, or not said) each lease gets a sharer's part of it.
+   */
+  exclusive?: boolean;
 }
 
 /** The gateway's in-memory view of active leases on this node, kept fresh by the control plane. */
@@ -35,13 +41,20 @@ export interface LeaseDirectory {
   onAuthPortsChanged(listener: () => void): () => void;
 }
 
-/** Traffic counters per lease, buffered in memory and flushed in batches by the control plane. */
+/** How a SOCKS request (CONNECT) ended: relayed, or failed with the class of its cause. */
+export type RequestResult = 'ok' | FailureClass;
+
+/**
+ * Traffic counters per lease, buffered in memory and flushed in batches by the control plane.
+ * Every failure counts in `fails` (the customer's Failed %); the `agent` ones also in `agentFails`
+ * (what the auto-refund reads, docs/gateway.md "Failure classes").
+ */
 export interface LeaseMeter {
-  /** One SOCKS request (CONNECT) for the lease; `ok` false when it failed (refused, unreachable, agent died). */
-  countRequest(leaseId: string, ok: boolean): void;
+  /** One SOCKS request (CONNECT) for the lease and how it ended. */
+  countRequest(leaseId: string, result: RequestResult): void;
   /** Bytes relayed: `up` customer-to-proxy, `down` proxy-to-customer. */
   addBytes(leaseId: string, up: number, down: number): void;
-  /** Marks an earlier successful request as failed (e.g. the agent died mid-transfer). */
+  /** Marks an earlier successful request as failed by the agent (its tunnel died mid-transfer). */
   countFailureAfterSuccess(leaseId: string): void;
 }
 

@@ -161,6 +161,7 @@ describe('whitelist, revocation, sharing and faults', () => {
       assert.deepEqual(c, {
         reqs: 1,
         fails: 0,
+        agentFails: 0,
         up: Buffer.byteLength(get(`/bytes/${sizes[i]}`)),
         down: r.data.length,
       });
@@ -266,10 +267,10 @@ describe('whitelist, revocation, sharing and faults', () => {
     assertPatternBytes(r.data.subarray(r.data.indexOf('\r\n\r\n') + 4), 2000);
   });
 
-  test('agent offline: general failure, counted', async () => {
+  test("agent offline: general failure, counted as the agent's", async () => {
     const lease = buildLease('agent-nobody');
     network.directory.upsert(lease);
     await assert.rejects(connectVia(lease), (e: SocksClientError) => e.reply === 0x01);
-    assert.deepEqual(network.meter.get(lease.leaseId), { reqs: 1, fails: 1, up: 0, down: 0 });
+    assert.deepEqual(network.meter.get(lease.leaseId), { reqs: 1, fails: 1, agentFails: 1, up: 0, down: 0 });
   });
 });

@@ -31,7 +31,7 @@ export function createGatewayMetrics(
   });
   const requests = new Counter({
     name: 'gateway_socks_requests_total',
-    help: 'CONNECT requests, by result (ok or rep-N with the SOCKS reply code, agent-offline, agent-busy)',
+    help: "CONNECT requests, by result (ok, rep-N with the agent's SOCKS reply code, agent-offline, open-timeout, lease-share, agent-busy)",
     labelNames: ['result'] as const,
     registers: [registry],
   });

@@ -1,5 +1,6 @@
 import type net from 'node:net';
-import { type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
+import { MAX_SHARED_LEASES } from '@pm/contracts';
+import { failureClassOfReply, type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
 import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
 import {
   CMD_CONNECT,
@@ -44,12 +45,22 @@ export interface SessionContext {
   handshakeTimeoutMs: number;
   /** Time allowed for the agent to answer an OPEN (its own connect timeout should be shorter). */
   openTimeoutMs: number;
+  /** Streams per agent tunnel (lowered to what the agent's HELLO says it serves); see `streamShare`. */
   maxStreamsPerAgent: number;
   /** Live sessions by lease (revocation) and all of them (periodic byte flush). */
   sessions: Set<Session>;
   byLease: Map<string, Set<Session>>;
   /** Handshakes in progress (sockets not yet relaying), for shutdown. */
   handshaking: Set<net.Socket>;
+}
+
+/**
+ * Connections one lease may hold on its agent: the whole `limit` for the only lease on the agent
+ * (private, static), else a sharer's part (`limit / MAX_SHARED_LEASES`), so that one sharer filling
+ * its part leaves every other sharer theirs, however long it holds its connections.
+ */
+export function streamShare(limit: number, exclusive: boolean | undefined): number {
+  return exclusive ? limit : Math.max(1, Math.floor(limit / MAX_SHARED_LEASES));
 }
 
 /** Reports the bytes relayed since the last call to the meter and the metrics. */
@@ -75,17 +86,6 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   const ip = normalizeIp(socket.remoteAddress);
   const peerIp = () => ip;
   (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
-  ctx.handshaking.add(socket);
-  let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
-  let buf: Buffer = EMPTY;
-  let entry: LeaseEntry | undefined;
-  let session: Session | null = null;
-  /** The client's end of file came while the agent was connecting (the relay must send its FIN). */
-  let endedEarly = false;
-  let timer: NodeJS.Timeout | null = setTimeout(() => {
-    timer = null;
-    // Already refused (our FIN sent) but the client keeps its side open: drop it now.
-    if (state === 'done') socket.destroy();
   // A source (IPv4 address, IPv6 /64) holds at most so many handshakes at once (delayed failures included).
   if (!ctx.limiter.openHandshake(ip)) {
     ctx.metrics.handshakeFailures.inc({ reason: 'source-busy' });
@@ -101,6 +101,17 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     handshakeOpen = false;
     ctx.limiter.closeHandshake(ip);
   };
+  ctx.handshaking.add(socket);
+  let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
+  let buf: Buffer = EMPTY;
+  let entry: LeaseEntry | undefined;
+  let session: Session | null = null;
+  /** The client's end of file came while the agent was connecting (the relay must send its FIN). */
+  let endedEarly = false;
+  let timer: NodeJS.Timeout | null = setTimeout(() => {
+    timer = null;
+    // Already refused (our FIN sent) but the client keeps its side open: drop it now.
+    if (state === 'done') socket.destroy();
     else if (state !== 'relay') fail('timeout');
   }, ctx.handshakeTimeoutMs);
 
@@ -207,14 +218,29 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     const lease = entry!;
     if (command !== CMD_CONNECT) return fail('command', encodeReply(REP_COMMAND_NOT_SUPPORTED));
     if (lease.untilMs <= Date.now()) {
-      ctx.meter.countRequest(lease.leaseId, false);
+      ctx.meter.countRequest(lease.leaseId, 'policy');
       return fail('lease-ended', encodeReply(REP_NOT_ALLOWED));
     }
     const mux = ctx.tunnels.get(lease.agentId);
-    if (!mux || mux.closed || mux.streams.size >= ctx.maxStreamsPerAgent) {
-      ctx.meter.countRequest(lease.leaseId, false);
-      ctx.metrics.requests.inc({ result: mux ? 'agent-busy' : 'agent-offline' });
-      return fail(mux ? 'agent-busy' : 'agent-offline', encodeReply(REP_GENERAL_FAILURE));
+    if (!mux || mux.closed) {
+      // No tunnel: the proxy stopped working, the agent's failure.
+      ctx.meter.countRequest(lease.leaseId, 'agent');
+      ctx.metrics.requests.inc({ result: 'agent-offline' });
+      return fail('agent-offline', encodeReply(REP_GENERAL_FAILURE));
+    }
+    // Stream limits are the customer's own (their share) or the sharers' together: never the agent's failure.
+    const limit = Math.min(ctx.maxStreamsPerAgent, mux.peerMaxStreams);
+    const held = ctx.byLease.get(lease.leaseId)?.size ?? 0;
+    const over =
+      held >= streamShare(limit, lease.exclusive)
+        ? 'lease-share'
+        : mux.streams.size >= limit
+          ? 'agent-busy'
+          : null;
+    if (over) {
+      ctx.meter.countRequest(lease.leaseId, 'limit');
+      ctx.metrics.requests.inc({ result: over });
+      return fail(over, encodeReply(REP_GENERAL_FAILURE));
     }
     state = 'opening';
     clearTimer();
@@ -230,7 +256,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     const st = mux.open(Buffer.from(address), (code) => {
       clearTimer();
       const ok = code === 0;
-      ctx.meter.countRequest(lease.leaseId, ok);
+      ctx.meter.countRequest(lease.leaseId, ok ? 'ok' : failureClassOfReply(code));
       if (ok) ctx.metrics.requestsOk.inc();
       else ctx.metrics.requests.inc({ result: `rep-${code}` });
       if (socket.destroyed) {
@@ -260,8 +286,9 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       // The agent did not answer in time: give up on the stream and tell the customer.
       st.onOpenResult = null;
       mux.reset(st);
-      ctx.meter.countRequest(lease.leaseId, false);
-      ctx.metrics.requests.inc({ result: `rep-${REP_TTL_EXPIRED}` });
+      // The agent bounds its own name lookup and connect below this deadline: no answer is its failure.
+      ctx.meter.countRequest(lease.leaseId, 'agent');
+      ctx.metrics.requests.inc({ result: 'open-timeout' });
       state = 'done';
       socket.end(encodeReply(REP_TTL_EXPIRED));
       timer = setTimeout(() => socket.destroy(), 2000);
@@ -286,7 +313,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       const st = s.stream;
       if (st.onOpenResult) {
         st.onOpenResult = null;
-        ctx.meter.countRequest(s.leaseId, true);
+        ctx.meter.countRequest(s.leaseId, 'ok');
         s.mux.reset(st);
       }
     }

@@ -41,12 +41,13 @@ interface LeaseDbRow {
   whitelist: string[];
   auth_port: number | null;
   until_ms: string | number;
+  exc: boolean;
 }
 
 // An agent on this node serves its leases here; a lease whose node is this one keeps its no-auth port here.
 // A blocked customer's leases are left out (blocking raises lease_changed for each of them).
 const SELECT_LEASES = `
-  SELECT l.id, l.agent_id, l.socks_user, l.socks_pwd, l.whitelist,
+  SELECT l.id, l.agent_id, l.socks_user, l.socks_pwd, l.whitelist, l.exc,
          CASE WHEN l.node_id = $1 THEN l.auth_port END AS auth_port,
          floor(extract(epoch FROM l.until) * 1000)::bigint AS until_ms
   FROM leases l JOIN agents a ON a.id = l.agent_id
@@ -75,6 +76,7 @@ function toKnown(row: LeaseDbRow): Known {
       whitelist,
       authPort: row.auth_port,
       untilMs: Number(row.until_ms),
+      exclusive: row.exc,
     }),
     allowed: buildAllowList(whitelist),
     pwd: Buffer.from(row.socks_pwd),

@@ -146,6 +146,7 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
   const onAuthenticated = (mux: Mux, id: string, hello: HelloMessage, socket: net.Socket) => {
     mux.authenticated();
     if (Number.isInteger(hello.window) && hello.window > 0) mux.peerWindow = hello.window;
+    if (Number.isInteger(hello.maxStreams) && hello.maxStreams! > 0) mux.peerMaxStreams = hello.maxStreams!;
     const previous = agents.get(id);
     agents.set(id, mux);
     previous?.drain();
