@@ -6,8 +6,9 @@
 import type { TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { start as startIdentity } from '@pm/identity';
-import { DEFAULT_PAYMENTS_SETTINGS, start as startServer } from '@pm/server';
+import { DEFAULT_CHECKS_SETTINGS, DEFAULT_PAYMENTS_SETTINGS, start as startServer } from '@pm/server';
 import { type ChainSimulator, startChainSimulator, startTicker } from './chain/index.ts';
+import { DEMO_DNSBL_LISTINGS, startDnsblServer, startScoreStandIns } from './checks/index.ts';
 import { type MailCatcher, startMailCatcher } from './mail.ts';
 import { type DemoNetwork, type DemoNetworkConfig, startDemoNetwork } from './network.ts';
 import { getFreePort } from './ports.ts';
@@ -51,6 +52,11 @@ export interface ProductConfig {
    * operator's account xpubs (the launcher generates throwaway ones); omitted: payments off.
    */
   payments?: PaymentsDevnetConfig | undefined;
+  /**
+   * The checks' stand-ins (a DNSBL server on loopback UDP, the three score providers over HTTP) the
+   * API's checks module is pointed at; 0 picks free ports, `false` leaves the module on its defaults.
+   */
+  checks?: { dnsPort: number; providersPort: number } | false | undefined;
 }
 
 /** Where the devnet's chain simulator and ticker listen, and the xpubs charges derive from. */
@@ -156,8 +162,31 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
         },
       };
     }
+    let checks: NonNullable<typeof payments>['checks'];
+    if (cfg.checks !== false) {
+      const dns = await startDnsblServer({
+        host,
+        port: cfg.checks?.dnsPort ?? 0,
+        listings: DEMO_DNSBL_LISTINGS,
+      });
+      closers.push(() => dns.close());
+      const providers = await startScoreStandIns({ host, port: cfg.checks?.providersPort ?? 0 });
+      closers.push(() => providers.close());
+      const d = DEFAULT_CHECKS_SETTINGS;
+      checks = {
+        ...d,
+        // The real zone names, answered by the stand-in; production asks the operator's resolver.
+        dnsbl: { ...d.dnsbl, server: dns.server },
+        score: {
+          ...d.score,
+          getipintel: { url: providers.url, contact: 'devnet@example.test' },
+          ipqs: { url: providers.url, key: providers.ipqsKey },
+          minfraud: { url: providers.url, ...providers.minfraud },
+        },
+      };
+    }
     const server = await startServer({
-      settings: { ...payments, newAccountPermissions: cfg.newAccountPermissions },
+      settings: { ...payments, checks, newAccountPermissions: cfg.newAccountPermissions },
       // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
       roles: ['http', 'worker'],
       host,
@@ -182,6 +211,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
     if (cfg.network) {
       network = await startDemoNetwork({ ...cfg.network, db: cfg.db, host, publicHost });
       closers.push(() => network!.close());
+      // The demo agents' blacklists now, not at the sweep's next minute.
+      if (cfg.checks !== false) await server.sendJob('checks.blacklists');
     }
 
     return {
