@@ -20,6 +20,12 @@ const slowLedger: typeof ledger = {
     await new Promise((r) => setTimeout(r, holdMs));
     return result;
   },
+  // Renewals charge through the sale path's debit.
+  async charge(input, tx) {
+    const result = await ledger.charge(input, tx);
+    await new Promise((r) => setTimeout(r, holdMs));
+    return result;
+  },
 };
 const settle = createSettleService({
   db: handle.db,

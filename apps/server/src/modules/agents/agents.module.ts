@@ -5,7 +5,8 @@ import { createAgentsService } from './agents.service.ts';
 
 /**
  * The shop's read side: `GET /agents` (filters, segments, paging), `GET /agents/{id}`,
- * `GET /totals/agents`, and for purchases `agents.quoteForPurchase` and `agents.markSold`.
+ * `GET /totals/agents`, and for every sale `agents.reserveForSale` (the one availability rule under
+ * the agent's lock), `agents.checkForSale` and `agents.markSold`.
  */
 export const agentsModule = defineModule({
   name: 'agents',

@@ -1,5 +1,18 @@
-import type { TConn } from '@pm/contracts';
-import { agentPresence, agents, type Db, type DbOrTx, leases, SHOP_LISTED, type Tx } from '@pm/db';
+import { MAX_SHARED_LEASES, type TConn } from '@pm/contracts';
+// The clean score, lists and latest score the checks module keeps (packages/db/src/schema/checks.ts).
+import {
+  ACTIVE_LEASE,
+  agentBlacklistIdsSql,
+  agentCleanStarsSql,
+  agentLatestScoreSql,
+  agentPresence,
+  agents,
+  type Db,
+  type DbOrTx,
+  leases,
+  SHOP_LISTED,
+  type Tx,
+} from '@pm/db';
 import { type BoundingBox, EARTH_RADIUS_MI } from '@pm/geo';
 import {
   and,
@@ -7,7 +20,6 @@ import {
   count,
   eq,
   getTableColumns,
-  gt,
   gte,
   inArray,
   isNull,
@@ -17,8 +29,6 @@ import {
   type SQL,
   sql,
 } from 'drizzle-orm';
-// The clean score, lists and latest score the checks module keeps (packages/db/src/schema/checks.ts).
-import { agentBlacklistIdsSql, agentCleanStarsSql, agentLatestScoreSql } from '@pm/db';
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -43,7 +53,15 @@ export interface ShopFilter {
   soldSince: Date;
   minStars?: number | undefined;
   radius?: { lat: number; lon: number; miles: number; box: BoundingBox } | undefined;
+  /** The lapsed leases the `active_*` counters still hold (`findLapsedCounts`); none when absent. */
+  lapsed?: LapsedCounts | undefined;
 }
+
+/**
+ * Per agent, the leases past `until` that `leases.expire` has not ended yet: the trigger's
+ * `active_shared`/`active_exclusive` still count them, the one definition (ACTIVE_LEASE) does not.
+ */
+export type LapsedCounts = Map<string, { shared: number; exclusive: number }>;
 
 /** An agent as the shop lists it: its row's shown columns, active leases (the trigger's counts) and current uptime start. */
 export interface ShopRow {
@@ -107,8 +125,8 @@ const shopColumns = {
   activeExclusive: agents.activeExclusive,
 };
 
-/** Active lease: not ended and not past its end (the lease service's rule; `leases.expire` ends them within a minute). */
-const isActiveLease = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
+/** Active lease: the one definition (`@pm/db` ACTIVE_LEASE: not ended, `until` ahead). */
+const isActiveLease = ACTIVE_LEASE;
 
 /** A number parameter typed as double precision (PostgreSQL would infer integer beside `2 *`). */
 const num = (x: number) => sql`${x}::float8`;
@@ -121,16 +139,62 @@ function milesFrom(c: { lat: number; lon: number }): SQL {
   return sql`(2 * ${num(EARTH_RADIUS_MI)} * asin(sqrt(least(1, ${h}))))`;
 }
 
+/** The row with its counters less its lapsed leases (the live counts of the one definition). */
+function liveRow(row: ShopRow, lapsed: LapsedCounts | undefined): ShopRow {
+  const gone = lapsed?.get(row.id);
+  if (!gone) return row;
+  return {
+    ...row,
+    activeShared: row.activeShared - gone.shared,
+    activeExclusive: row.activeExclusive - gone.exclusive,
+  };
+}
+
 /** The listed agents, their active leases, the caller's leases and the country totals; the only Drizzle user of the shop. */
 export function createAgentsRepository(db: Db) {
   // The partial indexes' predicate in its words (no parameters), so the planner can use them.
   const onSale = sql`${SHOP_LISTED}`;
 
+  /**
+   * The counters less the lapsed leases: with none lapsed (the usual case) the columns themselves,
+   * so the partial indexes' predicate still matches; else a CASE over the few lapsed agents.
+   */
+  function liveCounts(lapsed: LapsedCounts | undefined): { shared: SQL; exclusive: SQL } | undefined {
+    if (!lapsed || lapsed.size === 0) return undefined;
+    const less = (kind: 'shared' | 'exclusive') =>
+      sql`CASE ${agents.id} ${sql.join(
+        [...lapsed].map(([id, c]) => sql`WHEN ${id} THEN ${c[kind]}::int`),
+        sql` `,
+      )} ELSE 0 END`;
+    return {
+      shared: sql`(${agents.activeShared} - ${less('shared')})`,
+      exclusive: sql`(${agents.activeExclusive} - ${less('exclusive')})`,
+    };
+  }
+
+  /**
+   * On sale under the one definition of active: the counters' listing (SHOP_LISTED: their counts
+   * are never below the live ones) or, for an agent holding lapsed leases, the live counts.
+   */
+  function listed(lapsed: LapsedCounts | undefined): SQL {
+    const live = liveCounts(lapsed);
+    if (!live) return onSale;
+    return or(
+      onSale,
+      and(
+        inArray(agents.id, [...lapsed!.keys()]),
+        sql`${agents.online} AND NOT ${agents.isStatic} AND ${agents.nodeId} IS NOT NULL`,
+        sql`${live.exclusive} = 0 AND ${live.shared} < ${MAX_SHARED_LEASES}`,
+      ),
+    )!;
+  }
+
   function conditions(f: ShopFilter, omit?: Facet): SQL | undefined {
     const r = f.radius;
+    const shared = liveCounts(f.lapsed)?.shared ?? agents.activeShared;
     return and(
       eq(agents.cc, f.cc),
-      onSale,
+      listed(f.lapsed),
       f.reg !== undefined && omit !== 'reg' ? eq(agents.reg, f.reg) : undefined,
       f.city !== undefined && omit !== 'city' ? eq(agents.city, f.city) : undefined,
       f.zip !== undefined && omit !== 'zip' ? eq(agents.zip, f.zip) : undefined,
@@ -138,11 +202,7 @@ export function createAgentsRepository(db: Db) {
       // The prefix is digits and dots only (built from two bounded integers), so it needs no escaping.
       f.ipPrefix !== undefined ? sql`${agents.ip} LIKE ${`${f.ipPrefix}%`}` : undefined,
       f.conn !== undefined ? eq(agents.conn, f.conn) : undefined,
-      f.leases === 'none'
-        ? eq(agents.activeShared, 0)
-        : f.leases === 'some'
-          ? gt(agents.activeShared, 0)
-          : undefined,
+      f.leases === 'none' ? sql`${shared} = 0` : f.leases === 'some' ? sql`${shared} > 0` : undefined,
       f.fresh === true ? or(isNull(agents.lastSoldAt), lt(agents.lastSoldAt, f.soldSince)) : undefined,
       f.fresh === false ? gte(agents.lastSoldAt, f.soldSince) : undefined,
       f.minStars !== undefined ? sql`${agentCleanStarsSql} >= ${f.minStars}` : undefined,
@@ -154,16 +214,25 @@ export function createAgentsRepository(db: Db) {
 
   async function countActiveLeases(
     agentId: string,
+    who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
     tx: DbOrTx,
-  ): Promise<{ shared: number; exclusive: number }> {
+  ): Promise<{ shared: number; exclusive: number; heldByBuyer: boolean }> {
+    const mine = who.userId === undefined ? sql`false` : sql`${leases.userId} = ${who.userId}`;
     const rows = await tx
       .select({
         shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
         exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+        heldByBuyer: sql<boolean>`coalesce(bool_or(${mine}), false)`,
       })
       .from(leases)
-      .where(and(eq(leases.agentId, agentId), isActiveLease));
-    return rows[0] ?? { shared: 0, exclusive: 0 };
+      .where(
+        and(
+          eq(leases.agentId, agentId),
+          isActiveLease,
+          who.excludeLeaseId === undefined ? undefined : ne(leases.id, who.excludeLeaseId),
+        ),
+      );
+    return rows[0] ?? { shared: 0, exclusive: 0, heldByBuyer: false };
   }
 
   async function findOnlineSince(ids: string[], tx: DbOrTx): Promise<Map<string, Date>> {
@@ -179,7 +248,32 @@ export function createAgentsRepository(db: Db) {
     return new Map(rows.map((r) => [r.agentId, r.since]));
   }
 
+  async function findLapsedCounts(agentIds: string[] | undefined, tx: DbOrTx): Promise<LapsedCounts> {
+    if (agentIds?.length === 0) return new Map();
+    const rows = await tx
+      .select({
+        agentId: leases.agentId,
+        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
+        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+      })
+      .from(leases)
+      .where(
+        and(
+          isNull(leases.endedAt),
+          sql`${leases.until} <= now()`,
+          agentIds ? inArray(leases.agentId, agentIds) : undefined,
+        ),
+      )
+      .groupBy(leases.agentId);
+    return new Map(rows.map((r) => [r.agentId, { shared: r.shared, exclusive: r.exclusive }]));
+  }
+
   return {
+    /** Per agent, the lapsed leases not ended yet (the counters still hold them); usually none. */
+    async findLapsedCounts(tx: DbOrTx = db): Promise<LapsedCounts> {
+      return findLapsedCounts(undefined, tx);
+    },
+
     /** One page of the listed agents, most active first, then by id. */
     async findPage(
       f: ShopFilter,
@@ -197,7 +291,7 @@ export function createAgentsRepository(db: Db) {
         rows.map((r) => r.id),
         tx,
       );
-      return rows.map((r) => ({ ...r, onlineSince: since.get(r.id) ?? null }));
+      return rows.map((r) => liveRow({ ...r, onlineSince: since.get(r.id) ?? null }, f.lapsed));
     },
 
     /** How many agents the filter lists. */
@@ -222,11 +316,11 @@ export function createAgentsRepository(db: Db) {
     },
 
     /** Agents on sale per country code. */
-    async countListedByCountry(tx: DbOrTx = db): Promise<{ cc: string; n: number }[]> {
+    async countListedByCountry(lapsed?: LapsedCounts, tx: DbOrTx = db): Promise<{ cc: string; n: number }[]> {
       const rows = await tx
         .select({ cc: agents.cc, n: count() })
         .from(agents)
-        .where(and(ne(agents.cc, ''), onSale))
+        .where(and(ne(agents.cc, ''), listed(lapsed)))
         .groupBy(agents.cc);
       return rows.map((r) => ({ cc: r.cc, n: Number(r.n) }));
     },
@@ -237,15 +331,29 @@ export function createAgentsRepository(db: Db) {
       const row = rows[0];
       if (!row) return undefined;
       const since = await findOnlineSince([id], tx);
-      return { ...row, onlineSince: since.get(id) ?? null };
+      const lapsed = await findLapsedCounts([id], tx);
+      return liveRow({ ...row, onlineSince: since.get(id) ?? null }, lapsed);
     },
 
-    /** Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts). */
+    /**
+     * Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts),
+     * leaving out `excludeLeaseId`, and whether `userId` holds one of them.
+     */
     async countActiveLeases(
       agentId: string,
+      who: { userId?: string | undefined; excludeLeaseId?: string | undefined } = {},
       tx: DbOrTx = db,
-    ): Promise<{ shared: number; exclusive: number }> {
-      return countActiveLeases(agentId, tx);
+    ): Promise<{ shared: number; exclusive: number; heldByBuyer: boolean }> {
+      return countActiveLeases(agentId, who, tx);
+    },
+
+    /** The agent row without a lock (the sale's fast refusal). */
+    async findAgent(agentId: string, tx: DbOrTx = db): Promise<AgentRow | undefined> {
+      const rows = await tx
+        .select({ ...getTableColumns(agents), stars: agentCleanStarsSql })
+        .from(agents)
+        .where(eq(agents.id, agentId));
+      return rows[0];
     },
 
     /** Every agent the user ever leased, each with whether the user holds an active lease on it now. */

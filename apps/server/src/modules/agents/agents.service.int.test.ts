@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZAgentListQuery } from '@pm/contracts';
+import { isAppError, ZAgentListQuery } from '@pm/contracts';
 import { leases } from '@pm/db';
 import {
   buildAgent,
@@ -11,6 +11,7 @@ import {
   type TestDatabase,
 } from '@pm/db/testing';
 import { createPricingService } from '../pricing/pricing.service.ts';
+import type { SaleAsk } from './agents.sale.ts';
 import { type AgentsService, createAgentsService } from './agents.service.ts';
 
 let db: TestDatabase;
@@ -32,41 +33,83 @@ after(async () => {
 
 const query = (q: Record<string, string> = {}) => ZAgentListQuery.parse({ limit: '100', ...q });
 
-describe('agents.quoteForPurchase (inside the purchase transaction)', () => {
+const ask = (o: Partial<SaleAsk> = {}): SaleAsk => ({ exc: false, static: false, userId: newUserId(), ...o });
+
+/** The refusal's errorCode, or 'ok'. */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    return String(e.details?.errorCode ?? e.code);
+  }
+}
+
+describe('agents.reserveForSale (the one sale path, inside its transaction)', () => {
   test('the locked agent, its active leases and its prices under the rules now', async () => {
     const a = await buildAgent(db, { nodeId, conn: 'cell', stars: 8 });
     await buildLease(db, a.id);
     await buildLease(db, a.id, { untilMs: Date.now() - 1000 });
-    const quote = await db.db.transaction((tx) => agents.quoteForPurchase(a.id, tx));
-    assert.ok(quote);
+    const quote = await db.db.transaction((tx) => agents.reserveForSale(a.id, ask(), tx));
     assert.equal(quote.agent.id, a.id);
     assert.deepEqual(
-      [quote.priceExcC, quote.priceShrC, quote.activeShared, quote.activeExclusive, quote.isNew],
-      [900, 350, 1, 0, true],
+      [
+        quote.priceExcC,
+        quote.priceShrC,
+        quote.priceC,
+        quote.activeShared,
+        quote.activeExclusive,
+        quote.isNew,
+      ],
+      [900, 350, 350, 1, 0, true],
     );
-    // The shop counts a lapsed lease until leases.expire ends it (within a minute); the quote does not.
+    // The shop counts as the sale does: the lapsed lease is no longer active.
     const shown = await agents.getAgent(a.id, newUserId());
-    assert.equal(shown.leases.count, 2);
+    assert.equal(shown.leases.count, 1);
   });
 
-  test('undefined for an unknown, static or never-connected agent; an offline one is quoted (the purchase refuses it)', async () => {
+  test('agentNotFound for an unknown, never-connected or offline agent, or one of the other shop', async () => {
     const stat = await buildAgent(db, { nodeId, isStatic: true });
     const nodeless = await buildAgent(db, { nodeId: null });
     const offline = await buildAgent(db, { nodeId, online: false });
+    const plain = await buildAgent(db, { nodeId });
     await db.db.transaction(async (tx) => {
-      assert.equal(await agents.quoteForPurchase('nope', tx), undefined);
-      assert.equal(await agents.quoteForPurchase(stat.id, tx), undefined);
-      assert.equal(await agents.quoteForPurchase(nodeless.id, tx), undefined);
-      assert.equal((await agents.quoteForPurchase(offline.id, tx))?.agent.online, false);
+      for (const [id, o] of [
+        ['nope', {}],
+        [stat.id, {}],
+        [nodeless.id, {}],
+        [offline.id, {}],
+        [plain.id, { static: true, exc: true }],
+      ] as const) {
+        assert.equal(await refusal(agents.reserveForSale(id, ask(o), tx)), 'agentNotFound', id);
+      }
+      assert.equal(await refusal(agents.reserveForSale(stat.id, ask({ static: true, exc: true }), tx)), 'ok');
     });
+  });
+
+  test('full for the kind, or the buyer already holds a lease on it: agentAlreadyLeased; a renewal leaves itself out', async () => {
+    const a = await buildAgent(db, { nodeId });
+    const holder = newUserId();
+    const held = await buildLease(db, a.id, { userId: holder });
+    const inTx = (o: Partial<SaleAsk>) => db.db.transaction((tx) => agents.reserveForSale(a.id, ask(o), tx));
+    assert.equal(await refusal(inTx({})), 'ok', 'a second sharer');
+    assert.equal(await refusal(inTx({ exc: true })), 'agentAlreadyLeased', 'private while shared');
+    assert.equal(await refusal(inTx({ userId: holder })), 'agentAlreadyLeased', 'the same customer again');
+    assert.equal(await refusal(inTx({ userId: holder, exc: true, renewing: held.id })), 'ok');
+    assert.equal(await refusal(agents.checkForSale(a.id, ask({ userId: holder }))), 'agentAlreadyLeased');
+    // A renewal may find the agent offline (the customer keeps what they hold).
+    await db.query('UPDATE agents SET online = false WHERE id = $1', [a.id]);
+    assert.equal(await refusal(inTx({ userId: holder, renewing: held.id })), 'ok');
+    assert.equal(await refusal(inTx({})), 'agentNotFound');
   });
 
   test('prices with the rules the transaction reads, even while the shop still holds the previous list', async () => {
     const a = await buildAgent(db, { nodeId, cc: 'FR', stars: 6 });
     await pricing.currentRules();
     await db.query(`UPDATE pricing_rules SET price_exc_c = 777, price_shr_c = 333 WHERE position = 5`);
-    const quote = await db.db.transaction((tx) => agents.quoteForPurchase(a.id, tx));
-    assert.deepEqual([quote?.priceExcC, quote?.priceShrC], [777, 333]);
+    const quote = await db.db.transaction((tx) => agents.reserveForSale(a.id, ask(), tx));
+    assert.deepEqual([quote.priceExcC, quote.priceShrC], [777, 333]);
     const listed = await agents.listAgents(query({ cc: 'FR' }), newUserId());
     assert.equal(listed.agents[0]?.priceExcC, 600, 'the shop may show the list it read a moment ago');
     pricing.clearCache();
@@ -88,7 +131,7 @@ describe('agents.quoteForPurchase (inside the purchase transaction)', () => {
       locked = r;
     });
     const first = db.db.transaction(async (tx) => {
-      await agents.quoteForPurchase(a.id, tx);
+      await agents.reserveForSale(a.id, ask({ exc: true }), tx);
       order.push('first quoted');
       locked();
       await held;
@@ -106,14 +149,13 @@ describe('agents.quoteForPurchase (inside the purchase transaction)', () => {
     });
     await isLocked;
     const second = db.db.transaction(async (tx) => {
-      const q = await agents.quoteForPurchase(a.id, tx);
-      order.push(`second quoted ${q?.activeExclusive}`);
+      order.push(`second ${await refusal(agents.reserveForSale(a.id, ask(), tx))}`);
     });
     await new Promise((r) => setTimeout(r, 200));
     order.push('released');
     release();
     await Promise.all([first, second]);
-    assert.deepEqual(order, ['first quoted', 'released', 'first done', 'second quoted 1']);
+    assert.deepEqual(order, ['first quoted', 'released', 'first done', 'second agentAlreadyLeased']);
   });
 });
 

@@ -8,9 +8,8 @@ import {
   type TCountryTotals,
   type TSegments,
 } from '@pm/contracts';
-import type { Db, Tx } from '@pm/db';
+import type { Db, DbOrTx, Tx } from '@pm/db';
 import { boundingBox, type LatLon, lookupPostal } from '@pm/geo';
-import type { Cents } from '@pm/money';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
@@ -19,9 +18,11 @@ import {
   type AgentRow,
   createAgentsRepository,
   FACETS,
+  type LapsedCounts,
   type ShopFilter,
   type ShopRow,
 } from './agents.repository.ts';
+import { findSaleRefusal, type SaleAsk, type SaleQuote, saleRefusalError } from './agents.sale.ts';
 
 /** What the agents service is built from. */
 export interface AgentsServiceDeps {
@@ -38,19 +39,6 @@ export interface AgentsServiceDeps {
   lookupPostal?: (cc: string, code: string) => Promise<LatLon | undefined>;
 }
 
-/** One agent priced for a purchase, read under its row lock in the purchase's transaction. */
-export interface PurchaseQuote {
-  /** The locked row (check `online` before selling). */
-  agent: AgentRow;
-  priceExcC: Cents;
-  priceShrC: Cents;
-  /** Active leases on the agent now. */
-  activeShared: number;
-  activeExclusive: number;
-  /** Not sold in the last 30 days (the price may depend on it). */
-  isNew: boolean;
-}
-
 /** The agents service's functions (derived from the factory). */
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
@@ -60,7 +48,7 @@ const agentNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy not 
 
 /**
  * The shop's read side: the agents on sale with their filters, segments and country totals, one
- * agent by id, and the two calls a purchase makes in its transaction (`quoteForPurchase`, `markSold`).
+ * agent by id, and the sale path's calls in its transaction (`reserveForSale`, `markSold`).
  */
 export function createAgentsService(deps: AgentsServiceDeps) {
   const repo = createAgentsRepository(deps.db);
@@ -71,11 +59,13 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const counts = createTtlCache<number>({ ...ttl, maxEntries: 1000 });
   const segmentLists = createTtlCache<TSegments>({ ...ttl, maxEntries: 200 });
   const totals = createTtlCache<Record<string, number>>({ ...ttl, maxEntries: 1 });
+  // The lapsed leases the counters still hold (leases.expire ends them within a minute): usually none.
+  const lapsedLeases = createTtlCache<LapsedCounts>({ ...ttl, maxEntries: 1 });
   // Per caller: the agents they ever leased and whether they hold one now (masking and `used`).
   const callers = createTtlCache<Map<string, boolean>>({ ...ttl, maxEntries: 10_000 });
 
   function clearCaches(): void {
-    for (const cache of [pages, counts, segmentLists, totals, callers]) cache.clear();
+    for (const cache of [pages, counts, segmentLists, totals, callers, lapsedLeases]) cache.clear();
   }
 
   /** Checks the query's combinations and resolves the radius centre and the IP prefix. */
@@ -109,7 +99,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
 
   /** The filter as a cache key (the 30-day cutoff moves with the clock and is left out). */
   function filterKey(f: ShopFilter): string {
-    const { soldSince: _, radius, ...rest } = f;
+    const { soldSince: _, lapsed: __, radius, ...rest } = f;
     return JSON.stringify([rest, radius && [radius.lat, radius.lon, radius.miles]]);
   }
 
@@ -145,6 +135,32 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     return agents;
   }
 
+  /** The one availability rule (`findSaleRefusal`) on the agent row read (or locked) in `tx`, then its prices. */
+  async function quoteForSale(
+    agent: AgentRow | undefined,
+    agentId: string,
+    ask: SaleAsk,
+    tx: DbOrTx,
+  ): Promise<SaleQuote> {
+    const active = await repo.countActiveLeases(
+      agentId,
+      { userId: ask.userId, excludeLeaseId: ask.renewing },
+      tx,
+    );
+    const refused = findSaleRefusal(agent, active, ask);
+    if (refused || !agent) throw saleRefusalError(refused ?? { refusal: 'agentNotFound', mine: false });
+    const isNew = isNewAgent(agent.lastSoldAt, now());
+    const prices = deps.pricing.priceAgent(await deps.pricing.loadRules(tx), { ...agent, isNew });
+    return {
+      agent,
+      ...prices,
+      priceC: ask.exc ? prices.priceExcC : prices.priceShrC,
+      activeShared: active.shared,
+      activeExclusive: active.exclusive,
+      isNew,
+    };
+  }
+
   return {
     /**
      * `GET /agents`: one page of the agents on sale in `cc` under the filters, most active first,
@@ -158,7 +174,10 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       userId: string,
       o: { fresh?: boolean } = {},
     ): Promise<TAgentListResponse> {
-      const f = await resolveFilter(q);
+      const f = {
+        ...(await resolveFilter(q)),
+        lapsed: await lapsedLeases.get('all', () => repo.findLapsedCounts(), o),
+      };
       const key = filterKey(f);
       const [rows, total, segments] = await Promise.all([
         pages.get(
@@ -197,7 +216,10 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async countryTotals(o: { all?: boolean | undefined; fresh?: boolean } = {}): Promise<TCountryTotals> {
       const byCc = await totals.get(
         'all',
-        async () => Object.fromEntries((await repo.countListedByCountry()).map((r) => [r.cc, r.n])),
+        async () => {
+          const lapsed = await lapsedLeases.get('all', () => repo.findLapsedCounts(), o);
+          return Object.fromEntries((await repo.countListedByCountry(lapsed)).map((r) => [r.cc, r.n]));
+        },
         o,
       );
       if (o.all) return { countries: byCc };
@@ -205,17 +227,23 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     },
 
     /**
-     * For the purchase, inside its transaction: locks the agent row (FOR UPDATE; purchases of one
-     * agent take turns) and returns it with its active leases and its prices under the rules as
-     * this transaction reads them. Undefined when the agent is unknown, static or never connected.
+     * The one sale path's reservation, inside the sale's transaction: locks the agent row (FOR
+     * UPDATE; sales and renewals of one agent take turns), applies the one availability rule
+     * (`findSaleRefusal`: known, of the right shop, online unless renewing, the buyer holds no
+     * active lease on it, not full for the kind, leaving out the lease being renewed) and prices it
+     * under the rules this transaction reads. Throws CONFLICT agentNotFound / agentAlreadyLeased.
      */
-    async quoteForPurchase(agentId: string, tx: Tx): Promise<PurchaseQuote | undefined> {
-      const agent = await repo.lockAgent(agentId, tx);
-      if (!agent || agent.isStatic || agent.nodeId === null) return undefined;
-      const [active, rules] = [await repo.countActiveLeases(agentId, tx), await deps.pricing.loadRules(tx)];
-      const isNew = isNewAgent(agent.lastSoldAt, now());
-      const prices = deps.pricing.priceAgent(rules, { ...agent, isNew });
-      return { agent, ...prices, activeShared: active.shared, activeExclusive: active.exclusive, isNew };
+    async reserveForSale(agentId: string, ask: SaleAsk, tx: Tx): Promise<SaleQuote> {
+      return quoteForSale(await repo.lockAgent(agentId, tx), agentId, ask, tx);
+    },
+
+    /**
+     * The same rule and price as `reserveForSale` on a plain read, without a lock: lets a race's
+     * losers be refused at once instead of queueing for the agent's row lock, and a price that moved
+     * be told before the purchase's probe (the sale checks both again under the lock).
+     */
+    async checkForSale(agentId: string, ask: SaleAsk): Promise<SaleQuote> {
+      return quoteForSale(await repo.findAgent(agentId), agentId, ask, deps.db);
     },
 
     /**

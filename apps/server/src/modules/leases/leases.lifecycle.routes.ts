@@ -1,5 +1,6 @@
 import {
   ZErrorBody,
+  ZIdempotencyKeyHeaders,
   ZLeaseHistoryQuery,
   ZLeaseHistoryResponse,
   ZLeaseIdParams,
@@ -41,10 +42,12 @@ export function registerLifecycleRoutes(
       schema: {
         tags: ['leases'],
         params: ZLeaseIdParams,
+        headers: ZIdempotencyKeyHeaders,
         response: { 200: ZRenewResult, ...errors, 402: ZRenewErrorBody, 409: ZRenewErrorBody },
       },
     },
-    async (req) => deps.renewals.renewLease(getPrincipal(req).userId, req.params.id),
+    async (req) =>
+      deps.renewals.renewLease(getPrincipal(req).userId, req.params.id, req.headers['idempotency-key']),
   );
 
   app.delete(

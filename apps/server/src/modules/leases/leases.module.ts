@@ -9,11 +9,14 @@ import { createPurchaseService } from './leases.purchase.ts';
 import { createRefundService } from './leases.refund.ts';
 import { createRenewService } from './leases.renew.ts';
 import { registerLeasesRoutes } from './leases.routes.ts';
+import { createSaleService } from './leases.sale.ts';
 import { createLeaseService } from './leases.service.ts';
 import { createSettleService } from './leases.settle.ts';
 
 /**
- * Leases: the purchase (`POST /leases`: rules, probe, debit and lease in one transaction), the
+ * Leases: the one sale path (`sales`: the agent reserved under its lock, the charge and the lease
+ * in one transaction, Idempotency-Key; used by the purchase, the static shop and renewals), the
+ * purchase (`POST /leases`: probe, then the sale), the
  * customer's active leases, auto-renew and notes on agents, the lease as SPEC 3 shapes it, ending,
  * refund marking, whitelists and no-auth ports; the lifecycle (renew, refund, history, hourly
  * traffic) and its jobs (expiry with auto-renew, auto-refund).
@@ -24,16 +27,19 @@ export const leasesModule = defineModule({
   services: (
     platform: Platform,
     deps: {
-      ledger: Pick<LedgerService, 'move' | 'getBalance'>;
-      agents: Pick<AgentsService, 'quoteForPurchase' | 'markSold'>;
+      ledger: Pick<LedgerService, 'move' | 'charge' | 'getBalance'>;
+      agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold'>;
       probes: Pick<ProbeService, 'probeAgent'>;
     },
   ) => {
-    const leases = createLeaseService({ db: platform.db.db, now: platform.now });
-    const lifecycle = { db: platform.db.db, ledger: deps.ledger, leases, now: platform.now };
+    const db = platform.db.db;
+    const leases = createLeaseService({ db, agents: deps.agents, now: platform.now });
+    const lifecycle = { db, ledger: deps.ledger, leases, agents: deps.agents, now: platform.now };
+    const sales = createSaleService({ db, agents: deps.agents, ledger: deps.ledger, leases });
     return {
       leases,
-      purchases: createPurchaseService({ db: platform.db.db, ...deps, leases }),
+      sales,
+      purchases: createPurchaseService({ sales, probes: deps.probes }),
       renewals: createRenewService(lifecycle),
       refunds: createRefundService(lifecycle),
       settle: createSettleService(lifecycle),

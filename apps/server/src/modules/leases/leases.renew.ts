@@ -1,17 +1,23 @@
 import { AppError, LEASE_DURATION_MS, RENEW_EXTENSION_MS, type TRenewResult } from '@pm/contracts';
 import type { Db, Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
+import { type AgentsService, createAgentsService } from '../agents/agents.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
+import { createPricingService } from '../pricing/pricing.service.ts';
 import { createLifecycleRepository } from './leases.lifecycle.repository.ts';
 import type { LeaseRow } from './leases.repository.ts';
+import { createSaleRequestRepository } from './leases.sale.repository.ts';
+import { claimSaleKey } from './leases.sale.ts';
 import type { LeaseService } from './leases.service.ts';
 import { isRenewable } from './leases.stats.ts';
 
 /** What the renewal, refund and lifecycle jobs are built from. */
 export interface LifecycleDeps {
   db: Db;
-  ledger: Pick<LedgerService, 'move' | 'getBalance'>;
+  ledger: Pick<LedgerService, 'move' | 'charge' | 'getBalance'>;
   leases: Pick<LeaseService, 'getLease'>;
+  /** The sale path's reservation (renewals go through it); default: the agents service on `db`. */
+  agents?: Pick<AgentsService, 'reserveForSale'>;
   /** Clock (ms since epoch); tests pass a fixed one. */
   now?: () => number;
 }
@@ -48,35 +54,56 @@ export const renewErrors = {
     }),
 };
 
-/** The renewal itself in the caller's transaction (lease row locked): the ledger debit, then the conditional extension. */
+/** Whether `e` is the agent's refusal of a sale (agentNotFound, agentAlreadyLeased). */
+export function isSaleRefusal(e: unknown): boolean {
+  const code = e instanceof AppError && e.code === 'CONFLICT' ? e.details?.errorCode : undefined;
+  return code === 'agentNotFound' || code === 'agentAlreadyLeased';
+}
+
+/** The agents service a lifecycle service reserves through (the module passes the app's). */
+export function lifecycleAgents(deps: Pick<LifecycleDeps, 'agents' | 'db' | 'now'>) {
+  return (
+    deps.agents ??
+    createAgentsService({ db: deps.db, pricing: createPricingService({ db: deps.db }), now: deps.now })
+  );
+}
+
+/**
+ * The renewal itself in the caller's transaction (lease row locked), through the one sale path:
+ * the agent reserved under its lock for this lease's kind, leaving the lease itself out (so a lease
+ * that lapsed while someone else bought the agent is refused, never doubled), the customer charged
+ * (`ledger.charge`: short or no account 402 notEnoughFunds, blocked 403), then the conditional
+ * extension. Throws CONFLICT agentAlreadyLeased / agentNotFound when the agent cannot be renewed.
+ */
 export async function renewLocked(
-  deps: Pick<LifecycleDeps, 'ledger' | 'db'>,
+  deps: Pick<LifecycleDeps, 'ledger' | 'db'> & { agents: Pick<AgentsService, 'reserveForSale'> },
   lease: LeaseRow,
   tx: Tx,
-): Promise<{ priceC: Cents; balanceC: Cents | undefined; row: LeaseRow }> {
+): Promise<{ priceC: Cents; balanceC: Cents; row: LeaseRow }> {
   const repo = createLifecycleRepository(deps.db);
+  await deps.agents.reserveForSale(
+    lease.agentId,
+    { exc: lease.exc, static: lease.static, userId: lease.userId, renewing: lease.id },
+    tx,
+  );
   const priceC = renewalPriceC(lease);
   const toUntil = new Date(lease.until.getTime() + RENEW_EXTENSION_MS);
-  let balanceC: Cents | undefined;
-  if (priceC > 0) {
-    try {
-      const moved = await deps.ledger.move(
-        {
-          userId: lease.userId,
-          amountC: -priceC as Cents,
-          type: 'renewal',
-          memo: `Renewal of lease ${lease.id} until ${toUntil.toISOString()}`,
-          idemKey: renewIdemKey(lease),
-        },
-        tx,
-      );
-      balanceC = moved.balanceC;
-    } catch (e) {
-      // No account yet is a balance of zero.
-      if (e instanceof AppError && (e.code === 'PAYMENT_REQUIRED' || e.code === 'NOT_FOUND'))
-        throw renewErrors.notEnoughFunds(e);
-      throw e;
-    }
+  let balanceC: Cents;
+  try {
+    const charged = await deps.ledger.charge(
+      {
+        userId: lease.userId,
+        amountC: priceC,
+        type: 'renewal',
+        memo: `Renewal of lease ${lease.id} until ${toUntil.toISOString()}`,
+        idemKey: renewIdemKey(lease),
+      },
+      tx,
+    );
+    balanceC = charged.balanceC;
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'PAYMENT_REQUIRED') throw renewErrors.notEnoughFunds(e);
+    throw e;
   }
   const row = await repo.extend(lease.id, { fromUntil: lease.until, toUntil, priceC }, tx);
   // The row is locked by the caller, so the condition holds; a miss means a bug, and the debit rolls back.
@@ -88,21 +115,42 @@ export async function renewLocked(
 export function createRenewService(deps: LifecycleDeps) {
   const now = deps.now ?? Date.now;
   const repo = createLifecycleRepository(deps.db);
+  const sales = createSaleRequestRepository(deps.db);
+  const agents = lifecycleAgents(deps);
   return {
     /**
      * Renews the caller's lease for 24 hours from its current end at the renewal price, in one
      * transaction (ledger 'renewal' record and the lease's new end). Only in the last 5 hours:
      * otherwise (or when ended) CONFLICT notRenewable; PAYMENT_REQUIRED notEnoughFunds when the
-     * balance does not cover it; another customer's lease is NOT_FOUND.
+     * balance does not cover it; FORBIDDEN accountBlocked; another customer's lease is NOT_FOUND.
+     * With `idemKey` a retry of the same renewal answers it again (its price, the balance and the
+     * lease now) and charges nothing; the key used for another request is CONFLICT idempotencyKeyReused.
      */
-    async renewLease(userId: string, id: string): Promise<TRenewResult> {
+    async renewLease(userId: string, id: string, idemKey?: string): Promise<TRenewResult> {
       const done = await deps.db.transaction(async (tx) => {
+        if (idemKey) {
+          const key = { userId, idemKey, kind: 'renew' as const, fingerprint: JSON.stringify(['renew', id]) };
+          const prior = await claimSaleKey(sales, key, tx);
+          // The same key renewed this lease already: answer that renewal, never charge again.
+          if (prior)
+            return {
+              priceC: (prior.priceC ?? 0) as Cents,
+              balanceC: await deps.ledger.getBalance(userId, tx),
+            };
+        }
         const lease = await repo.lockLease(id, tx);
         if (!lease || lease.userId !== userId) throw renewErrors.notFound();
         if (!isRenewable(lease, now())) throw renewErrors.notRenewable();
-        const renewed = await renewLocked(deps, lease, tx);
-        const balanceC = renewed.balanceC ?? (await deps.ledger.getBalance(userId, tx));
-        return { priceC: renewed.priceC, balanceC };
+        let renewed: Awaited<ReturnType<typeof renewLocked>>;
+        try {
+          renewed = await renewLocked({ ...deps, agents }, lease, tx);
+        } catch (e) {
+          // Someone else holds the agent now (it lapsed, or its kind is full): not renewable.
+          if (isSaleRefusal(e)) throw renewErrors.notRenewable();
+          throw e;
+        }
+        if (idemKey) await sales.setResult({ userId, idemKey }, { leaseId: id, priceC: renewed.priceC }, tx);
+        return { priceC: renewed.priceC, balanceC: renewed.balanceC };
       });
       return { status: 'RENEW_STATUS_RENEWED', ...done, lease: await deps.leases.getLease(id) };
     },

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_LEASE,
   agentNotes,
   agentPresence,
   agents,
@@ -21,8 +22,8 @@ export interface LeaseWithNode {
   node: NodeRow | null;
 }
 
-/** Active on an agent: not ended and not past its end time. */
-const isActive = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
+/** Active on an agent: the one definition (`@pm/db` ACTIVE_LEASE: not ended, `until` ahead). */
+const isActive = ACTIVE_LEASE;
 
 /**
  * Data access for leases and the agent and node rows a lease needs; the only Drizzle user of the
@@ -31,12 +32,6 @@ const isActive = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
  */
 export function createLeaseRepository(db: Db) {
   return {
-    /** Locks the agent row (FOR UPDATE) so concurrent purchases of one agent serialise. */
-    async lockAgent(agentId: string, tx: Tx): Promise<AgentRow | undefined> {
-      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
-      return rows[0];
-    },
-
     /** Active leases on an agent, split by kind. */
     async countActiveOnAgent(
       agentId: string,

@@ -3,6 +3,7 @@ import {
   ZAgentNoteParams,
   ZAutoRenewQuery,
   ZErrorBody,
+  ZIdempotencyKeyHeaders,
   ZLease,
   ZLeaseIdParams,
   ZLeasePurchaseBody,
@@ -33,12 +34,17 @@ export function registerLeasesRoutes(
       config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
       schema: {
         tags: ['leases'],
+        headers: ZIdempotencyKeyHeaders,
         body: ZLeasePurchaseBody,
-        response: { 201: ZLease, 402: ZErrorBody, ...errors, 409: ZPurchaseErrorBody },
+        response: { 201: ZLease, 402: ZErrorBody, 403: ZErrorBody, ...errors, 409: ZPurchaseErrorBody },
       },
     },
     async (req, reply) => {
-      const lease = await deps.purchases.purchaseLease(getPrincipal(req).userId, req.body);
+      const lease = await deps.purchases.purchaseLease(
+        getPrincipal(req).userId,
+        req.body,
+        req.headers['idempotency-key'],
+      );
       return reply.code(201).send(lease);
     },
   );

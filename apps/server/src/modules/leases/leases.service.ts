@@ -3,7 +3,6 @@ import {
   AppError,
   LEASE_DURATION_MS,
   MAX_NOTE_LENGTH,
-  MAX_SHARED_LEASES,
   MAX_WHITELIST_ENTRIES,
   parseWhitelist,
   type TAuthPort,
@@ -14,6 +13,9 @@ import {
 import type { Db, DbOrTx, Tx } from '@pm/db';
 import { type Cents, cents } from '@pm/money';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import { type SaleQuote, saleErrors } from '../agents/agents.sale.ts';
+import { type AgentsService, createAgentsService } from '../agents/agents.service.ts';
+import { createPricingService } from '../pricing/pricing.service.ts';
 import {
   type LeaseAdminView,
   type LeaseParts,
@@ -39,11 +41,18 @@ export interface CreateLeaseInput {
   autoRenew?: boolean;
   /** Snapshot of the agent at purchase; built from the agent row when omitted. */
   info?: TLeaseInfo;
+  /**
+   * The agent as `agents.reserveForSale` reserved it in the caller's transaction (the sale path);
+   * without it the lease is reserved here first (the same rule, for leases made without a sale).
+   */
+  reservation?: SaleQuote;
 }
 
 /** What the lease service is built from. */
 export interface LeaseServiceDeps {
   db: Db;
+  /** The one availability rule under the agent's lock; default: the agents service on `db`. */
+  agents?: Pick<AgentsService, 'reserveForSale'>;
   /** Clock (ms since epoch); tests pass a fixed one. */
   now?: () => number;
 }
@@ -70,16 +79,6 @@ export function generateSocksCredentials(): { user: string; pwd: string } {
   return { user: randomText(ID_LETTERS, 10), pwd: randomText(PWD_LETTERS, 16) };
 }
 
-/**
- * Whether an agent with these active leases is full for the kind asked: a private lease needs
- * none at all, a shared one needs no private lease and fewer than 4 shared (SPEC 4, 9).
- */
-export function isAgentFull(exc: boolean, active: { shared: number; exclusive: number }): boolean {
-  return exc
-    ? active.shared + active.exclusive > 0
-    : active.exclusive > 0 || active.shared >= MAX_SHARED_LEASES;
-}
-
 /** Parses and checks a whitelist; 400 naming the first bad entry. */
 export function validateWhitelist(input: string | readonly string[]): string[] {
   const parsed = parseWhitelist(input);
@@ -98,16 +97,7 @@ export function validateWhitelist(input: string | readonly string[]): string[] {
   return parsed.entries;
 }
 
-const agentNotFound = () =>
-  new AppError('CONFLICT', {
-    userMessage: 'This proxy is currently offline.',
-    details: { errorCode: 'agentNotFound' },
-  });
-const alreadyLeased = () =>
-  new AppError('CONFLICT', {
-    userMessage: 'This proxy is currently purchased and unavailable.',
-    details: { errorCode: 'agentAlreadyLeased' },
-  });
+const agentNotFound = saleErrors.agentNotFound;
 const leaseNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
 const agentNoteNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy not found' });
 
@@ -115,12 +105,18 @@ const agentNoteNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy 
 export function createLeaseService(deps: LeaseServiceDeps) {
   const now = deps.now ?? Date.now;
   const repo = createLeaseRepository(deps.db);
+  const agents =
+    deps.agents ?? createAgentsService({ db: deps.db, pricing: createPricingService({ db: deps.db }), now });
 
   async function insertLease(input: CreateLeaseInput, tx: Tx): Promise<LeaseRow> {
-    const agent = await repo.lockAgent(input.agentId, tx);
-    if (!agent?.nodeId) throw agentNotFound();
-    const active = await repo.countActiveOnAgent(agent.id, tx);
-    if (isAgentFull(input.exc, active)) throw alreadyLeased();
+    const reserved =
+      input.reservation ??
+      (await agents.reserveForSale(
+        input.agentId,
+        { exc: input.exc, static: input.static ?? false, userId: input.userId },
+        tx,
+      ));
+    const { agent } = reserved;
     const startMs = input.startMs ?? now();
     const creds = generateSocksCredentials();
     return repo.insert(
@@ -137,7 +133,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
         socksUser: creds.user,
         socksPwd: creds.pwd,
         nodeId: agent.nodeId,
-        info: input.info ?? toLeaseInfo(agent, active.shared + active.exclusive),
+        info: input.info ?? toLeaseInfo(agent, reserved.activeShared + reserved.activeExclusive),
       },
       tx,
     );
@@ -168,8 +164,9 @@ export function createLeaseService(deps: LeaseServiceDeps) {
 
   return {
     /**
-     * Creates a lease with fresh credentials. The agent row is locked for the check-and-insert, so
-     * concurrent purchases never exceed 4 shared leases or 1 private lease per agent. Pass `tx` to
+     * Creates a lease with fresh credentials, without a charge (devnet, fixtures). The agent is
+     * reserved with the sale path's rule (`agents.reserveForSale`) for the check-and-insert, so
+     * concurrent leases never exceed 4 shared leases or 1 private lease per agent. Pass `tx` to
      * run inside the caller's transaction (e.g. with the ledger's charge); otherwise it opens its
      * own. Throws CONFLICT `agentNotFound` / `agentAlreadyLeased`.
      */
@@ -189,24 +186,10 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     getLease,
 
     /**
-     * Without locking: why the agent could not be sold as asked right now (`agentNotFound` when
-     * unknown, static, never connected or offline; `agentAlreadyLeased` when full for the kind),
-     * or undefined. Lets a race's losers be refused without queueing for the agent's row lock; a
-     * sale checks again under the lock.
-     */
-    async findSaleRefusal(
-      agentId: string,
-      exc: boolean,
-    ): Promise<'agentNotFound' | 'agentAlreadyLeased' | undefined> {
-      const agent = await repo.findAgent(agentId);
-      if (!agent || agent.isStatic || agent.nodeId === null || !agent.online) return 'agentNotFound';
-      return isAgentFull(exc, await repo.countActiveOnAgent(agentId)) ? 'agentAlreadyLeased' : undefined;
-    },
-
-    /**
-     * Inserts a lease inside the caller's transaction (which holds or takes the agent's row lock)
-     * and returns its row, without reading the wire shape back: a purchase reads it after commit,
-     * keeping the agent locked for less time. Same checks and errors as `createLease`.
+     * Inserts a lease inside the caller's transaction and returns its row, without reading the wire
+     * shape back: a sale reads it after commit, keeping the agent locked for less time. With
+     * `reservation` (the sale path's `agents.reserveForSale` in this transaction) it only inserts;
+     * without, it reserves first. Same errors as `createLease`.
      */
     async insertLease(input: CreateLeaseInput, tx: Tx): Promise<LeaseRow> {
       return insertLease(input, tx);

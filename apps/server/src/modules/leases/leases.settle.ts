@@ -2,12 +2,16 @@ import { AppError } from '@pm/contracts';
 import type { Cents } from '@pm/money';
 import { createLifecycleRepository } from './leases.lifecycle.repository.ts';
 import { refundLocked } from './leases.refund.ts';
-import { type LifecycleDeps, renewLocked } from './leases.renew.ts';
+import { isSaleRefusal, type LifecycleDeps, lifecycleAgents, renewLocked } from './leases.renew.ts';
 import { AUTO_REFUND_MIN_REQUESTS } from './leases.stats.ts';
 
 /** Auto-renew is tried from this long before the end, so the credentials never lapse while the job runs every minute. */
 export const AUTO_RENEW_LEAD_MS = 2 * 60 * 1000;
-/** A lease found this long past its end (the worker was down) is not renewed: the customer would pay for hours already lost. */
+/**
+ * A lease found this long past its end (the worker was down) is not renewed: the customer would pay
+ * for hours already lost. Within it a lapsed lease is renewed only if the agent's lock and the one
+ * availability rule (leaving the lease itself out) find its slot still free.
+ */
 export const AUTO_RENEW_LATE_MS = 10 * 60 * 1000;
 /** Leases one job run settles at most (the next run, a minute later, takes the rest). */
 export const SETTLE_BATCH = 500;
@@ -28,12 +32,16 @@ export interface SettleReport {
 export function createSettleService(deps: LifecycleDeps) {
   const now = deps.now ?? Date.now;
   const repo = createLifecycleRepository(deps.db);
+  const agents = lifecycleAgents(deps);
 
   return {
     /**
      * `leases.expire`: every lease at its end. With auto-renew it renews (from AUTO_RENEW_LEAD_MS
      * before the end) when the balance covers the renewal; a short balance is retried next run until
-     * the end and then the lease ends `autoRenewNoFunds`. Without auto-renew it ends `expired` at `until`.
+     * the end and then the lease ends `autoRenewNoFunds`. A blocked customer's lease is not renewed
+     * (retried until the end, then `expired`); a lease past its end is renewed only while its slot
+     * on the agent is still free under the agent's lock (else `expired`). Without auto-renew it ends
+     * `expired` at `until`.
      */
     async settleDueLeases(limit = SETTLE_BATCH): Promise<SettleReport> {
       const report: SettleReport = { renewed: [], ended: [], refunded: [] };
@@ -46,12 +54,20 @@ export function createSettleService(deps: LifecycleDeps) {
           if (lease.autoRenew && lease.until.getTime() > nowMs - AUTO_RENEW_LATE_MS) {
             try {
               // A savepoint: a refused debit leaves the transaction usable for ending the lease.
-              await tx.transaction((sp) => renewLocked(deps, lease, sp));
+              await tx.transaction((sp) => renewLocked({ ...deps, agents }, lease, sp));
               return { id: lease.id, kind: 'renewed' as const };
             } catch (e) {
-              if (!(e instanceof AppError && e.code === 'PAYMENT_REQUIRED')) throw e;
+              // Short of funds, the account blocked, or the agent taken since the lease lapsed.
+              const short = e instanceof AppError && e.code === 'PAYMENT_REQUIRED';
+              const blocked = e instanceof AppError && e.code === 'FORBIDDEN';
+              if (!short && !blocked && !isSaleRefusal(e)) throw e;
+              // Before the end a later run tries again (funds added, unblocked).
               if (lease.until.getTime() > nowMs) return { id: lease.id, kind: 'short' as const };
-              await repo.end(lease.id, { at: lease.until, reason: 'autoRenewNoFunds' }, tx);
+              await repo.end(
+                lease.id,
+                { at: lease.until, reason: short ? 'autoRenewNoFunds' : 'expired' },
+                tx,
+              );
               return { id: lease.id, kind: 'ended' as const };
             }
           }
@@ -66,9 +82,10 @@ export function createSettleService(deps: LifecycleDeps) {
     },
 
     /**
-     * `leases.autoRefund`: refunds every running lease whose SOCKS requests failed 40% or more, once
-     * it has AUTO_REFUND_MIN_REQUESTS requests, with the last amount paid for it (the purchase price
-     * unless renewed), and ends it `autoRefunded`.
+     * `leases.autoRefund`: refunds every running non-static lease whose last hour (its hourly rows)
+     * holds AUTO_REFUND_MIN_REQUESTS requests or more, 40% or more of them failed by the agent (the
+     * failure classes, docs/gateway.md), with the last amount paid for it (the purchase price unless
+     * renewed), and ends it `autoRefunded`. Static leases are refunded through support.
      */
     async autoRefundFailing(
       limit = SETTLE_BATCH,

@@ -45,6 +45,15 @@ export function createLedgerRepository(db: Db) {
         .for('update');
       return rows[0]?.balanceC;
     },
+    /** Locks the account row (SELECT … FOR UPDATE) and returns its balance and block; undefined when missing. */
+    async lockAccount(userId: string, tx: Tx): Promise<{ balanceC: Cents; blocked: boolean } | undefined> {
+      const rows = await tx
+        .select({ balanceC: accounts.balanceC, blocked: accounts.blocked })
+        .from(accounts)
+        .where(eq(accounts.userId, userId))
+        .for('update');
+      return rows[0];
+    },
     /** The account's balance; undefined when the account is missing. */
     async findBalance(userId: string, tx: DbOrTx = db): Promise<Cents | undefined> {
       const rows = await tx

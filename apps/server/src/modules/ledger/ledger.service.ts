@@ -25,6 +25,41 @@ export interface MoveResult {
   replayed: boolean;
 }
 
+/** A charge of a customer for something sold (a lease, a renewal, later checks and ports). */
+export interface ChargeInput {
+  userId: string;
+  /** What it costs, integer cents >= 0; 0 moves no money but still checks the account. */
+  amountC: Cents;
+  type: TxType;
+  memo: string;
+  /** Makes a retried charge a no-op that answers the first record (e.g. `renew:<lease>:<until>`). */
+  idemKey?: string | undefined;
+}
+
+export interface ChargeResult {
+  /** The record written (or found, when replayed); undefined for a free sale. */
+  record: TTxRecord | undefined;
+  balanceC: Cents;
+  replayed: boolean;
+}
+
+/** Refusals of a charge: what the sale answers (402 and 403 with an `errorCode`). */
+export const chargeErrors = {
+  notEnoughFunds: (message?: string, cause?: unknown) =>
+    new AppError('PAYMENT_REQUIRED', {
+      message,
+      userMessage: 'Not enough funds on your balance',
+      details: { errorCode: 'notEnoughFunds' },
+      cause,
+    }),
+  accountBlocked: (userId: string) =>
+    new AppError('FORBIDDEN', {
+      message: `blocked account ${userId} cannot buy`,
+      userMessage: 'Account blocked',
+      details: { errorCode: 'accountBlocked' },
+    }),
+};
+
 export interface ListTxRecordsInput {
   userId: string;
   offset: number;
@@ -152,6 +187,38 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         if (pgErrorCode(e) === PG_CHECK_VIOLATION) {
           throw new AppError('PAYMENT_REQUIRED', { message: 'balance check constraint', cause: e });
         }
+        throw e;
+      }
+    },
+    /**
+     * Charges a customer `amountC` for something sold, in the sale's transaction: locks the account
+     * row, refuses a blocked account (FORBIDDEN `accountBlocked`) and a short balance or a missing
+     * account (PAYMENT_REQUIRED `notEnoughFunds`: no account is a balance of zero), then debits it
+     * with one ledger record of `type` and `memo` (a replayed `idemKey` answers the first record).
+     * Every sale (purchase, static, renewal, auto-renewal, paid checks, ports) charges through here.
+     */
+    async charge(input: ChargeInput, tx: Tx): Promise<ChargeResult> {
+      if (!Number.isSafeInteger(input.amountC) || input.amountC < 0 || input.amountC > MAX_CENTS) {
+        throw new AppError('VALIDATION_FAILED', {
+          message: `a charge must be integer cents within 0-${MAX_CENTS}, got ${input.amountC}`,
+          details: { field: 'amountC' },
+        });
+      }
+      if (input.idemKey !== undefined && (input.idemKey.length === 0 || input.idemKey.length > 300)) {
+        throw new AppError('VALIDATION_FAILED', { message: 'idempotency key must be 1-300 characters' });
+      }
+      const account = await repo.lockAccount(input.userId, tx);
+      if (account?.blocked) throw chargeErrors.accountBlocked(input.userId);
+      if (input.amountC === 0)
+        return { record: undefined, balanceC: account?.balanceC ?? (0 as Cents), replayed: false };
+      if (!account) throw chargeErrors.notEnoughFunds(`no account ${input.userId}`);
+      try {
+        return await moveIn({ ...input, amountC: -input.amountC as Cents }, tx);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'PAYMENT_REQUIRED')
+          throw chargeErrors.notEnoughFunds(e.message, e);
+        if (pgErrorCode(e) === PG_CHECK_VIOLATION)
+          throw chargeErrors.notEnoughFunds('balance check constraint', e);
         throw e;
       }
     },

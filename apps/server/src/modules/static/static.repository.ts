@@ -1,4 +1,4 @@
-import { agents, type Db, type DbOrTx, type Tx } from '@pm/db';
+import { ACTIVE_LEASE, agents, type Db, type DbOrTx, leases } from '@pm/db';
 import { and, asc, count, eq, ilike, like, type SQL, sql } from 'drizzle-orm';
 
 export type StaticAgentRow = typeof agents.$inferSelect;
@@ -14,8 +14,12 @@ export interface StaticFilter {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** On sale in the static shop: marked static, online, on a node, and not leased (static leases are private). */
-const STATIC_ON_SALE = sql`${agents.isStatic} AND ${agents.online} AND ${agents.nodeId} IS NOT NULL AND ${agents.activeExclusive} = 0 AND ${agents.activeShared} = 0`;
+/**
+ * On sale in the static shop: marked static, online, on a node, and no active lease (static leases
+ * are private). Counted from the leases with the one definition (ACTIVE_LEASE), not the trigger's
+ * counters, which keep a lapsed lease until `leases.expire` ends it; the static list is small.
+ */
+const STATIC_ON_SALE = sql`${agents.isStatic} AND ${agents.online} AND ${agents.nodeId} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${leases} WHERE ${leases.agentId} = ${agents.id} AND ${ACTIVE_LEASE})`;
 
 /** Data access of the static shop (the `agents` rows the operator marked static). */
 export function createStaticRepository(db: Db) {
@@ -44,12 +48,6 @@ export function createStaticRepository(db: Db) {
         .limit(page.limit);
       const [total] = await tx.select({ n: count() }).from(agents).where(where(f));
       return { rows, total: total?.n ?? 0 };
-    },
-
-    /** Locks the agent row for a static sale (purchases of one agent serialise on it). */
-    async lockAgent(agentId: string, tx: Tx): Promise<StaticAgentRow | undefined> {
-      const rows = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
-      return rows[0];
     },
   };
 }

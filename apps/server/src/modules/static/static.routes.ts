@@ -1,5 +1,6 @@
 import {
   ZErrorBody,
+  ZIdempotencyKeyHeaders,
   ZLease,
   ZStaticLeaseBody,
   ZStaticLeaseErrorBody,
@@ -33,11 +34,20 @@ export function registerStaticRoutes(app: ApiApp, deps: { staticShop: StaticServ
       config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
       schema: {
         tags: ['static'],
+        headers: ZIdempotencyKeyHeaders,
         body: ZStaticLeaseBody,
-        response: { 201: ZLease, 402: ZErrorBody, ...errors, 409: ZStaticLeaseErrorBody },
+        response: { 201: ZLease, 402: ZErrorBody, 403: ZErrorBody, ...errors, 409: ZStaticLeaseErrorBody },
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await deps.staticShop.leaseStatic(getPrincipal(req).userId, req.body)),
+      reply
+        .code(201)
+        .send(
+          await deps.staticShop.leaseStatic(
+            getPrincipal(req).userId,
+            req.body,
+            req.headers['idempotency-key'],
+          ),
+        ),
   );
 }

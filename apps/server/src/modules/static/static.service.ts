@@ -1,10 +1,9 @@
-import { AppError, type TLease, type TStaticListResponse, type ZStaticListQuery } from '@pm/contracts';
-import type { Db, Tx } from '@pm/db';
+import type { TLease, TStaticListResponse, ZStaticListQuery } from '@pm/contracts';
+import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
 import type { z } from 'zod';
 import { isNewAgent } from '../agents/agents.mapper.ts';
-import type { LeaseService } from '../leases/leases.service.ts';
-import type { LedgerService } from '../ledger/ledger.service.ts';
+import type { SaleService } from '../leases/leases.sale.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
 import { createStaticRepository, type StaticAgentRow } from './static.repository.ts';
@@ -13,13 +12,9 @@ import { createStaticRepository, type StaticAgentRow } from './static.repository
 export interface StaticServiceDeps {
   db: Db;
   pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'>;
-  ledger: Pick<LedgerService, 'move'>;
-  leases: Pick<LeaseService, 'insertLease' | 'getLease'>;
+  sales: Pick<SaleService, 'sellLease'>;
   now?: () => number;
 }
-
-const refused = (errorCode: string, userMessage: string, extra: Record<string, unknown> = {}) =>
-  new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
 
 /** The static shop's functions. */
 export type StaticService = ReturnType<typeof createStaticService>;
@@ -52,45 +47,23 @@ export function createStaticService(deps: StaticServiceDeps) {
     },
 
     /**
-     * `POST /static/lease`: a private 24-hour lease of a static agent, in one transaction under the
-     * agent's row lock (rules, lease row, ledger 'purchase' debit) or nothing. CONFLICT
-     * agentNotFound (unknown, not static, offline), agentAlreadyLeased, priceChanged (with `priceC`);
-     * PAYMENT_REQUIRED when the balance is short.
+     * `POST /static/lease`: a private 24-hour lease of a static agent through the one sale path
+     * (`sales.sellLease`, kind static). CONFLICT agentNotFound (unknown, not static, offline),
+     * agentAlreadyLeased, priceChanged (with `priceC`), idempotencyKeyReused; PAYMENT_REQUIRED when
+     * the balance is short; FORBIDDEN accountBlocked. The same `idemKey` answers the first lease.
      */
-    async leaseStatic(userId: string, input: { agentID: string; expPriceC: Cents }): Promise<TLease> {
-      const leaseId = await deps.db.transaction(async (tx: Tx) => {
-        const agent = await repo.lockAgent(input.agentID, tx);
-        if (!agent?.isStatic || !agent.online || agent.nodeId === null)
-          throw refused('agentNotFound', 'This proxy is currently offline.');
-        if (agent.activeExclusive + agent.activeShared > 0)
-          throw refused('agentAlreadyLeased', 'This proxy is currently purchased and unavailable.');
-        const priceC = priceOf(await deps.pricing.loadRules(tx), agent);
-        if (priceC !== input.expPriceC)
-          throw refused('priceChanged', 'The price of this proxy has changed.', { priceC });
-        const lease = await deps.leases.insertLease(
-          { userId, agentId: agent.id, exc: true, static: true, purchasePriceC: priceC },
-          tx,
-        );
-        if (priceC > 0) {
-          try {
-            await deps.ledger.move(
-              {
-                userId,
-                amountC: -priceC as Cents,
-                type: 'purchase',
-                memo: `Static lease ${lease.id} (${agent.ip})`,
-              },
-              tx,
-            );
-          } catch (e) {
-            if (e instanceof AppError && e.code === 'NOT_FOUND')
-              throw new AppError('PAYMENT_REQUIRED', { cause: e });
-            throw e;
-          }
-        }
-        return lease.id;
+    async leaseStatic(
+      userId: string,
+      input: { agentID: string; expPriceC: Cents },
+      idemKey?: string,
+    ): Promise<TLease> {
+      return deps.sales.sellLease(userId, {
+        kind: 'static',
+        agentId: input.agentID,
+        exc: true,
+        expPriceC: input.expPriceC,
+        idemKey,
       });
-      return deps.leases.getLease(leaseId);
     },
   };
 }

@@ -1,0 +1,216 @@
+import { AppError, type TLease } from '@pm/contracts';
+import type { Db, Tx } from '@pm/db';
+import type { Cents } from '@pm/money';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
+import type { SaleAsk, SaleQuote } from '../agents/agents.sale.ts';
+import type { AgentsService } from '../agents/agents.service.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
+import {
+  createSaleRequestRepository,
+  type SaleRequestRepository,
+  type SaleRequestRow,
+} from './leases.sale.repository.ts';
+import type { LeaseService } from './leases.service.ts';
+
+/** What the sale path is built from. */
+export interface SaleServiceDeps {
+  db: Db;
+  agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold'>;
+  ledger: Pick<LedgerService, 'charge'>;
+  leases: Pick<LeaseService, 'insertLease' | 'getLease'>;
+}
+
+/** A lease to sell: from the shop (`purchase`, private or shared) or the static shop (`static`, private). */
+export interface LeaseSaleRequest {
+  kind: 'purchase' | 'static';
+  agentId: string;
+  exc: boolean;
+  /** The price the buyer saw; another price now is 409 priceChanged. */
+  expPriceC: Cents;
+  /** The client's `Idempotency-Key`: the same key answers the same lease and is never charged twice. */
+  idemKey?: string | undefined;
+}
+
+/** A sale's key as stored: who, the key, and what the request asked. */
+export interface SaleKey {
+  userId: string;
+  idemKey: string;
+  kind: 'purchase' | 'static' | 'renew';
+  fingerprint: string;
+}
+
+/** The sale service's functions. */
+export type SaleService = ReturnType<typeof createSaleService>;
+
+const refused = (errorCode: string, userMessage: string, extra: Record<string, unknown> = {}) =>
+  new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
+
+/** Refusals of the sale path beyond the agent's own (agents.sale.ts). */
+export const saleRequestErrors = {
+  /** The shop's answer carries both current prices, the static shop's the one it sells at. */
+  priceChanged: (kind: LeaseSaleRequest['kind'], q: SaleQuote) =>
+    refused(
+      'priceChanged',
+      'The price of this proxy has changed.',
+      kind === 'static' ? { priceC: q.priceExcC } : { priceExcC: q.priceExcC, priceShrC: q.priceShrC },
+    ),
+  idempotencyKeyReused: () =>
+    refused(
+      'idempotencyKeyReused',
+      'This Idempotency-Key was already used for a different request; send a new key for a new one.',
+    ),
+};
+
+/** The fingerprint of a lease sale: what makes a retry the same request. */
+export const leaseSaleFingerprint = (r: LeaseSaleRequest) =>
+  JSON.stringify([r.kind, r.agentId, r.exc, r.expPriceC]);
+
+/**
+ * Claims a sale's key in the sale's transaction. Undefined when this transaction now holds it (go
+ * on and sell); the stored row when an earlier sale under the key committed (a parallel twin waits
+ * here for the first to commit or roll back), which the caller answers again. CONFLICT
+ * idempotencyKeyReused when the key was used for a different request.
+ */
+export async function claimSaleKey(
+  repo: SaleRequestRepository,
+  key: SaleKey,
+  tx: Tx,
+): Promise<SaleRequestRow | undefined> {
+  if (await repo.claim(key, tx)) return undefined;
+  const prior = await repo.find(key.userId, key.idemKey, tx);
+  if (!prior) throw new AppError('INTERNAL', { message: `sale key ${key.idemKey} conflicted but is gone` });
+  if (prior.fingerprint !== key.fingerprint) throw saleRequestErrors.idempotencyKeyReused();
+  return prior;
+}
+
+/**
+ * Runs calls with the same key one after another (each after the previous one settled). Sales of
+ * one agent take their turn here, in memory, rather than each holding a pool connection while it
+ * waits for the agent's row lock: a race on one agent would otherwise take every connection.
+ */
+function createTurns() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const result = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = result.catch(() => {});
+    tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/**
+ * The one sale path of a lease (`POST /leases`, `POST /static/lease`, Buy Again): the agent
+ * reserved under its row lock with the one availability rule (`agents.reserveForSale`), the price
+ * checked, the lease inserted, the customer charged (`ledger.charge`: 402 short or no account, 403
+ * blocked) and the sale recorded, in one transaction or not at all. Renewals reserve and charge
+ * through the same two calls (`leases.renew.ts`).
+ */
+export function createSaleService(deps: SaleServiceDeps) {
+  const repo = createSaleRequestRepository(deps.db);
+  const inTurn = createTurns();
+  const askOf = (userId: string, r: LeaseSaleRequest): SaleAsk => ({
+    exc: r.exc,
+    static: r.kind === 'static',
+    userId,
+  });
+
+  function checkPrice(r: LeaseSaleRequest, q: SaleQuote): void {
+    if (q.priceC !== r.expPriceC) throw saleRequestErrors.priceChanged(r.kind, q);
+  }
+
+  /** The sale's transaction; returns the lease's id (a replayed key's lease included). */
+  async function sellIn(userId: string, r: LeaseSaleRequest): Promise<string> {
+    return deps.db.transaction(async (tx) => {
+      const key = r.idemKey && {
+        userId,
+        idemKey: r.idemKey,
+        kind: r.kind,
+        fingerprint: leaseSaleFingerprint(r),
+      };
+      if (key) {
+        const prior = await claimSaleKey(repo, key, tx);
+        if (prior?.leaseId) return prior.leaseId;
+      }
+      const quote = await deps.agents.reserveForSale(r.agentId, askOf(userId, r), tx);
+      checkPrice(r, quote);
+      const lease = await deps.leases.insertLease(
+        {
+          userId,
+          agentId: r.agentId,
+          exc: r.exc,
+          static: r.kind === 'static',
+          purchasePriceC: quote.priceC,
+          reservation: quote,
+        },
+        tx,
+      );
+      const memo =
+        r.kind === 'static'
+          ? `Static lease ${lease.id} (${quote.agent.ip})`
+          : `Lease ${lease.id} (${r.exc ? 'private' : 'shared'}, ${quote.agent.ip})`;
+      await deps.ledger.charge(
+        {
+          userId,
+          amountC: quote.priceC,
+          type: 'purchase',
+          memo,
+          idemKey: key ? `sale:${userId}:${key.idemKey}` : undefined,
+        },
+        tx,
+      );
+      if (key) await repo.setResult(key, { leaseId: lease.id, priceC: quote.priceC }, tx);
+      await deps.agents.markSold(r.agentId, tx);
+      return lease.id;
+    });
+  }
+
+  /** The lease an earlier sale under the key sold, when the request is the same; undefined when none. */
+  async function findReplay(userId: string, r: LeaseSaleRequest): Promise<string | undefined> {
+    if (!r.idemKey) return undefined;
+    const prior = await repo.find(userId, r.idemKey);
+    if (!prior) return undefined;
+    if (prior.fingerprint !== leaseSaleFingerprint(r)) throw saleRequestErrors.idempotencyKeyReused();
+    return prior.leaseId ?? undefined;
+  }
+
+  return {
+    /**
+     * Sells a lease to `userId`. Before any lock the same rule and the price are checked on a plain
+     * read (a race's losers are told at once), then `beforeSale` runs (the purchase's probe, outside
+     * the lock), then the sale takes its turn on the agent. With `idemKey` an earlier sale under the
+     * key is answered again (its lease, no second charge), also to a twin sent in parallel. Throws
+     * CONFLICT agentNotFound, agentAlreadyLeased (also when the buyer already holds a lease on the
+     * agent), priceChanged, idempotencyKeyReused; PAYMENT_REQUIRED; FORBIDDEN accountBlocked.
+     */
+    async sellLease(
+      userId: string,
+      r: LeaseSaleRequest,
+      hooks: { beforeSale?: (quote: SaleQuote) => Promise<void> } = {},
+    ): Promise<TLease> {
+      const replayed = await findReplay(userId, r);
+      if (replayed) return deps.leases.getLease(replayed);
+      try {
+        const quote = await deps.agents.checkForSale(r.agentId, askOf(userId, r));
+        checkPrice(r, quote);
+        await hooks.beforeSale?.(quote);
+        // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await deps.leases.getLease(await inTurn(r.agentId, () => sellIn(userId, r)));
+          } catch (e) {
+            if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
+          }
+        }
+      } catch (e) {
+        // A twin under the same key sold first (this one then finds the buyer holding the agent).
+        const twin = e instanceof AppError && e.code === 'CONFLICT' ? await findReplay(userId, r) : undefined;
+        if (twin) return deps.leases.getLease(twin);
+        throw e;
+      }
+    },
+  };
+}
