@@ -33,18 +33,37 @@ export function isIpv4(text: string): boolean {
   return parts.length === 4 && parts.every((p) => IPV4_OCTET.test(p) && Number(p) <= 255);
 }
 
-/** True for an IPv4 address or an IPv4 CIDR range (`10.1.0.0/16`). */
-export function isWhitelistEntry(text: string): boolean {
+/**
+ * The widest range a whitelist takes: /24 (256 addresses, one customer's office or ISP pool). A
+ * wider one would open the no-auth port to strangers (0.0.0.0/0 makes it an open proxy).
+ */
+export const WHITELIST_MIN_PREFIX = 24;
+
+/** Why a whitelist entry is refused: not an IPv4 address or range, or a range wider than /24. */
+export type WhitelistEntryProblem = 'invalid' | 'tooWide';
+
+/** What is wrong with a whitelist entry (an IPv4 address, or a CIDR range /24 to /32), or null. */
+export function whitelistEntryProblem(text: string): WhitelistEntryProblem | null {
   const [addr, bits, ...rest] = text.split('/');
-  if (rest.length > 0 || addr === undefined || !isIpv4(addr)) return false;
-  return bits === undefined || (/^\d{1,2}$/.test(bits) && Number(bits) <= 32);
+  if (rest.length > 0 || addr === undefined || !isIpv4(addr)) return 'invalid';
+  if (bits === undefined) return null;
+  if (!/^\d{1,2}$/.test(bits) || Number(bits) > 32) return 'invalid';
+  return Number(bits) < WHITELIST_MIN_PREFIX ? 'tooWide' : null;
 }
 
-export type WhitelistParse = { ok: true; entries: string[] } | { ok: false; bad: string };
+/** True for an IPv4 address or an IPv4 CIDR range no wider than /24 (`198.51.100.0/24`). */
+export function isWhitelistEntry(text: string): boolean {
+  return whitelistEntryProblem(text) === null;
+}
+
+export type WhitelistParse =
+  | { ok: true; entries: string[] }
+  | { ok: false; bad: string; problem: WhitelistEntryProblem };
 
 /**
- * Parses a whitelist as typed by the customer: comma-separated IPv4 addresses or CIDR ranges,
- * blanks ignored, duplicates dropped. Empty text is an empty whitelist. Reports the first bad entry.
+ * Parses a whitelist as typed by the customer: comma-separated IPv4 addresses or CIDR ranges up to
+ * /24 wide, blanks ignored, duplicates dropped. Empty text is an empty whitelist. Reports the first
+ * bad entry and what is wrong with it.
  */
 export function parseWhitelist(input: string | readonly string[]): WhitelistParse {
   const raw = typeof input === 'string' ? input.split(',') : input.flatMap((s) => s.split(','));
@@ -52,10 +71,18 @@ export function parseWhitelist(input: string | readonly string[]): WhitelistPars
   for (const part of raw) {
     const entry = part.trim();
     if (entry === '') continue;
-    if (!isWhitelistEntry(entry)) return { ok: false, bad: entry };
+    const problem = whitelistEntryProblem(entry);
+    if (problem) return { ok: false, bad: entry, problem };
     if (!entries.includes(entry)) entries.push(entry);
   }
   return { ok: true, entries };
+}
+
+/** The message for a refused whitelist entry, naming it (the API's 400, the web form's error). */
+export function describeWhitelistProblem(refusal: { bad: string; problem: WhitelistEntryProblem }): string {
+  return refusal.problem === 'tooWide'
+    ? `Whitelist range wider than /${WHITELIST_MIN_PREFIX}: ${refusal.bad}`
+    : `Invalid whitelist entry: ${refusal.bad}`;
 }
 
 /**

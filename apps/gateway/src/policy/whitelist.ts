@@ -1,29 +1,43 @@
 import net from 'node:net';
+import { whitelistEntryProblem } from '@pm/contracts';
+import { normalizeIp } from '@pm/tunnel';
+
+export interface StoredWhitelist {
+  /** The entries that open the no-auth port: IPv4 addresses and ranges no wider than /24. */
+  allowed: net.BlockList;
+  /** Entries dropped as malformed or too wide (the API refuses them; rows written around it may hold them). */
+  dropped: string[];
+}
 
 /**
- * Builds a matcher for a whitelist of IPv4 addresses and CIDR ranges ("203.0.113.7",
- * "198.51.100.0/24"); IPv6 entries work too. Invalid entries are ignored (the API validates them).
+ * Reads a lease's stored whitelist with the API's rules (`whitelistEntryProblem` of
+ * `@pm/contracts`): IPv4 addresses and CIDR ranges up to /24. Anything else, a malformed entry or a
+ * range such as 0.0.0.0/0 stored before the limit, opens nothing and is reported in `dropped`.
  */
-export function createWhitelistMatcher(whitelist: readonly string[]): (ip: string) => boolean {
-  const list = new net.BlockList();
+export function readStoredWhitelist(whitelist: readonly unknown[]): StoredWhitelist {
+  const allowed = new net.BlockList();
+  const dropped: string[] = [];
   for (const raw of whitelist) {
-    const entry = raw.trim();
-    const slash = entry.indexOf('/');
-    const addr = slash < 0 ? entry : entry.slice(0, slash);
-    const family = net.isIP(addr);
-    if (family === 0) continue;
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (slash < 0) {
-      list.addAddress(addr, type);
+    const entry = typeof raw === 'string' ? raw.trim() : '';
+    if (!entry || whitelistEntryProblem(entry) !== null) {
+      dropped.push(String(raw));
       continue;
     }
-    const prefix = Number(entry.slice(slash + 1));
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) continue;
-    list.addSubnet(addr, prefix, type);
+    const [addr = '', bits] = entry.split('/');
+    if (bits === undefined) allowed.addAddress(addr, 'ipv4');
+    else allowed.addSubnet(addr, Number(bits), 'ipv4');
   }
-  return (ip: string) => {
-    const plain = ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
-    const family = net.isIP(plain);
-    return family !== 0 && list.check(plain, family === 4 ? 'ipv4' : 'ipv6');
-  };
+  return { allowed, dropped };
+}
+
+/** Whether a customer's source address (IPv4, or its IPv4-mapped IPv6 form) is on the list. */
+export function isWhitelisted(allowed: net.BlockList, sourceIp: string): boolean {
+  const ip = normalizeIp(sourceIp);
+  return net.isIPv4(ip) && allowed.check(ip, 'ipv4');
+}
+
+/** A matcher for a whitelist (the in-memory directory); entries are read as `readStoredWhitelist` reads them. */
+export function createWhitelistMatcher(whitelist: readonly string[]): (ip: string) => boolean {
+  const { allowed } = readStoredWhitelist(whitelist);
+  return (ip: string) => isWhitelisted(allowed, ip);
 }

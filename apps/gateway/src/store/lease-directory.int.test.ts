@@ -55,13 +55,14 @@ describe('loading and lookups', () => {
     const agent = await insertAgent(db, 'n1');
     const lease = await insertLease(db, agent.id, 'n1', {
       authPort: 20001,
-      whitelist: ['127.0.0.3', '10.1.0.0/16'],
+      whitelist: ['127.0.0.3', '10.1.0.0/24'],
     });
     const dir = await directory('n1');
     assert.ok(dir.authPorts().includes(20001));
     assert.equal(dir.findByAuthPort(20001, '127.0.0.3')?.leaseId, lease.id);
     assert.equal(dir.findByAuthPort(20001, '::ffff:127.0.0.3')?.leaseId, lease.id);
-    assert.equal(dir.findByAuthPort(20001, '10.1.255.7')?.leaseId, lease.id);
+    assert.equal(dir.findByAuthPort(20001, '10.1.0.207')?.leaseId, lease.id);
+    assert.equal(dir.findByAuthPort(20001, '10.1.1.7'), undefined);
     assert.equal(dir.findByAuthPort(20001, '127.0.0.2'), undefined);
     assert.equal(dir.findByAuthPort(20001, '10.2.0.1'), undefined);
     assert.equal(dir.findByAuthPort(20001, '::1'), undefined);

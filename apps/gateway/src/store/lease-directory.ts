@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { BlockList, isIPv4 } from 'node:net';
+import { type BlockList, isIPv4 } from 'node:net';
 import type { DbHandle } from '@pm/db';
 import type { LeaseDirectory, LeaseEntry } from '../policy/types.ts';
+import { readStoredWhitelist } from '../policy/whitelist.ts';
 
 export interface PgLeaseDirectoryOptions {
   db: DbHandle;
@@ -30,6 +31,8 @@ export interface PgLeaseDirectory extends LeaseDirectory {
 interface Known {
   entry: LeaseEntry;
   allowed: BlockList;
+  /** Whitelist entries that open nothing (malformed, or wider than /24). */
+  dropped: string[];
   pwd: Buffer;
 }
 
@@ -54,17 +57,6 @@ const SELECT_LEASES = `
   WHERE l.ended_at IS NULL AND l.until > now() AND (a.node_id = $1 OR l.node_id = $1)
     AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = l.user_id AND ac.blocked)`;
 
-function buildAllowList(whitelist: string[]): BlockList {
-  const list = new BlockList();
-  for (const item of whitelist) {
-    const [addr, bits] = item.split('/');
-    if (!addr || !isIPv4(addr)) continue;
-    if (bits === undefined) list.addAddress(addr, 'ipv4');
-    else list.addSubnet(addr, Number(bits), 'ipv4');
-  }
-  return list;
-}
-
 function toKnown(row: LeaseDbRow): Known {
   const whitelist = [...row.whitelist];
   return {
@@ -78,7 +70,7 @@ function toKnown(row: LeaseDbRow): Known {
       untilMs: Number(row.until_ms),
       exclusive: row.exc,
     }),
-    allowed: buildAllowList(whitelist),
+    ...readStoredWhitelist(whitelist),
     pwd: Buffer.from(row.socks_pwd),
   };
 }
@@ -129,6 +121,7 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
   let pendingIds = new Set<string>();
   let isFullPending = false;
   let flushScheduled = false;
+  const loggedRows = new Set<string>();
 
   const emitRevoked = (id: string) => {
     for (const l of revokedListeners) {
@@ -166,10 +159,38 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
     if (known.entry.authPort !== null) byPort.set(known.entry.authPort, known);
   }
 
+  /**
+   * A row as the data path holds it. One that cannot be read is skipped (its lease is not served)
+   * and logged, and whitelist entries that open nothing are logged once: neither stops the reload.
+   */
+  function readRow(row: LeaseDbRow): Known | undefined {
+    try {
+      const known = toKnown(row);
+      const note = `${row.id} ${known.dropped.join(',')}`;
+      if (known.dropped.length > 0 && !loggedRows.has(note)) {
+        if (loggedRows.size >= 10_000) loggedRows.clear();
+        loggedRows.add(note);
+        onError(
+          new Error(
+            `lease ${row.id}: whitelist entries ignored (not IPv4, or wider than /24): ${known.dropped.join(', ')}`,
+          ),
+        );
+      }
+      return known;
+    } catch (e) {
+      onError(new Error(`lease ${String(row.id)}: malformed row skipped: ${(e as Error).message}`));
+      return undefined;
+    }
+  }
+
   /** Applies rows for `ids` (all leases when `ids` is undefined); ids without a row are gone. */
   function apply(rows: LeaseDbRow[], ids: Iterable<string> | undefined): void {
     const portsBefore = portsKey();
-    const fresh = new Map(rows.map((r) => [r.id, toKnown(r)]));
+    const fresh = new Map<string, Known>();
+    for (const row of rows) {
+      const known = readRow(row);
+      if (known) fresh.set(row.id, known);
+    }
     const revoked: string[] = [];
     for (const id of ids ?? [...byId.keys()]) {
       if (!fresh.has(id) && byId.has(id)) {

@@ -31,11 +31,11 @@ const post = async (body: unknown, headers?: Record<string, string>, id = leaseI
   });
 
 test('creates the no-auth port with the whitelist sent as a JSON string', async () => {
-  const res = await post('127.0.0.3, 10.0.0.0/8');
+  const res = await post('127.0.0.3, 10.0.0.0/24');
   assert.equal(res.statusCode, 200, res.body);
   const body = ZAuthPortCreateResponse.parse(res.json());
   assert.equal(body.status, 'AUTHPORT_CREATED');
-  assert.deepEqual(body.authPort, { node: '203.0.113.7', port: 40000, whitelist: '127.0.0.3,10.0.0.0/8' });
+  assert.deepEqual(body.authPort, { node: '203.0.113.7', port: 40000, whitelist: '127.0.0.3,10.0.0.0/24' });
 });
 
 test('accepts { whitelist } and keeps the same port', async () => {
@@ -55,6 +55,18 @@ test('a bad entry is a 400 naming it; a body of the wrong type is a 400', async 
   assert.equal(wrongType.json().error, 'VALIDATION_FAILED');
   // Neither a string nor { whitelist: string | string[] }: the union as a whole is refused.
   assert.equal(wrongType.json().field, 'body');
+});
+
+test('a range wider than /24 is a 400 naming the whitelist field (0.0.0.0/0 would be an open proxy)', async () => {
+  for (const wide of ['0.0.0.0/0', '10.1.0.0/16', '198.51.100.0/23']) {
+    const res = await post(`127.0.0.3,${wide}`);
+    assert.equal(res.statusCode, 400, wide);
+    assert.equal(res.json().error, 'VALIDATION_FAILED');
+    assert.equal(res.json().field, 'whitelist');
+    assert.match(res.json().message, /\/24/, wide);
+    assert.ok(res.json().message.includes(wide), wide);
+  }
+  assert.equal((await post({ whitelist: ['198.51.100.0/24', '203.0.113.9/32'] })).statusCode, 200);
 });
 
 test("another user's lease is 404; staff may; no token is 401", async () => {

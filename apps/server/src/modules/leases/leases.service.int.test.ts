@@ -171,11 +171,11 @@ describe('endLease, setWhitelist', () => {
   test('setWhitelist stores IPv4 and CIDR entries and names a bad entry', async () => {
     const agent = await buildAgent(db, { nodeId });
     const lease = await service.createLease({ userId: 'w', agentId: agent.id, exc: false });
-    await service.setWhitelist(lease.id, ' 10.0.0.1, 192.168.0.0/16 ,,');
+    await service.setWhitelist(lease.id, ' 10.0.0.1, 192.168.0.0/24 ,,');
     const [row] = await db.query<{ whitelist: string[] }>('SELECT whitelist FROM leases WHERE id = $1', [
       lease.id,
     ]);
-    assert.deepEqual(row?.whitelist, ['10.0.0.1', '192.168.0.0/16']);
+    assert.deepEqual(row?.whitelist, ['10.0.0.1', '192.168.0.0/24']);
     await assert.rejects(service.setWhitelist(lease.id, '10.0.0.1,256.1.1.1'), (e) => {
       return isAppError(e) && e.code === 'VALIDATION_FAILED' && e.userMessage.includes('256.1.1.1');
     });

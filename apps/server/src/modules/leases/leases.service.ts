@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
   AppError,
+  describeWhitelistProblem,
   LEASE_DURATION_MS,
   MAX_NOTE_LENGTH,
   MAX_WHITELIST_ENTRIES,
@@ -84,7 +85,7 @@ export function validateWhitelist(input: string | readonly string[]): string[] {
   const parsed = parseWhitelist(input);
   if (!parsed.ok) {
     throw new AppError('VALIDATION_FAILED', {
-      userMessage: `Invalid whitelist entry: ${parsed.bad}`,
+      userMessage: describeWhitelistProblem(parsed),
       details: { field: 'whitelist' },
     });
   }

@@ -67,13 +67,17 @@ test('renewable in the last 5 hours of a lease that has not ended', () => {
   assert.equal(isRenewable({ until, endedAt: new Date(0) }, 99 * HOUR), false);
 });
 
-test('whitelist parsing: IPv4 octets 0-255, CIDR /0-32, first bad entry named', () => {
-  assert.deepEqual(parseWhitelist('1.2.3.4, 0.0.0.0/0,255.255.255.255/32'), {
+test('whitelist parsing: IPv4 octets 0-255, CIDR /24-32, first bad entry named', () => {
+  assert.deepEqual(parseWhitelist('1.2.3.4, 1.2.3.0/24,255.255.255.255/32'), {
     ok: true,
-    entries: ['1.2.3.4', '0.0.0.0/0', '255.255.255.255/32'],
+    entries: ['1.2.3.4', '1.2.3.0/24', '255.255.255.255/32'],
   });
   assert.deepEqual(parseWhitelist(''), { ok: true, entries: [] });
   for (const bad of ['1.2.3', '1.2.3.256', '1.2.3.4/33', 'a.b.c.d', '1.2.3.4/', '::1', '1.2.3.4.5']) {
-    assert.deepEqual(parseWhitelist(`9.9.9.9,${bad}`), { ok: false, bad }, bad);
+    assert.deepEqual(parseWhitelist(`9.9.9.9,${bad}`), { ok: false, bad, problem: 'invalid' }, bad);
+  }
+  // Wider than /24 opens the no-auth port to strangers; 0.0.0.0/0 makes it an open proxy.
+  for (const bad of ['0.0.0.0/0', '10.0.0.0/8', '10.1.0.0/16', '198.51.100.0/23']) {
+    assert.deepEqual(parseWhitelist(`9.9.9.9,${bad}`), { ok: false, bad, problem: 'tooWide' }, bad);
   }
 });

@@ -25,10 +25,12 @@ it('builds a connection string curl takes as pasted', () => {
 
 it('whitelist: comma-separated IPv4 addresses with octets 0-255; empty allowed', () => {
   assert.deepEqual(checkWhitelist(''), { ok: true, entries: [] });
-  assert.deepEqual(checkWhitelist(' 1.2.3.4, 10.0.0.0/8 ,'), {
+  assert.deepEqual(checkWhitelist(' 1.2.3.4, 10.0.0.0/24 ,'), {
     ok: true,
-    entries: ['1.2.3.4', '10.0.0.0/8'],
+    entries: ['1.2.3.4', '10.0.0.0/24'],
   });
+  assert.deepEqual(checkWhitelist('0.0.0.0/0'), { ok: false, error: 'Range wider than /24: 0.0.0.0/0' });
+  assert.equal(checkWhitelist('10.0.0.0/8').ok, false);
   assert.deepEqual(checkWhitelist('1.2.3.256'), { ok: false, error: 'Not an IPv4 address: 1.2.3.256' });
   assert.equal(checkWhitelist('1.2.3').ok, false);
   assert.equal(checkWhitelist('1.2.3.4,example.com').ok, false);

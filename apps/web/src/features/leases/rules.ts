@@ -5,6 +5,7 @@ import {
   SOCKS_PORT_OFFSETS,
   type TLease,
   type TSocks,
+  WHITELIST_MIN_PREFIX,
 } from '@pm/contracts';
 import { countryName } from '../shop/countries.ts';
 import { sharedLabel } from '../shop/format.ts';
@@ -34,12 +35,18 @@ export const MASKED_PASSWORD = '••••••••••';
 export type WhitelistCheck = { ok: true; entries: string[] } | { ok: false; error: string };
 
 /**
- * The no-auth port's whitelist (SPEC 5): comma-separated IPv4 addresses (or CIDR ranges, which the
- * server also takes), each octet 0-255. Empty is allowed and means nobody.
+ * The no-auth port's whitelist (SPEC 5): comma-separated IPv4 addresses (or CIDR ranges up to /24,
+ * which the server also takes), each octet 0-255. Empty is allowed and means nobody.
  */
 export function checkWhitelist(text: string): WhitelistCheck {
   const parsed = parseWhitelist(text);
-  if (!parsed.ok) return { ok: false, error: `Not an IPv4 address: ${parsed.bad}` };
+  if (!parsed.ok) {
+    const error =
+      parsed.problem === 'tooWide'
+        ? `Range wider than /${WHITELIST_MIN_PREFIX}: ${parsed.bad}`
+        : `Not an IPv4 address: ${parsed.bad}`;
+    return { ok: false, error };
+  }
   if (parsed.entries.length > MAX_WHITELIST_ENTRIES) {
     return { ok: false, error: `At most ${MAX_WHITELIST_ENTRIES} addresses` };
   }
