@@ -254,3 +254,54 @@ export const ZReferralInfo = z.object({
   laterLoadPct: z.number().int(),
 });
 export type TReferralInfo = z.infer<typeof ZReferralInfo>;
+
+/** Where a held credit stands: waiting for staff, released to the balance, or returned. */
+export const HELD_CREDIT_STATES = ['held', 'released', 'returned'] as const;
+
+/**
+ * Money that arrived on a charge but was not credited: the part past the charge's cap
+ * (`overCap`), or one output worth more than the cap alone (`outputOverCap`).
+ */
+export const ZHeldCredit = z.object({
+  id: z.number().int(),
+  uid: ZChargeUid,
+  userId: z.string(),
+  type: ZCurrencyId,
+  txid: z.string(),
+  address: z.string(),
+  /** Whole coins held. */
+  amount: ZCryptoAmount,
+  /** What a release credits (cents at the payment's rate). */
+  amountUsd: ZCents,
+  reason: z.enum(['overCap', 'outputOverCap']),
+  state: z.enum(HELD_CREDIT_STATES),
+  time: z.string(),
+  decidedAt: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  note: z.string().nullable(),
+});
+export type THeldCredit = z.infer<typeof ZHeldCredit>;
+
+/** `GET /crypto/held` (staff): held credits, newest first; `state` filters (default: all). */
+export const ZHeldCreditsQuery = z
+  .object({
+    state: z.enum(HELD_CREDIT_STATES).optional(),
+    user_id: z.string().min(1).max(200).optional(),
+    offset: zQueryInt(0, 1_000_000).default(0),
+    limit: zQueryInt(1, 1000).default(100),
+  })
+  .strict();
+export const ZHeldCreditsResponse = z.object({ items: z.array(ZHeldCredit), total: z.number().int() });
+export type THeldCreditsResponse = z.infer<typeof ZHeldCreditsResponse>;
+
+export const ZHeldCreditParams = z.object({ id: zQueryInt(1, Number.MAX_SAFE_INTEGER) });
+/** `POST /crypto/held/{id}/release|return` (staff): why (kept with the row and in the audit trail). */
+export const ZHeldCreditDecision = z.object({ note: z.string().trim().min(1).max(500) }).strict();
+
+/** `GET /crypto/vanished` (staff): credited payments later gone from the chain (credit kept, for staff to settle). */
+export const ZVanishedPayment = ZCryptoTransaction.extend({
+  userId: z.string(),
+  vanishedAt: z.string(),
+});
+export const ZVanishedPaymentsResponse = z.object({ items: z.array(ZVanishedPayment) });
+export type TVanishedPaymentsResponse = z.infer<typeof ZVanishedPaymentsResponse>;

@@ -62,6 +62,8 @@ export class SimLedger {
   };
   private readonly transfers = new Map<string, Trc20Transfer>();
   private readonly transfersTo = new Map<string, Trc20Transfer[]>();
+  /** Raw entries served first in an address's answers (tests: malformed or forged explorer rows). */
+  private readonly rawEntries = new Map<string, object[]>();
 
   private readonly now: () => number;
 
@@ -169,6 +171,34 @@ export class SimLedger {
     return true;
   }
 
+  /**
+   * Removes a transaction even after it confirmed (a reorg took it out of the chain and it never
+   * came back): the explorer no longer knows it. False when unknown.
+   */
+  reorgOut(chain: SimChainId, txid: string): boolean {
+    if (chain === 'tron') {
+      for (const t of this.transfers.values()) if (t.txid === txid) t.confirmed = false;
+      return this.drop(chain, txid);
+    }
+    const tx = this.utxo[chain].get(txid);
+    if (!tx) return false;
+    tx.block = undefined;
+    return this.drop(chain, txid);
+  }
+
+  /**
+   * Serves `entry` verbatim at the head of an address's history (Esplora `/address/:a/txs`, or
+   * TronGrid's `data`): what a broken or hostile explorer might answer.
+   */
+  addRawEntry(chain: SimChainId, address: string, entry: object): void {
+    const key = `${chain}:${address}`;
+    this.rawEntries.set(key, [...(this.rawEntries.get(key) ?? []), entry]);
+  }
+
+  private raw(chain: SimChainId, address: string): object[] {
+    return this.rawEntries.get(`${chain}:${address}`) ?? [];
+  }
+
   private esploraTx(chain: 'btc' | 'ltc', tx: UtxoTx) {
     return {
       txid: tx.txid,
@@ -220,7 +250,10 @@ export class SimLedger {
       return confirmed.slice(at + 1, at + 26).map((t) => this.esploraTx(chain, t));
     }
     const mempool = all.filter((t) => !t.block).slice(0, 50);
-    return [...mempool, ...confirmed.slice(0, 25)].map((t) => this.esploraTx(chain, t));
+    return [
+      ...this.raw(chain, address),
+      ...[...mempool, ...confirmed.slice(0, 25)].map((t) => this.esploraTx(chain, t)),
+    ];
   }
 
   /** `GET /tx/:txid`; undefined when unknown. */
@@ -254,20 +287,23 @@ export class SimLedger {
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
     return {
-      data: page.map((t) => ({
-        transaction_id: t.txid,
-        token_info: {
-          symbol: t.contract === USDT_CONTRACT ? 'USDT' : 'FAKE',
-          address: t.contract,
-          decimals: 6,
-          name: t.contract === USDT_CONTRACT ? 'Tether USD' : 'Fake Token',
-        },
-        block_timestamp: t.timestamp,
-        from: t.from,
-        to: t.to,
-        type: 'Transfer',
-        value: t.value.toString(),
-      })),
+      data: [
+        ...(start === 0 ? this.raw('tron', address) : []),
+        ...page.map((t) => ({
+          transaction_id: t.txid,
+          token_info: {
+            symbol: t.contract === USDT_CONTRACT ? 'USDT' : 'FAKE',
+            address: t.contract,
+            decimals: 6,
+            name: t.contract === USDT_CONTRACT ? 'Tether USD' : 'Fake Token',
+          },
+          block_timestamp: t.timestamp,
+          from: t.from,
+          to: t.to,
+          type: 'Transfer',
+          value: t.value.toString(),
+        })),
+      ],
       success: true,
       meta: {
         at: this.now(),

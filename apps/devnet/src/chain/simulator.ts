@@ -50,8 +50,8 @@ export interface ChainSimulator {
   pay(chain: SimChainId, address: string, amount: string, blocks?: number): string;
   /** While on, every explorer path of `chain` (or of all chains) answers 503: an outage. */
   setOutage(chain: SimChainId | 'all', on: boolean): void;
-  /** Explorer requests answered so far (the benchmark counts them). */
-  requests(): number;
+  /** Explorer requests answered so far, of one chain or all (the benchmark counts them). */
+  requests(chain?: SimChainId): number;
   close(): Promise<void>;
 }
 
@@ -100,7 +100,7 @@ ${message ? `<p class="msg">${escapeHtml(message)}</p>` : ''}
 export async function startChainSimulator(config: ChainSimulatorConfig): Promise<ChainSimulator> {
   const ledger = new SimLedger(config.now);
   const outages = new Set<SimChainId | 'all'>();
-  let served = 0;
+  const served: Record<SimChainId, number> = { btc: 0, ltc: 0, tron: 0 };
 
   const pay = (chain: SimChainId, address: string, amount: string, blocks = 6): string => {
     if (!address || address.length > 100) throw new Error('address required');
@@ -115,7 +115,7 @@ export async function startChainSimulator(config: ChainSimulatorConfig): Promise
     query: URLSearchParams,
     res: ServerResponse,
   ): unknown => {
-    served++;
+    served[chain]++;
     if (outages.has(chain) || outages.has('all')) return send(res, 503, 'Service Unavailable', 'text/plain');
     if (chain === 'tron') {
       const m = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/.exec(rest);
@@ -210,7 +210,7 @@ export async function startChainSimulator(config: ChainSimulatorConfig): Promise
       if (on) outages.add(chain);
       else outages.delete(chain);
     },
-    requests: () => served,
+    requests: (chain) => (chain ? served[chain] : served.btc + served.ltc + served.tron),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

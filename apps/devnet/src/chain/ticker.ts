@@ -28,7 +28,8 @@ export const DEFAULT_PRICES: Record<TickerCoin, string> = {
 export interface Ticker {
   /** `http://host:port`: Kraken's and Coinbase's base URL alike. */
   url: string;
-  setPrice(coin: TickerCoin, dollars: string): void;
+  /** Sets a coin's price at both sources, or at one (`source`) so they disagree. */
+  setPrice(coin: TickerCoin, dollars: string, source?: 'kraken' | 'coinbase'): void;
   /** While on, that source answers 503. */
   setOutage(source: 'kraken' | 'coinbase', on: boolean): void;
   close(): Promise<void>;
@@ -46,6 +47,8 @@ export async function startTicker(config: {
   prices?: Partial<Record<TickerCoin, string>>;
 }): Promise<Ticker> {
   const prices: Record<TickerCoin, string> = { ...DEFAULT_PRICES, ...config.prices };
+  /** Coinbase's own prices where they differ from the shared ones. */
+  const coinbasePrices: Partial<Record<TickerCoin, string>> = {};
   const down = new Set<string>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://ticker');
@@ -77,7 +80,9 @@ export async function startTicker(config: {
       const coin = COINBASE[m[1] as string];
       if (!coin) return send(res, 404, { errors: [{ id: 'not_found', message: 'Invalid currency' }] });
       const [base] = (m[1] as string).split('-');
-      return send(res, 200, { data: { amount: prices[coin], base, currency: 'USD' } });
+      return send(res, 200, {
+        data: { amount: coinbasePrices[coin] ?? prices[coin], base, currency: 'USD' },
+      });
     }
     send(res, 404, { error: ['EGeneral:Unknown method'] });
   });
@@ -88,8 +93,10 @@ export async function startTicker(config: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
-    setPrice(coin, dollars) {
-      prices[coin] = dollars;
+    setPrice(coin, dollars, source) {
+      if (source !== 'coinbase') prices[coin] = dollars;
+      if (source === 'coinbase') coinbasePrices[coin] = dollars;
+      else if (source === undefined) delete coinbasePrices[coin];
     },
     setOutage(source, on) {
       if (on) down.add(source);

@@ -50,6 +50,12 @@ export function testPaymentsSettings(
     trongrid: { ...DEFAULT_PAYMENTS_SETTINGS.trongrid, url: chain.tronGridUrl },
     rates: { ...DEFAULT_PAYMENTS_SETTINGS.rates, krakenUrl: ticker.url, fallbackUrl: ticker.url },
     confirmations: { btc: 1, ltc: 2 },
+    // Pacing is not what these tests measure (payments.budget tests do): no wall-clock waits.
+    budgets: {
+      btc: { perSecond: 10_000, perDay: 1_000_000 },
+      ltc: { perSecond: 10_000, perDay: 1_000_000 },
+      tron: { perSecond: 10_000, perDay: 1_000_000 },
+    },
     ...over,
   };
 }

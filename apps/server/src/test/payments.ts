@@ -30,6 +30,8 @@ export interface PaymentsHarness {
   auth(userId: string, permissions?: string[]): Promise<Record<string, string>>;
   staffAuth(userId: string): Promise<Record<string, string>>;
   balance(userId: string): Promise<number>;
+  /** Makes every charge due for a poll now (tests that run passes back to back, past the schedule). */
+  makeDue(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,9 @@ export async function createPaymentsHarness(
         [userId],
       );
       return Number(rows[0]?.balance_c);
+    },
+    async makeDue() {
+      await db.query(`UPDATE crypto_charges SET next_check_at = 'epoch' WHERE next_check_at > 'epoch'`);
     },
     async close() {
       await app.close();

@@ -22,6 +22,17 @@ const PUBLIC_VERSIONS = new Map<number, string>([
   [0x019da462, 'Ltub'],
   [0x01b26ef6, 'Mtub'],
 ]);
+/**
+ * The one kind of key that matches the addresses made: BIP84 native segwit (`zpub`) for the
+ * bc1/ltc1 addresses of Bitcoin and Litecoin (Electrum, Sparrow and Electrum-LTC export it so),
+ * BIP44 (`xpub`) for TRON. Any other spelling would make the operator's wallet look for other
+ * addresses than the ones customers pay.
+ */
+const KIND: Record<CurrencyId, { version: number; needs: string }> = {
+  btc: { version: 0x04b24746, needs: "a BIP84 zpub (account m/84'/0'/0') for bc1 addresses" },
+  ltc: { version: 0x04b24746, needs: "a BIP84 zpub (account m/84'/2'/0') for ltc1 addresses" },
+  trc20usdt: { version: 0x0488b21e, needs: "a BIP44 xpub (account m/44'/195'/0') for TRON addresses" },
+};
 /** Their private twins (xprv, yprv, zprv, Ltpv, Mtpv): never accepted. */
 const PRIVATE_VERSIONS = new Set([0x0488ade4, 0x049d7878, 0x04b2430c, 0x019d9cfe, 0x01b26792]);
 
@@ -39,9 +50,10 @@ export interface AccountKey {
 const HRP: Partial<Record<CurrencyId, string>> = { btc: 'bc', ltc: 'ltc' };
 
 /**
- * Parses an account-level extended public key (`m/84'/0'/0'` for BTC, `m/84'/2'/0'` for LTC,
- * `m/44'/195'/0'` for TRON) in any SLIP-132 spelling. Throws a message fit for a configuration
- * error on a private key, a malformed key, or a key that is not at account depth (3).
+ * Parses an account-level extended public key: a zpub (`m/84'/0'/0'`) for BTC, a zpub
+ * (`m/84'/2'/0'`) for LTC, an xpub (`m/44'/195'/0'`) for TRON. Throws a message fit for a
+ * configuration error on a private key, a malformed key, another kind of key, or a key that is
+ * not at account depth (3).
  */
 export function parseAccountKey(currency: CurrencyId, text: string): AccountKey {
   let bytes: Uint8Array;
@@ -56,7 +68,12 @@ export function parseAccountKey(currency: CurrencyId, text: string): AccountKey 
     throw new Error(`${currency}: an extended PRIVATE key was given; configure the public key (xpub) only`);
   }
   if (!PUBLIC_VERSIONS.has(version)) {
-    throw new Error(`${currency}: unknown extended key version 0x${version.toString(16)}`);
+    throw new Error(
+      `${currency}: unknown extended key version 0x${version.toString(16)}; needs ${KIND[currency].needs}`,
+    );
+  }
+  if (version !== KIND[currency].version) {
+    throw new Error(`${currency}: needs ${KIND[currency].needs}, got a ${PUBLIC_VERSIONS.get(version)}`);
   }
   const key = HDKey.fromExtendedKey(text.trim(), { public: version, private: 0 });
   if (key.privateKey) throw new Error(`${currency}: an extended private key was given`);

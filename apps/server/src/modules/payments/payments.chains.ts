@@ -4,7 +4,7 @@
  * keyed the way they are credited: (txid, vout) on UTXO chains, (txid, recipient) on TRON.
  */
 import type { CurrencyId } from '@pm/contracts';
-import type { PaymentsSettings } from './payments.config.ts';
+import { confirmationsFor, maxConfirmations, type PaymentsSettings } from './payments.config.ts';
 
 /** One payment to an address as the chain API reports it now. */
 export interface ObservedOutput {
@@ -20,26 +20,55 @@ export interface ObservedOutput {
   blockTime?: number | undefined;
 }
 
+/** What re-reading one output from the chain found. */
+export type Verified =
+  /** At least the depth asked for, to this address, with this value. */
+  | { state: 'deep'; output: ObservedOutput; depth: number }
+  /** There, right address and value, not deep enough yet (0: back in the mempool). */
+  | { state: 'shallow'; depth: number }
+  /** The chain does not know the transaction (never was, or a reorg took it out). */
+  | { state: 'missing' }
+  /** The transaction exists but does not pay this address this value (a forged or stale answer). */
+  | { state: 'mismatch'; detail: string };
+
 /** A chain API for one currency. */
 export interface ChainClient {
   currency: CurrencyId;
-  /** Confirmations a payment needs before it is credited. */
-  confirmationsRequired: number;
+  /** Confirmations an output worth `valueC` cents needs before it is credited. */
+  confirmationsFor(valueC: number): number;
+  /** Depth at which a credited output is final and no longer re-checked (TRC-20: solidified, 1). */
+  finalDepth: number;
   /**
    * Every output paid to `address`: unconfirmed ones too when `withPending`. `sinceMs` bounds
    * TRC-20 history (transfers before the charge was created cannot be for it).
    */
   scanAddress(address: string, o: { sinceMs: number; withPending: boolean }): Promise<ObservedOutput[]>;
   /**
-   * Re-reads one output just before it is credited, so a stale or replayed list answer can never
-   * credit what the chain does not hold: the current confirmed state, or null when not (yet) there.
+   * Re-reads one output from the chain (before it is credited, and after, until it is final), so
+   * a stale, replayed or forged list answer can never credit what the chain does not hold: the
+   * transaction must exist, pay `address` exactly `valueBase`, and be `minDepth` deep.
    */
-  verify(output: ObservedOutput, address: string): Promise<ObservedOutput | null>;
+  verify(output: ObservedOutput, address: string, minDepth: number): Promise<Verified>;
   /** The outputs of a transaction, with their addresses (UTXO chains; staff deep-check by txid). */
   findTx?(txid: string): Promise<{ address: string; output: ObservedOutput }[] | null>;
 }
 
+/** Called for an explorer entry that is skipped because it is malformed (logged by the module). */
+export type OnMalformed = (detail: Record<string, unknown>) => void;
+
 const TIMEOUT_MS = 10_000;
+/** A credited UTXO output is re-read until this deep (then final). */
+const FINAL_DEPTH = 6;
+/** TRON verify lists transfers from a little before the one it re-reads. */
+const TRON_VERIFY_SLACK_MS = 60_000;
+/** No output can carry more than the coin's supply (21M BTC, 84M LTC; USDT: 10^12 coins is absurd). */
+const MAX_BASE: Record<CurrencyId, bigint> = {
+  btc: 21_000_000n * 10n ** 8n,
+  ltc: 84_000_000n * 10n ** 8n,
+  trc20usdt: 10n ** 18n,
+};
+const TXID = /^[0-9a-fA-F]{64}$/;
+
 /** Esplora pages confirmed history 25 at a time; a deposit address has a few, so this bounds a scan. */
 const MAX_PAGES = 40;
 
@@ -69,9 +98,10 @@ export function createEsploraClient(
   currency: 'btc' | 'ltc',
   settings: PaymentsSettings,
   f: typeof fetch = fetch,
+  onMalformed: OnMalformed = () => {},
 ): ChainClient {
   const { url, apiKey } = settings.esplora[currency];
-  const required = settings.confirmations[currency];
+  const tiers = settings.confirmations[currency];
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const json = async <T>(path: string, allow404 = false): Promise<T | null> => {
     const res = await request(f, `${url}${path}`, headers);
@@ -85,58 +115,105 @@ export function createEsploraClient(
     if (!res.ok || !Number.isSafeInteger(n)) throw new ChainApiError(`${currency} tip: HTTP ${res.status}`);
     return n;
   };
-  const isDeep = (height: number | undefined, tipHeight: number) =>
-    height !== undefined && tipHeight - height + 1 >= required;
+  /** An output's value in base units, or null when it is not a whole positive amount within the supply. */
+  const outputValue = (v: unknown): bigint | null =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && BigInt(v) <= MAX_BASE[currency]
+      ? BigInt(v)
+      : null;
   const toOutput = (tx: EsploraTx, vout: number): ObservedOutput => ({
-    txid: tx.txid,
+    txid: tx.txid.toLowerCase(),
     outKey: String(vout),
-    valueBase: BigInt(tx.vout[vout]?.value ?? 0),
+    valueBase: outputValue(tx.vout[vout]?.value) ?? 0n,
     confirmed: tx.status.confirmed,
     blockHeight: tx.status.block_height,
     blockHash: tx.status.block_hash,
     blockTime: tx.status.block_time === undefined ? undefined : tx.status.block_time * 1000,
   });
 
+  /** True when `tx` has the shape the watcher reads (one bad entry must not abort a scan). */
+  const isWellFormed = (tx: unknown): tx is EsploraTx => {
+    const t = tx as EsploraTx | null;
+    return (
+      typeof t === 'object' &&
+      t !== null &&
+      typeof t.txid === 'string' &&
+      TXID.test(t.txid) &&
+      Array.isArray(t.vout) &&
+      typeof t.status === 'object' &&
+      t.status !== null &&
+      typeof t.status.confirmed === 'boolean' &&
+      (!t.status.confirmed || Number.isSafeInteger(t.status.block_height))
+    );
+  };
+
   return {
     currency,
-    confirmationsRequired: required,
+    confirmationsFor: (valueC) => confirmationsFor(tiers, valueC),
+    finalDepth: Math.max(FINAL_DEPTH, maxConfirmations(tiers)),
     async scanAddress(address, o) {
       // One request per address: confirmation depth is checked by verify(), against a fresh tip.
       const out: ObservedOutput[] = [];
-      let page = await json<EsploraTx[]>(`/address/${encodeURIComponent(address)}/txs`);
-      for (let i = 0; page && i < MAX_PAGES; i++) {
+      let page = await json<unknown[]>(`/address/${encodeURIComponent(address)}/txs`);
+      for (let i = 0; Array.isArray(page) && i < MAX_PAGES; i++) {
+        const txs: EsploraTx[] = [];
         for (const tx of page) {
+          if (!isWellFormed(tx)) {
+            onMalformed({ currency, address, entry: JSON.stringify(tx)?.slice(0, 300) });
+            continue;
+          }
+          txs.push(tx);
           tx.vout.forEach((v, n) => {
-            if (v.scriptpubkey_address !== address || v.value <= 0) return;
+            if (v?.scriptpubkey_address !== address) return;
+            if (outputValue(v.value) === null) {
+              onMalformed({ currency, address, txid: tx.txid, vout: n, value: String(v.value).slice(0, 40) });
+              return;
+            }
             if (!tx.status.confirmed && !o.withPending) return;
             out.push(toOutput(tx, n));
           });
         }
-        const confirmed = page.filter((t) => t.status.confirmed);
+        const confirmed = txs.filter((t) => t.status.confirmed);
         if (confirmed.length < 25) break;
         const last = (confirmed.at(-1) as EsploraTx).txid;
-        page = await json<EsploraTx[]>(`/address/${encodeURIComponent(address)}/txs/chain/${last}`);
+        page = await json<unknown[]>(`/address/${encodeURIComponent(address)}/txs/chain/${last}`);
       }
       return out;
     },
-    async verify(output) {
-      const status = await json<EsploraTx['status']>(`/tx/${output.txid}/status`, true);
-      if (!status?.confirmed) return null;
-      const tipHeight = await tip();
-      if (!isDeep(status.block_height, tipHeight)) return null;
+    async verify(output, address, minDepth) {
+      if (!TXID.test(output.txid)) return { state: 'missing' };
+      const tx = await json<unknown>(`/tx/${output.txid}`, true);
+      if (tx === null) return { state: 'missing' };
+      if (!isWellFormed(tx)) return { state: 'mismatch', detail: 'malformed transaction answer' };
+      const n = Number(output.outKey);
+      const v = Number.isSafeInteger(n) ? tx.vout[n] : undefined;
+      if (v?.scriptpubkey_address !== address)
+        return { state: 'mismatch', detail: `output ${output.outKey} pays another address` };
+      if (outputValue(v.value) !== output.valueBase) {
+        return {
+          state: 'mismatch',
+          detail: `output ${output.outKey} pays ${String(v.value)}, not ${output.valueBase}`,
+        };
+      }
+      if (!tx.status.confirmed) return { state: 'shallow', depth: 0 };
+      const depth = (await tip()) - (tx.status.block_height as number) + 1;
+      if (depth < minDepth) return { state: 'shallow', depth };
       return {
-        ...output,
-        confirmed: true,
-        blockHeight: status.block_height,
-        blockHash: status.block_hash,
-        blockTime: status.block_time === undefined ? output.blockTime : status.block_time * 1000,
+        state: 'deep',
+        depth,
+        output: {
+          ...output,
+          confirmed: true,
+          blockHeight: tx.status.block_height,
+          blockHash: tx.status.block_hash,
+          blockTime: tx.status.block_time === undefined ? output.blockTime : tx.status.block_time * 1000,
+        },
       };
     },
     async findTx(txid) {
-      const tx = await json<EsploraTx>(`/tx/${txid}`, true);
-      if (!tx) return null;
+      const tx = await json<unknown>(`/tx/${txid}`, true);
+      if (tx === null || !isWellFormed(tx)) return null;
       return tx.vout.flatMap((v, n) =>
-        v.scriptpubkey_address && v.value > 0
+        v?.scriptpubkey_address && outputValue(v.value) !== null
           ? [{ address: v.scriptpubkey_address, output: toOutput(tx, n) }]
           : [],
       );
@@ -158,7 +235,11 @@ interface TronRow {
  * counts only if its type is Transfer, its contract is USDT and its recipient is the address).
  * Values of one transaction to one recipient are summed: that pair is the credited unit.
  */
-export function createTronGridClient(settings: PaymentsSettings, f: typeof fetch = fetch): ChainClient {
+export function createTronGridClient(
+  settings: PaymentsSettings,
+  f: typeof fetch = fetch,
+  onMalformed: OnMalformed = () => {},
+): ChainClient {
   const { url, apiKey, usdtContract } = settings.trongrid;
   const headers: Record<string, string> = apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {};
   const list = async (address: string, sinceMs: number, which: 'only_confirmed' | 'only_unconfirmed') => {
@@ -192,14 +273,32 @@ export function createTronGridClient(settings: PaymentsSettings, f: typeof fetch
     }
     const sums = new Map<string, ObservedOutput>();
     for (const r of rows) {
+      if (typeof r !== 'object' || r === null) {
+        onMalformed({ currency: 'trc20usdt', address, entry: String(r).slice(0, 100) });
+        continue;
+      }
       if (r.type !== 'Transfer' || r.token_info?.address !== usdtContract || r.to !== address) continue;
-      if (!/^[0-9a-fA-F]{64}$/.test(r.transaction_id) || !/^\d{1,30}$/.test(r.value ?? '')) continue;
-      const prev = sums.get(r.transaction_id);
-      const value = BigInt(r.value as string);
+      const value = /^\d{1,30}$/.test(r.value ?? '') ? BigInt(r.value as string) : 0n;
+      if (
+        typeof r.transaction_id !== 'string' ||
+        !TXID.test(r.transaction_id) ||
+        value <= 0n ||
+        value > MAX_BASE.trc20usdt
+      ) {
+        onMalformed({
+          currency: 'trc20usdt',
+          address,
+          txid: String(r.transaction_id).slice(0, 80),
+          value: String(r.value).slice(0, 40),
+        });
+        continue;
+      }
+      const txid = r.transaction_id.toLowerCase();
+      const prev = sums.get(txid);
       if (prev) prev.valueBase += value;
       else
-        sums.set(r.transaction_id, {
-          txid: r.transaction_id.toLowerCase(),
+        sums.set(txid, {
+          txid,
           outKey: address,
           valueBase: value,
           confirmed: which === 'only_confirmed',
@@ -211,17 +310,23 @@ export function createTronGridClient(settings: PaymentsSettings, f: typeof fetch
 
   return {
     currency: 'trc20usdt',
-    confirmationsRequired: 1,
+    confirmationsFor: () => 1,
+    finalDepth: 1,
     async scanAddress(address, o) {
-      const confirmed = await list(address, o.sinceMs, 'only_confirmed');
-      if (!o.withPending) return confirmed;
-      const seen = new Set(confirmed.map((c) => c.txid));
-      const pending = await list(address, o.sinceMs, 'only_unconfirmed');
-      return [...confirmed, ...pending.filter((p) => !seen.has(p.txid))];
+      // Solidified transfers only: TRON solidifies in about a minute, so a pending state is not
+      // worth a second request per poll (the budget is TronGrid's daily quota).
+      return list(address, o.sinceMs, 'only_confirmed');
     },
-    async verify(output) {
-      // `only_confirmed` answers hold solidified (irreversible) transfers only; nothing to re-read.
-      return output.confirmed ? output : null;
+    async verify(output, address) {
+      // Re-read from TronGrid's solidified list (a second answer, not the one that listed it):
+      // the transfer must be there, to this address, with the same summed value.
+      const since = (output.blockTime ?? 0) - TRON_VERIFY_SLACK_MS;
+      const again = (await list(address, since, 'only_confirmed')).find((x) => x.txid === output.txid);
+      if (!again) return { state: 'missing' };
+      if (again.valueBase !== output.valueBase) {
+        return { state: 'mismatch', detail: `transfer pays ${again.valueBase}, not ${output.valueBase}` };
+      }
+      return { state: 'deep', depth: 1, output: again };
     },
   };
 }
@@ -229,11 +334,13 @@ export function createTronGridClient(settings: PaymentsSettings, f: typeof fetch
 /** The clients of every currency that has an xpub configured. */
 export function createChainClients(
   settings: PaymentsSettings,
-  f: typeof fetch = fetch,
+  fetchFor: (currency: CurrencyId) => typeof fetch,
+  onMalformed: OnMalformed = () => {},
 ): Partial<Record<CurrencyId, ChainClient>> {
   const clients: Partial<Record<CurrencyId, ChainClient>> = {};
-  if (settings.xpubs.btc) clients.btc = createEsploraClient('btc', settings, f);
-  if (settings.xpubs.ltc) clients.ltc = createEsploraClient('ltc', settings, f);
-  if (settings.xpubs.trc20usdt) clients.trc20usdt = createTronGridClient(settings, f);
+  if (settings.xpubs.btc) clients.btc = createEsploraClient('btc', settings, fetchFor('btc'), onMalformed);
+  if (settings.xpubs.ltc) clients.ltc = createEsploraClient('ltc', settings, fetchFor('ltc'), onMalformed);
+  if (settings.xpubs.trc20usdt)
+    clients.trc20usdt = createTronGridClient(settings, fetchFor('trc20usdt'), onMalformed);
   return clients;
 }

@@ -1,20 +1,25 @@
 import type { CurrencyId } from '@pm/contracts';
 import { defineModule, type Platform } from '../../platform/module.ts';
 import type { AccountService } from '../accounts/accounts.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ReferralService } from '../referral/referral.service.ts';
+import { BUDGET_CHAIN, createRequestBudget, type RequestBudgetHandle } from './payments.budget.ts';
 import { createChainClients } from './payments.chains.ts';
 import { DEFAULT_PAYMENTS_SETTINGS } from './payments.config.ts';
 import { watchPaymentsJob } from './payments.jobs.ts';
-import { registerWatcherMetrics } from './payments.metrics.ts';
+import { registerAddressGapMetric, registerWatcherMetrics } from './payments.metrics.ts';
 import { createRateSource } from './payments.rates.ts';
 import { createPaymentsRepository } from './payments.repository.ts';
 import { registerPaymentsRoutes } from './payments.routes.ts';
 import { createPaymentService } from './payments.service.ts';
+import { createPaymentsStaffRepository } from './payments.staff.repository.ts';
+import { createPaymentsStaffService } from './payments.staff.service.ts';
 import { createPaymentWatcher } from './payments.watcher.ts';
 
 interface Needs {
   ledger: Pick<LedgerService, 'move'>;
+  audit: Pick<AuditService, 'record'>;
   accounts: Pick<AccountService, 'getAccount'>;
   referral: Pick<ReferralService, 'rewardLoad'>;
 }
@@ -26,12 +31,27 @@ interface Needs {
  */
 export const paymentsModule = defineModule({
   name: 'payments',
-  needs: ['ledger', 'accounts', 'referral'],
-  services: (platform: Platform, { ledger, accounts, referral }: Needs) => {
+  needs: ['ledger', 'audit', 'accounts', 'referral'],
+  services: (platform: Platform, { ledger, audit, accounts, referral }: Needs) => {
     const settings = platform.settings.payments;
     const f = settings?.fetch ?? fetch;
     const repo = createPaymentsRepository(platform.db.db);
-    const clients = settings ? createChainClients(settings, f) : {};
+    const log = platform.log.child({ component: 'payments' });
+    const budgets: Partial<Record<CurrencyId, RequestBudgetHandle>> = {};
+    const clients = settings
+      ? createChainClients(
+          settings,
+          (currency) => {
+            budgets[currency] = createRequestBudget(
+              settings.budgets[BUDGET_CHAIN[currency]],
+              f,
+              platform.now,
+            );
+            return budgets[currency].fetch;
+          },
+          (detail) => log.warn(detail, 'malformed explorer entry skipped'),
+        )
+      : {};
     const rates = createRateSource({
       settings: (settings ?? DEFAULT_PAYMENTS_SETTINGS).rates,
       fetch: f,
@@ -41,14 +61,17 @@ export const paymentsModule = defineModule({
       db: platform.db.db,
       repo,
       clients,
+      budgets,
       rates,
       ledger,
       referral,
       settings: settings ?? DEFAULT_PAYMENTS_SETTINGS,
       now: platform.now,
-      log: platform.log.child({ component: 'payments' }),
+      log,
     });
     registerWatcherMetrics(platform.metrics, repo, Object.keys(clients) as CurrencyId[], platform.now);
+    const staffRepo = createPaymentsStaffRepository(platform.db.db);
+    registerAddressGapMetric(platform.metrics, staffRepo, settings?.xpubs ?? {});
     const payments = createPaymentService({
       db: platform.db.db,
       repo,
@@ -60,7 +83,14 @@ export const paymentsModule = defineModule({
       now: platform.now,
       jobs: platform.jobs,
     });
-    return { payments, paymentWatcher: watcher };
+    const paymentsStaff = createPaymentsStaffService({
+      db: platform.db.db,
+      repo: staffRepo,
+      ledger,
+      audit,
+      now: platform.now,
+    });
+    return { payments, paymentWatcher: watcher, paymentsStaff };
   },
   routes: registerPaymentsRoutes,
   jobs: [watchPaymentsJob],

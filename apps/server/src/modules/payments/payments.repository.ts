@@ -2,6 +2,7 @@ import type { CurrencyId } from '@pm/contracts';
 import {
   accounts,
   cryptoCharges,
+  cryptoHeldCredits,
   cryptoPayments,
   type Db,
   type DbOrTx,
@@ -30,6 +31,8 @@ export interface DueCharge {
   id: string;
   address: string;
   createdAt: Date;
+  expiresAt: Date;
+  watchUntil: Date;
   status: ChargeRow['status'];
   hasPayments: boolean;
   checkFailures: number;
@@ -50,15 +53,24 @@ export function createPaymentsRepository(db: Db) {
       return Number(result.rows[0]?.n);
     },
     /** Serialises charge creation per user and currency for the rest of the transaction. */
-    async lockUserCurrency(userId: string, currency: CurrencyId, tx: Tx): Promise<void> {
+    async lockUserCurrency(userId: string, currency: CurrencyId | '*', tx: Tx): Promise<void> {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`charge:${userId}:${currency}`}))`);
     },
     async insertCharge(row: NewCharge, tx: DbOrTx = db): Promise<ChargeRow> {
       const rows = await tx.insert(cryptoCharges).values(row).returning();
       return rows[0] as ChargeRow;
     },
-    /** The user's charge in this currency that is open and has no payment yet (to answer again). */
-    async findReusableCharge(userId: string, currency: CurrencyId, now: Date, tx: DbOrTx = db) {
+    /**
+     * The user's open charge in this currency for this amount with no payment yet (answered
+     * again as it is, with its quote).
+     */
+    async findOpenCharge(
+      userId: string,
+      currency: CurrencyId,
+      amountUsdC: number,
+      now: Date,
+      tx: DbOrTx = db,
+    ) {
       const rows = await tx
         .select()
         .from(cryptoCharges)
@@ -66,6 +78,7 @@ export function createPaymentsRepository(db: Db) {
           and(
             eq(cryptoCharges.userId, userId),
             eq(cryptoCharges.currency, currency),
+            eq(cryptoCharges.amountUsdC, amountUsdC as never),
             eq(cryptoCharges.status, 'new'),
             gt(cryptoCharges.expiresAt, now),
             sql`NOT EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
@@ -73,6 +86,44 @@ export function createPaymentsRepository(db: Db) {
         )
         .orderBy(desc(cryptoCharges.createdAt))
         .limit(1);
+      return rows[0];
+    },
+    /** How many charges the user has open (new or pending, before expiry), every currency. */
+    async countOpenCharges(userId: string, now: Date, tx: DbOrTx = db): Promise<number> {
+      const rows = await tx
+        .select({ n: count() })
+        .from(cryptoCharges)
+        .where(
+          and(
+            eq(cryptoCharges.userId, userId),
+            inArray(cryptoCharges.status, ['new', 'pending']),
+            gt(cryptoCharges.expiresAt, now),
+          ),
+        );
+      return Number(rows[0]?.n ?? 0);
+    },
+    /**
+     * The user's expired charge in this currency, on this wallet, that never saw a payment and
+     * whose watch window has ended: its address (lowest index first) can serve the next charge.
+     * Locked, so two creates never take the same one.
+     */
+    async lockReusableAddress(userId: string, currency: CurrencyId, xpubFp: string, now: Date, tx: Tx) {
+      const rows = await tx
+        .select()
+        .from(cryptoCharges)
+        .where(
+          and(
+            eq(cryptoCharges.userId, userId),
+            eq(cryptoCharges.currency, currency),
+            eq(cryptoCharges.xpubFp, xpubFp),
+            eq(cryptoCharges.status, 'expired'),
+            lte(cryptoCharges.watchUntil, now),
+            sql`NOT EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
+          ),
+        )
+        .orderBy(asc(cryptoCharges.derivationIndex))
+        .limit(1)
+        .for('update', { skipLocked: true });
       return rows[0];
     },
     async updateCharge(id: string, set: Partial<NewCharge>, tx: DbOrTx = db): Promise<ChargeRow> {
@@ -196,7 +247,16 @@ export function createPaymentsRepository(db: Db) {
       id: number,
       set: Pick<
         PaymentRow,
-        'creditedAt' | 'rateC' | 'creditedC' | 'bonusC' | 'late' | 'blockHeight' | 'blockHash' | 'blockTime'
+        | 'creditedAt'
+        | 'rateC'
+        | 'creditedC'
+        | 'bonusC'
+        | 'late'
+        | 'blockHeight'
+        | 'blockHash'
+        | 'blockTime'
+        | 'finalAt'
+        | 'recheckAt'
       >,
       tx: Tx,
     ): Promise<boolean> {
@@ -206,6 +266,10 @@ export function createPaymentsRepository(db: Db) {
         .where(and(eq(cryptoPayments.id, id), ne(cryptoPayments.state, 'credited')))
         .returning({ id: cryptoPayments.id });
       return rows.length === 1;
+    },
+    /** Parks the part of a payment past its charge's cap for staff. */
+    async insertHeld(row: typeof cryptoHeldCredits.$inferInsert, tx: Tx): Promise<void> {
+      await tx.insert(cryptoHeldCredits).values(row);
     },
     /** Marks charges expired that waited in vain (nothing arrived; or a pending payment never confirmed). */
     async expireCharges(now: Date, tx: DbOrTx = db): Promise<number> {
@@ -228,34 +292,71 @@ export function createPaymentsRepository(db: Db) {
       limit: number,
       tx: DbOrTx = db,
     ): Promise<DueCharge[]> {
-      return tx
-        .select({
-          id: cryptoCharges.id,
-          address: cryptoCharges.address,
-          createdAt: cryptoCharges.createdAt,
-          status: cryptoCharges.status,
-          checkFailures: cryptoCharges.checkFailures,
-          // Raw names: Drizzle drops the table qualifier of columns inside a select list.
-          hasPayments: sql<boolean>`EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
-        })
-        .from(cryptoCharges)
+      return (
+        tx
+          .select({
+            id: cryptoCharges.id,
+            address: cryptoCharges.address,
+            createdAt: cryptoCharges.createdAt,
+            expiresAt: cryptoCharges.expiresAt,
+            watchUntil: cryptoCharges.watchUntil,
+            status: cryptoCharges.status,
+            checkFailures: cryptoCharges.checkFailures,
+            // Raw names: Drizzle drops the table qualifier of columns inside a select list.
+            hasPayments: sql<boolean>`EXISTS (SELECT 1 FROM crypto_payments p WHERE p.charge_id = crypto_charges.id)`,
+          })
+          .from(cryptoCharges)
+          .where(
+            and(
+              eq(cryptoCharges.currency, currency),
+              gt(cryptoCharges.watchUntil, now),
+              lte(cryptoCharges.nextCheckAt, now),
+            ),
+          )
+          // When the day's budget is short, payments on their way and open charges go first.
+          .orderBy(
+            sql`(${cryptoCharges.status} = 'pending') DESC`,
+            sql`(${cryptoCharges.expiresAt} > ${now}) DESC`,
+            asc(cryptoCharges.nextCheckAt),
+          )
+          .limit(limit)
+      );
+    },
+    /** Records a good poll of these charges and when each is polled next (one statement). */
+    async markChecked(rows: { id: string; nextCheckAt: Date }[], now: Date, tx: DbOrTx = db): Promise<void> {
+      if (rows.length === 0) return;
+      const values = sql.join(
+        rows.map((r) => sql`(${r.id}::uuid, ${r.nextCheckAt.toISOString()}::timestamptz)`),
+        sql`, `,
+      );
+      await tx.execute(sql`
+        UPDATE crypto_charges c SET last_checked_at = ${now.toISOString()}::timestamptz, check_failures = 0,
+          next_check_at = v.t
+        FROM (VALUES ${values}) AS v(id, t) WHERE c.id = v.id`);
+    },
+    /** Credited payments not final yet whose re-check is due, with their charge's address. */
+    async findRecheckDue(currency: CurrencyId, now: Date, limit: number, tx: DbOrTx = db) {
+      const rows = await tx
+        .select({ p: cryptoPayments, address: cryptoCharges.address })
+        .from(cryptoPayments)
+        .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
         .where(
           and(
-            eq(cryptoCharges.currency, currency),
-            gt(cryptoCharges.watchUntil, now),
-            lte(cryptoCharges.nextCheckAt, now),
+            eq(cryptoPayments.currency, currency),
+            eq(cryptoPayments.state, 'credited'),
+            lte(cryptoPayments.recheckAt, now),
           ),
         )
-        .orderBy(asc(cryptoCharges.nextCheckAt))
+        .orderBy(asc(cryptoPayments.recheckAt))
         .limit(limit);
+      return rows.map((r) => ({ ...r.p, address: r.address }));
     },
-    /** Records a good poll of these charges (one statement for the whole batch). */
-    async markChecked(ids: string[], now: Date, tx: DbOrTx = db): Promise<void> {
-      if (ids.length === 0) return;
-      await tx
-        .update(cryptoCharges)
-        .set({ lastCheckedAt: now, checkFailures: 0 })
-        .where(inArray(cryptoCharges.id, ids));
+    async updatePayment(
+      id: number,
+      set: Partial<Pick<PaymentRow, 'finalAt' | 'vanishedAt' | 'recheckAt'>>,
+      tx: DbOrTx = db,
+    ): Promise<void> {
+      await tx.update(cryptoPayments).set(set).where(eq(cryptoPayments.id, id));
     },
     /** Backs one address off after a failed poll: 30 s doubling per failure, at most 10 minutes. */
     async markCheckFailed(id: string, failures: number, now: Date, tx: DbOrTx = db): Promise<void> {

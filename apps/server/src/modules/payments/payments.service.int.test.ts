@@ -22,19 +22,31 @@ const records = (userId: string) =>
     'SELECT type, amt_c, memo FROM txrecords WHERE user_id = $1 AND type <> $2 ORDER BY id',
     [userId, 'adjustment'],
   );
-const watch = () => h.services.paymentWatcher.watchOnce();
+/** One watcher pass with every charge due (the polling schedule has its own tests). */
+const watch = async () => {
+  await h.makeDue();
+  return h.services.paymentWatcher.watchOnce();
+};
 
 describe('charges', () => {
-  test('a charge gets a fresh address, the locked rate and the crypto amount; an open one is answered again', async () => {
+  test('a charge gets a fresh address, the locked rate and the crypto amount; an open one is answered again as it is', async () => {
     const { userId } = await h.customer();
     const a = await create(userId, 2000);
     assert.match(a.address, /^ltc1q/);
     assert.equal(a.amountUSD, 2000);
     assert.equal(a.amount, '0.23809524'); // $20 at $84.00
-    const again = await create(userId, 3000);
-    assert.equal(again.uid, a.uid, 'the open charge is answered again');
-    assert.equal(again.address, a.address);
-    assert.equal(again.amountUSD, 3000, 're-priced');
+    h.ticker.setPrice('ltc', '90.00');
+    h.clock.advance(20_000); // past the reused quote
+    try {
+      const again = await create(userId, 2000);
+      assert.equal(again.uid, a.uid, 'the open charge is answered again');
+      assert.equal(again.address, a.address);
+      assert.equal(again.amount, a.amount, 'with its quote: never re-priced silently');
+      assert.equal(again.expiresAt, a.expiresAt);
+    } finally {
+      h.ticker.setPrice('ltc', '84.00');
+      h.clock.advance(20_000);
+    }
     const btc = await create(userId, 500, 'btc');
     assert.match(btc.address, /^bc1q/);
     const usdt = await create(userId, 1000, 'trc20usdt');
@@ -73,14 +85,18 @@ describe('charges', () => {
     }
   });
 
-  test('Kraken down: the Coinbase price is used', async () => {
+  test('Kraken down: the Coinbase price is used while it stays within the band of the last agreed rate', async () => {
     const { userId } = await h.customer();
+    await create(userId, 500, 'ltc'); // an agreed two-source rate ($84.00) to anchor on
     h.ticker.setOutage('kraken', true);
-    h.ticker.setPrice('ltc', '80.00');
+    h.ticker.setPrice('ltc', '84.50');
     h.clock.advance(60_000);
     try {
       const c = await create(userId, 2000);
-      assert.equal(c.amount, '0.25');
+      assert.equal(c.amount, '0.2366864'); // $20 at $84.50, rounded up
+      h.ticker.setPrice('ltc', '80.00'); // 5 % off the anchor: one exchange alone does not set that
+      h.clock.advance(60_000);
+      await assert.rejects(create(userId, 2100), (e: { code: string }) => e.code === 'UNAVAILABLE');
     } finally {
       h.ticker.setOutage('kraken', false);
       h.ticker.setPrice('ltc', '84.00');
@@ -126,7 +142,7 @@ describe('crediting', () => {
     assert.equal(p.payments.length, 2);
   });
 
-  test('over: everything that arrived is credited at the locked rate, flagged over', async () => {
+  test('over: the amount due at the locked rate, the part above it at the lower of locked and current, flagged over', async () => {
     const { userId } = await h.customer();
     const c = await create(userId, 2000);
     h.ticker.setPrice('ltc', '120.00'); // later price changes do not matter to an on-time payment
@@ -136,7 +152,8 @@ describe('crediting', () => {
     h.ticker.setPrice('ltc', '84.00');
     assert.equal(p.status, 'paid');
     assert.equal(p.over, true);
-    assert.equal(p.creditedUsd, 4200);
+    // 0.23809524 LTC due at $84.00 is $20.00; the other 0.26190476 at min($84, $120) is $21.99.
+    assert.equal(p.creditedUsd, 2000 + creditCents(50_000_000n - 23_809_524n, cents(8400), 8));
   });
 
   test('expiry (6 h, USDT 40 min), then a late payment credited at the lower of locked and current rate', async () => {

@@ -21,6 +21,7 @@ import type { ChainClient } from './payments.chains.ts';
 import type { PaymentsSettings } from './payments.config.ts';
 import { watchPaymentsJob } from './payments.jobs.ts';
 import { toChargePage, toCryptoTransaction } from './payments.mapper.ts';
+import { chargeCapC } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
 import type { ChargeRow, PaymentsRepository } from './payments.repository.ts';
 import type { PaymentWatcher } from './payments.watcher.ts';
@@ -56,11 +57,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   for (const [currency, text] of Object.entries(deps.settings?.xpubs ?? {}) as [CurrencyId, string][]) {
     keys[currency] = parseAccountKey(currency, text);
   }
-  const confirmations = (currency: CurrencyId) => deps.clients[currency]?.confirmationsRequired ?? 1;
+  /** Confirmations a payment of the whole charge needs (by its amount). */
+  const confirmations = (c: ChargeRow) => deps.clients[c.currency]?.confirmationsFor(c.amountUsdC) ?? 1;
 
   async function page(charge: ChargeRow): Promise<TChargePage> {
     const payments = await repo.findPayments([charge.id]);
-    return toChargePage(charge, payments, new Date(deps.now()), confirmations(charge.currency));
+    return toChargePage(charge, payments, new Date(deps.now()), confirmations(charge));
   }
 
   /** The charge if `userId` may see it (its owner, or staff); NOT_FOUND otherwise, so ids cannot be probed. */
@@ -89,8 +91,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
     /**
      * Creates a charge for the caller (DEPOSIT permission required), or answers the caller's
-     * open charge in the same currency again, re-priced, when nothing has been paid to it: its
-     * address is not burnt. The rate is locked now; no fresh rate refuses with UNAVAILABLE.
+     * open charge in the same currency and amount again, as it is (its quote and expiry), when
+     * nothing has been paid to it. A new charge reuses the caller's expired, never-paid address
+     * once its watch window has ended, else derives the next one. At most `maxOpenCharges` open
+     * at once (RATE_LIMITED). The rate is locked now; no fresh rate refuses with UNAVAILABLE.
      */
     async createCharge(
       caller: { userId: string },
@@ -119,30 +123,49 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         });
       }
       const settings = deps.settings;
-      const quote = await deps.rates.quote(input.type);
       const dec = DECIMALS[input.type];
       const now = new Date(deps.now());
-      const expiresAt = new Date(now.getTime() + CHARGE_LIFETIME_MS[input.type]);
-      const priced = {
-        amountUsdC: input.amount,
-        rateC: quote.rateC,
-        rateSource: quote.source,
-        dueBase: dueBaseUnits(input.amount, quote.rateC, dec),
-        bonusPct: settings.bonusPct,
-        createdAt: now,
-        expiresAt,
-        watchUntil: new Date(expiresAt.getTime() + settings.graceMs),
-        nextCheckAt: now,
-      };
+      // Asked before the transaction (no network inside it); only a new charge needs it.
+      const quoted = await deps.rates.quote(input.type).catch((e: unknown) => e as Error);
       const charge = await deps.db.transaction(async (tx) => {
-        await repo.lockUserCurrency(caller.userId, input.type, tx);
-        const open = await repo.findReusableCharge(caller.userId, input.type, now, tx);
-        if (open) return repo.updateCharge(open.id, priced, tx);
+        // One customer's creates run one at a time, so the open-charge limit and reuse hold.
+        await repo.lockUserCurrency(caller.userId, '*', tx);
+        const open = await repo.findOpenCharge(caller.userId, input.type, input.amount, now, tx);
+        if (open) return open; // the same charge, its quote unchanged: never re-priced silently
+        if ((await repo.countOpenCharges(caller.userId, now, tx)) >= settings.maxOpenCharges) {
+          throw new AppError('RATE_LIMITED', {
+            message: `${caller.userId} has ${settings.maxOpenCharges} open charges`,
+            userMessage: `You have ${settings.maxOpenCharges} unpaid charges open. Pay one or wait until it expires.`,
+            details: { errorCode: 'tooManyOpenCharges' },
+          });
+        }
+        if (quoted instanceof Error) throw quoted;
+        const quote = quoted;
+        const expiresAt = new Date(now.getTime() + CHARGE_LIFETIME_MS[input.type]);
+        const priced = {
+          code: newChargeCode(),
+          amountUsdC: input.amount,
+          rateC: quote.rateC,
+          rateSource: quote.source,
+          dueBase: dueBaseUnits(input.amount, quote.rateC, dec),
+          bonusPct: settings.bonusPct,
+          capC: chargeCapC(input.amount, settings.capMultiple),
+          status: 'new' as const,
+          createdAt: now,
+          expiresAt,
+          watchUntil: new Date(expiresAt.getTime() + settings.graceMs),
+          nextCheckAt: now,
+          checkFailures: 0,
+          lastCheckedAt: null,
+        };
+        // An address of the customer's that was never paid and is no longer watched serves again,
+        // so abandoned charges do not widen the wallet's gap of unused addresses.
+        const spare = await repo.lockReusableAddress(caller.userId, input.type, key.fingerprint, now, tx);
+        if (spare) return repo.updateCharge(spare.id, priced, tx);
         const index = await repo.nextIndex(input.type, tx);
         return repo.insertCharge(
           {
             id: randomUUID(),
-            code: newChargeCode(),
             userId: caller.userId,
             currency: input.type,
             address: deriveAddress(key, index),
@@ -237,7 +260,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
             c,
             payments.filter((p) => p.chargeId === c.id),
             now,
-            confirmations(c.currency),
+            confirmations(c),
           ),
           userId: c.userId,
         })),

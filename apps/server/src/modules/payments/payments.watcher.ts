@@ -1,21 +1,24 @@
 /**
- * The chain watcher: polls the open charges' addresses, records what it sees, and credits each
- * confirmed output exactly once. Exactly-once rests on keys, not on timing: an output's row is
- * unique by (currency, txid, vout | recipient), it turns 'credited' only through
- * `UPDATE … WHERE state <> 'credited'`, and that update, its ledger records (keyed by the same
- * output) and the charge's new status commit in one transaction. Any number of watchers, restarts,
- * replayed or stale API answers and vanished transactions therefore credit each output once.
+ * The chain watcher: polls the open charges' addresses on a back-off schedule and within each
+ * chain's request budget, records what it sees, and credits each confirmed output exactly once.
+ * Exactly-once rests on keys, not on timing: an output's row is unique by (currency, txid,
+ * vout | recipient), it turns 'credited' only through `UPDATE … WHERE state <> 'credited'`, and
+ * that update, its ledger records (keyed by the same output), any held credit and the charge's
+ * new status commit in one transaction. A pass first reads every chain, then credits what it
+ * found in chain order (earliest paid first), so "first load" means first on chain.
  */
 import type { CurrencyId } from '@pm/contracts';
-import type { Db } from '@pm/db';
+import type { Db, Tx } from '@pm/db';
 import { cents } from '@pm/money';
 import type { Logger } from '../../platform/logger.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ReferralService } from '../referral/referral.service.ts';
 import { creditCents, DECIMALS, formatCoins, percentOf } from './payments.amounts.ts';
+import type { RequestBudgetHandle } from './payments.budget.ts';
 import { ChainApiError, type ChainClient, type ObservedOutput } from './payments.chains.ts';
 import type { PaymentsSettings } from './payments.config.ts';
 import { chargeStatus, paidAt } from './payments.mapper.ts';
+import { chargeCapC, isLate, nextCheckAt, priceOutput } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
 import type { ChargeRow, DueCharge, PaymentRow, PaymentsRepository } from './payments.repository.ts';
 
@@ -24,6 +27,8 @@ export interface WatcherDeps {
   db: Db;
   repo: PaymentsRepository;
   clients: Partial<Record<CurrencyId, ChainClient>>;
+  /** Each chain's request budget (none: unbudgeted, e.g. a test that builds clients itself). */
+  budgets?: Partial<Record<CurrencyId, RequestBudgetHandle>>;
   rates: Pick<RateSource, 'quote'>;
   ledger: Pick<LedgerService, 'move'>;
   referral: Pick<ReferralService, 'rewardLoad'>;
@@ -39,6 +44,15 @@ export interface ChainPassResult {
   failed: number;
   credited: number;
   skipped: boolean;
+  /** Polls left for later because the day's request budget ran out. */
+  overBudget: boolean;
+}
+
+/** A confirmed, verified output waiting to be credited in this pass. */
+interface Candidate {
+  charge: ChargeRow;
+  verified: ObservedOutput;
+  depth: number;
 }
 
 const LABEL: Record<CurrencyId, string> = { btc: 'BTC', ltc: 'LTC', trc20usdt: 'USDT TRC20' };
@@ -46,6 +60,10 @@ const LABEL: Record<CurrencyId, string> = { btc: 'BTC', ltc: 'LTC', trc20usdt: '
 const USDT_FEE_BELOW_C = 1000;
 /** TRC-20 history is read from a little before the charge existed (clock skew between us and TRON). */
 const TRON_HISTORY_SLACK_MS = 3600_000;
+/** A credited output not yet final is re-read this often. */
+const RECHECK_MS = 10 * 60_000;
+/** Requests one poll may cost (address list, then a transaction and the tip for a credit). */
+const POLL_COST = 3;
 
 /** Runs `fn` over `items` with at most `limit` at once; stops starting new ones once `shouldStop()`. */
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, shouldStop: () => boolean) {
@@ -60,28 +78,23 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
 export function createPaymentWatcher(deps: WatcherDeps) {
   const { repo, settings } = deps;
   const clock = () => new Date(deps.now());
+  const capOf = (c: ChargeRow) => c.capC ?? chargeCapC(c.amountUsdC, settings.capMultiple);
 
   /** Recomputes a charge's aggregates and status from its payments, under its row lock. */
-  async function settleCharge(chargeId: string, tx: Parameters<Parameters<Db['transaction']>[0]>[0]) {
+  async function settleCharge(chargeId: string, tx: Tx) {
     const charge = await repo.lockCharge(chargeId, tx);
     if (!charge) return;
     const payments = await repo.findPayments([chargeId], tx);
     const credited = payments.filter((p) => p.state === 'credited');
     const hasPending = payments.some((p) => p.state === 'pending');
     const receivedBase = credited.reduce((s, p) => s + p.valueBase, 0n);
-    const now = clock();
     const status = chargeStatus({
       dueBase: charge.dueBase,
       receivedBase,
       hasPending,
       expiresAt: hasPending ? charge.watchUntil : charge.expiresAt,
-      now,
+      now: clock(),
     });
-    // A payment on its way keeps the address watched for another grace window.
-    const watchUntil =
-      hasPending && charge.watchUntil.getTime() < now.getTime() + settings.graceMs
-        ? new Date(now.getTime() + settings.graceMs)
-        : charge.watchUntil;
     await repo.updateCharge(
       chargeId,
       {
@@ -90,64 +103,111 @@ export function createPaymentWatcher(deps: WatcherDeps) {
         creditedC: cents(credited.reduce((s, p) => s + (p.creditedC ?? 0), 0)),
         bonusC: cents(credited.reduce((s, p) => s + (p.bonusC ?? 0), 0)),
         late: credited.some((p) => p.late),
-        watchUntil,
       },
       tx,
     );
   }
 
-  /**
-   * Credits one confirmed output of a charge, once. Re-reads it from the chain first; prices it
-   * at the charge's locked rate, or for a late payment at the lower of that and the current
-   * rate (skipped this time when no fresh rate is to be had). Returns the credited row, or
-   * undefined when there was nothing (more) to credit.
-   */
-  async function creditOutput(charge: ChargeRow, observed: ObservedOutput): Promise<PaymentRow | undefined> {
+  /** Minimum depth for an output of `charge`: by its value at the locked rate. */
+  function depthFor(charge: ChargeRow, valueBase: bigint): number {
     const client = deps.clients[charge.currency];
-    if (!client) return undefined;
-    const existing = await repo.findPayment(charge.currency, observed.txid, observed.outKey);
+    return client?.confirmationsFor(creditCents(valueBase, charge.rateC, DECIMALS[charge.currency])) ?? 1;
+  }
+
+  /**
+   * Credits one verified output of a charge, once: the part within the amount due at the locked
+   * rate (late: the lower of locked and current), the part above it at the lower rate, at most
+   * the charge's cap; anything past the cap becomes a held credit. Skipped this time when a
+   * current rate is needed and none is to be had. Returns the credited row, or undefined.
+   */
+  async function creditOutput({ charge, verified, depth }: Candidate): Promise<PaymentRow | undefined> {
+    const existing = await repo.findPayment(charge.currency, verified.txid, verified.outKey);
     if (!existing || existing.state === 'credited' || existing.chargeId !== charge.id) return undefined;
-    const verified = await client.verify(observed, charge.address);
-    if (!verified || verified.valueBase !== existing.valueBase) return undefined;
     const blockTime = verified.blockTime === undefined ? existing.blockTime : new Date(verified.blockTime);
-    const late = paidAt({ firstSeenAt: existing.firstSeenAt, blockTime }) > charge.expiresAt;
-    let rateC = charge.rateC;
-    if (late) {
+    const late = isLate({
+      paidAt: paidAt({ firstSeenAt: existing.firstSeenAt, blockTime }),
+      confirmedAt: blockTime ?? clock(),
+      expiresAt: charge.expiresAt,
+      allowanceMs: settings.lateAllowanceMs,
+    });
+    let currentRateC: ReturnType<typeof cents> | undefined;
+    const mayNeedRate = late || charge.receivedBase + existing.valueBase > charge.dueBase;
+    if (mayNeedRate) {
       try {
-        const quote = await deps.rates.quote(charge.currency);
-        rateC = quote.rateC < rateC ? quote.rateC : rateC;
+        currentRateC = (await deps.rates.quote(charge.currency)).rateC;
       } catch (e) {
-        deps.log.warn({ err: e, txid: observed.txid }, 'late payment waits for a fresh rate');
+        deps.log.warn({ err: e, txid: verified.txid }, 'payment waits for a fresh rate (late or over)');
         return undefined;
       }
     }
     const dec = DECIMALS[charge.currency];
-    let creditC = creditCents(existing.valueBase, rateC, dec);
-    const fee =
-      charge.currency === 'trc20usdt' && creditC < USDT_FEE_BELOW_C ? settings.usdtSmallPaymentFeeC : 0;
-    creditC = cents(Math.max(0, creditC - fee));
-    const bonusC = percentOf(creditC, charge.bonusPct);
+    const client = deps.clients[charge.currency];
     const key = `${charge.currency}:${existing.txid}:${existing.outKey}`;
     const amount = `${formatCoins(existing.valueBase, dec)} ${LABEL[charge.currency]}`;
     return deps.db.transaction(async (tx) => {
-      await repo.lockCharge(charge.id, tx);
+      const locked = await repo.lockCharge(charge.id, tx);
+      if (!locked) return undefined;
+      const before = (await repo.findPayments([charge.id], tx)).filter((p) => p.state === 'credited');
+      const priced = priceOutput({
+        valueBase: existing.valueBase,
+        decimals: dec,
+        dueBase: locked.dueBase,
+        receivedBefore: before.reduce((s, p) => s + p.valueBase, 0n),
+        creditedBefore: cents(before.reduce((s, p) => s + (p.creditedC ?? 0), 0)),
+        lockedRateC: locked.rateC,
+        currentRateC,
+        late,
+        capC: capOf(locked),
+        smallPaymentFee:
+          charge.currency === 'trc20usdt'
+            ? { belowC: USDT_FEE_BELOW_C, feeC: settings.usdtSmallPaymentFeeC }
+            : undefined,
+      });
+      if (priced === 'needsRate') return undefined;
+      const now = clock();
+      const final = depth >= (client?.finalDepth ?? 1);
+      const { creditC, heldC } = priced;
+      const bonusC = percentOf(creditC, charge.bonusPct);
       const won = await repo.markCredited(
         existing.id,
         {
-          creditedAt: clock(),
-          rateC,
+          creditedAt: now,
+          rateC: priced.rateC,
           creditedC: creditC,
           bonusC,
           late,
           blockHeight: verified.blockHeight ?? existing.blockHeight,
           blockHash: verified.blockHash ?? existing.blockHash,
           blockTime,
+          finalAt: final ? now : null,
+          recheckAt: final ? null : new Date(now.getTime() + RECHECK_MS),
         },
         tx,
       );
       if (!won) return undefined;
+      if (heldC > 0 || priced.heldReason) {
+        await repo.insertHeld(
+          {
+            paymentId: existing.id,
+            chargeId: charge.id,
+            userId: charge.userId,
+            currency: charge.currency,
+            valueBase: priced.heldBase,
+            amountC: heldC,
+            rateC: priced.overRateC,
+            reason: priced.heldReason ?? 'overCap',
+            createdAt: now,
+          },
+          tx,
+        );
+        deps.log.warn(
+          { chargeId: charge.id, txid: existing.txid, heldC },
+          'payment past the charge cap held for staff',
+        );
+      }
       if (creditC > 0) {
-        const memo = `${amount} deposit${late ? ' (late)' : ''}${fee ? `, $${fee / 100} fee` : ''}, tx ${existing.txid.slice(0, 12)}…`;
+        const fee = priced.feeC > 0 ? `, $${priced.feeC / 100} fee` : '';
+        const memo = `${amount} deposit${late ? ' (late)' : ''}${fee}, tx ${existing.txid.slice(0, 12)}…`;
         await deps.ledger.move(
           { userId: charge.userId, amountC: creditC, type: 'deposit', memo, idemKey: `deposit:${key}` },
           tx,
@@ -167,22 +227,46 @@ export function createPaymentWatcher(deps: WatcherDeps) {
         await deps.referral.rewardLoad({ userId: charge.userId, loadC: creditC, loadKey: key }, tx);
       }
       await settleCharge(charge.id, tx);
-      return { ...existing, state: 'credited' as const, creditedC: creditC, bonusC, late, rateC };
+      return {
+        ...existing,
+        state: 'credited' as const,
+        creditedC: creditC,
+        bonusC,
+        late,
+        rateC: priced.rateC,
+      };
     });
+  }
+
+  /** Credits candidates earliest paid on chain first (then by block height and txid). */
+  async function creditInOrder(candidates: Candidate[]): Promise<PaymentRow[]> {
+    const when = (c: Candidate) => c.verified.blockTime ?? Number.MAX_SAFE_INTEGER;
+    candidates.sort(
+      (a, b) =>
+        when(a) - when(b) ||
+        (a.verified.blockHeight ?? 0) - (b.verified.blockHeight ?? 0) ||
+        a.verified.txid.localeCompare(b.verified.txid),
+    );
+    const credited: PaymentRow[] = [];
+    for (const c of candidates) {
+      const row = await creditOutput(c);
+      if (row) credited.push(row);
+    }
+    return credited;
   }
 
   /**
    * Reads a charge's address from the chain, records every output seen (pending ones too),
-   * marks pending ones that vanished as dropped, credits the confirmed ones and settles the
-   * charge. `onlyTxid` limits crediting to one transaction (staff). Returns what it credited;
-   * 'idle' when the address has never been paid (nothing written).
+   * marks pending ones that vanished as dropped, re-reads the confirmed ones (address, value,
+   * depth by amount) and answers those ready to credit. 'idle' when the address has never been
+   * paid (nothing written). `onlyTxid` limits crediting to one transaction (staff).
    */
-  async function scanCharge(
+  async function collect(
     charge: Pick<ChargeRow, 'id' | 'address' | 'currency' | 'createdAt' | 'status'> & {
       hasPayments?: boolean;
     },
     o: { onlyTxid?: string | undefined } = {},
-  ): Promise<PaymentRow[] | 'idle'> {
+  ): Promise<Candidate[] | 'idle'> {
     const client = deps.clients[charge.currency];
     if (!client) throw new ChainApiError(`${charge.currency} is not configured`);
     const outputs = await client.scanAddress(charge.address, {
@@ -195,19 +279,75 @@ export function createPaymentWatcher(deps: WatcherDeps) {
     await repo.markDropped(charge.id, outputs);
     const full = await repo.findChargeById(charge.id);
     if (!full) return [];
-    const credited: PaymentRow[] = [];
+    const known = new Map((await repo.findPayments([charge.id])).map((p) => [`${p.txid}:${p.outKey}`, p]));
+    const ready: Candidate[] = [];
     for (const out of outputs) {
       if (!out.confirmed || (o.onlyTxid && out.txid !== o.onlyTxid.toLowerCase())) continue;
-      const row = await creditOutput(full, out);
-      if (row) credited.push(row);
+      const row = known.get(`${out.txid}:${out.outKey}`);
+      if (!row || row.state === 'credited') continue;
+      const v = await client.verify(
+        { ...out, valueBase: row.valueBase },
+        charge.address,
+        depthFor(full, row.valueBase),
+      );
+      if (v.state === 'deep') ready.push({ charge: full, verified: v.output, depth: v.depth });
+      else if (v.state === 'mismatch' || v.state === 'missing') {
+        deps.log.warn(
+          { chargeId: charge.id, txid: out.txid, verified: v },
+          'listed output not confirmed by a re-read',
+        );
+      }
     }
+    return ready;
+  }
+
+  /** Scans one charge and credits what it found (staff deep-check). */
+  async function scanCharge(
+    charge: Parameters<typeof collect>[0],
+    o: { onlyTxid?: string | undefined } = {},
+  ): Promise<PaymentRow[] | 'idle'> {
+    const found = await collect(charge, o);
+    if (found === 'idle') return 'idle';
+    const credited = await creditInOrder(found);
     await deps.db.transaction((tx) => settleCharge(charge.id, tx));
     return credited;
   }
 
-  /** One pass over one chain's due charges, with per-address back-off and chain-wide back-off on an outage. */
-  async function watchChain(currency: CurrencyId): Promise<ChainPassResult> {
-    const result: ChainPassResult = { currency, polled: 0, failed: 0, credited: 0, skipped: false };
+  /** Re-reads credited outputs that are not final yet: final once deep, flagged for staff if gone. */
+  async function recheckCredits(currency: CurrencyId, client: ChainClient, budget?: RequestBudgetHandle) {
+    const now = clock();
+    for (const p of await repo.findRecheckDue(currency, now, 200)) {
+      if (budget && budget.remaining() < POLL_COST) return;
+      const v = await client.verify(
+        { txid: p.txid, outKey: p.outKey, valueBase: p.valueBase, confirmed: true },
+        p.address,
+        client.finalDepth,
+      );
+      if (v.state === 'deep') await repo.updatePayment(p.id, { finalAt: now, recheckAt: null });
+      else if (v.state === 'shallow')
+        await repo.updatePayment(p.id, { recheckAt: new Date(now.getTime() + RECHECK_MS) });
+      else {
+        await repo.updatePayment(p.id, { vanishedAt: now, recheckAt: null });
+        deps.log.error(
+          { currency, txid: p.txid, chargeId: p.chargeId, creditedC: p.creditedC, verified: v },
+          'a credited payment vanished from the chain: flagged for staff',
+        );
+      }
+    }
+  }
+
+  /** One chain's reading: due charges within the budget, with per-address and chain-wide back-off. */
+  async function readChain(currency: CurrencyId, candidates: Candidate[]): Promise<ChainPassResult> {
+    const result: ChainPassResult = {
+      currency,
+      polled: 0,
+      failed: 0,
+      credited: 0,
+      skipped: false,
+      overBudget: false,
+    };
+    const client = deps.clients[currency] as ChainClient;
+    const budget = deps.budgets?.[currency];
     const now = clock();
     const state = (await repo.getWatchState(currency)) ?? {
       chain: currency,
@@ -216,36 +356,60 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       lastError: null,
       failures: 0,
       backoffUntil: null,
+      budgetDay: null,
+      budgetUsed: 0,
+    };
+    budget?.load({ day: state.budgetDay, used: state.budgetUsed });
+    const saveState = (s: typeof state) => repo.saveWatchState({ ...s, ...budgetFields() });
+    const budgetFields = () => {
+      const snap = budget?.snapshot();
+      return snap ? { budgetDay: snap.day, budgetUsed: snap.used } : {};
     };
     if (state.backoffUntil && state.backoffUntil > now) return { ...result, skipped: true };
     const due = await repo.findDueCharges(currency, now, settings.watchBatchSize);
-    const checked: string[] = [];
+    const checked: DueCharge[] = [];
     const failed: { charge: DueCharge; error: Error }[] = [];
     let ok = 0;
     await pool(
       due,
       settings.watchConcurrency,
       async (charge) => {
+        if (budget && budget.remaining() < POLL_COST) {
+          result.overBudget = true;
+          return;
+        }
         try {
-          const r = await scanCharge({ ...charge, currency });
-          checked.push(charge.id);
+          const r = await collect({ ...charge, currency });
+          checked.push(charge);
           ok++;
-          if (r !== 'idle') result.credited += r.length;
+          if (r !== 'idle') candidates.push(...r);
         } catch (error) {
           failed.push({ charge, error: error as Error });
         }
       },
       // An outage: the first answers all failed, so the rest would too.
-      () => ok === 0 && failed.length >= Math.min(5, due.length),
+      () => result.overBudget || (ok === 0 && failed.length >= Math.min(5, due.length)),
     );
-    await repo.markChecked(checked, now);
+    await repo.markChecked(
+      checked.map((c) => ({
+        id: c.id,
+        nextCheckAt: nextCheckAt({
+          now,
+          createdAt: c.createdAt,
+          expiresAt: c.expiresAt,
+          watchUntil: c.watchUntil,
+          hasPending: c.status === 'pending' || candidates.some((x) => x.charge.id === c.id),
+          intervalMs: settings.watchIntervalSeconds * 1000,
+        }),
+      })),
+      now,
+    );
     result.polled = checked.length + failed.length;
     result.failed = failed.length;
-    const outage = failed.length > 0 && ok === 0;
-    if (outage) {
+    if (failed.length > 0 && ok === 0) {
       const failures = state.failures + 1;
       const delayMs = Math.min(settings.watchIntervalSeconds * 1000 * 2 ** (failures - 1), 600_000);
-      await repo.saveWatchState({
+      await saveState({
         ...state,
         failures,
         lastErrorAt: now,
@@ -259,18 +423,30 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       deps.log.warn({ currency, chargeId: f.charge.id, err: f.error }, 'address poll failed');
       await repo.markCheckFailed(f.charge.id, f.charge.checkFailures, now);
     }
-    await repo.saveWatchState({ ...state, lastOkAt: now, failures: 0, backoffUntil: null });
+    try {
+      await recheckCredits(currency, client, budget);
+    } catch (e) {
+      deps.log.warn({ currency, err: e }, 're-check of credited payments failed; next pass');
+    }
+    if (result.overBudget) deps.log.warn({ currency }, "the day's chain request budget is spent; polls wait");
+    await saveState({ ...state, lastOkAt: now, failures: 0, backoffUntil: null });
     return result;
   }
 
   return {
     scanCharge,
-    watchChain,
-    /** One pass over every configured chain (in parallel); marks charges that waited in vain expired first. */
+    /** One pass over every configured chain: marks charges that waited in vain expired, reads every chain, then credits in chain order. */
     async watchOnce(): Promise<ChainPassResult[]> {
       await repo.expireCharges(clock());
       const currencies = Object.keys(deps.clients) as CurrencyId[];
-      return Promise.all(currencies.map((c) => watchChain(c)));
+      const candidates: Candidate[] = [];
+      const results = await Promise.all(currencies.map((c) => readChain(c, candidates)));
+      const credited = await creditInOrder(candidates);
+      for (const id of new Set(candidates.map((c) => c.charge.id))) {
+        await deps.db.transaction((tx) => settleCharge(id, tx));
+      }
+      for (const r of results) r.credited = credited.filter((p) => p.currency === r.currency).length;
+      return results;
     },
   };
 }
