@@ -45,3 +45,16 @@ test('the standalone benchmark gateway is TLS by default, and says so; --plainte
   assert.equal(JSON.parse(plain.out).tunnel, 'plaintext');
   assert.match(plain.err, /PLAINTEXT tunnel on loopback/);
 });
+
+test('production main.ts refuses devnet-only settings and a missing GATEWAY_PUBLIC_IP, naming them', async () => {
+  const r = await run([], {
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    GATEWAY_TLS_CERT: '/nonexistent/cert.pem',
+    GATEWAY_TLS_KEY: '/nonexistent/key.pem',
+    GATEWAY_TRUST_AGENT_IP: '1',
+    GATEWAY_PUBLIC_IP: '',
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /GATEWAY_TRUST_AGENT_IP is a devnet-only setting/);
+  assert.match(r.err, /GATEWAY_PUBLIC_IP is required/);
+});

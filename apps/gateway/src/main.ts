@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { GeoLookup } from './geo/geo.ts';
+import { readNodeExposure } from './node-env.ts';
 import { startStandalone } from './standalone.ts';
 
 const { values } = parseArgs({
@@ -57,6 +58,9 @@ async function startFromEnv(): Promise<() => Promise<void>> {
     );
   }
   if (!env.DATABASE_URL) refuse('DATABASE_URL is required (or use --standalone)');
+  const exposure = readNodeExposure(env);
+  if (!exposure.ok) refuse(`gateway: refusing to start:\n  - ${exposure.problems.join('\n  - ')}`);
+  const { publicIp, publicHost, metricsHost, metricsToken } = exposure.value;
   const tls = { cert: readFileSync(env.GATEWAY_TLS_CERT), key: readFileSync(env.GATEWAY_TLS_KEY) };
   const socksBasePort = envPort('GATEWAY_SOCKS_BASE_PORT', 0)!;
   const tunnelPort = envPort('GATEWAY_TUNNEL_PORT', 7000)!;
@@ -70,15 +74,16 @@ async function startFromEnv(): Promise<() => Promise<void>> {
     db,
     nodeId,
     node: {
-      publicHost: env.GATEWAY_PUBLIC_HOST ?? '127.0.0.1',
-      publicIp: env.GATEWAY_PUBLIC_IP ?? '127.0.0.1',
+      publicHost,
+      publicIp,
       socksBasePort,
     },
     host: env.GATEWAY_HOST ?? '0.0.0.0',
     tunnelPort,
     tls,
     metricsPort,
-    trustAgentIp: env.GATEWAY_TRUST_AGENT_IP === '1',
+    metricsHost,
+    metricsToken,
     geo,
     presence: {
       probeUrl: env.GATEWAY_PROBE_URL ?? 'http://checkip.amazonaws.com/',
