@@ -53,6 +53,8 @@ const Env = z.object({
   GATEWAY_TUNNEL_PORT: port(7310),
   GATEWAY_SOCKS_BASE_PORT: z.coerce.number().int().min(1).max(60455).default(10000),
   GATEWAY_METRICS_PORT: port(7311),
+  // The demo agents may relay to loopback: their SOCKS ports stay on this machine unless asked.
+  GATEWAY_SOCKS_HOST: z.string().default('127.0.0.1'),
   AUTH_PORT_MIN: port(20000),
   AUTH_PORT_MAX: port(20999),
   CHAIN_PORT: port(7305),
@@ -177,6 +179,7 @@ const product = await startProduct({
           socksBasePort: env.GATEWAY_SOCKS_BASE_PORT,
           tunnelPort: env.GATEWAY_TUNNEL_PORT,
           metricsPort: env.GATEWAY_METRICS_PORT,
+          socksHost: env.GATEWAY_SOCKS_HOST,
           authPortMin: env.AUTH_PORT_MIN,
           authPortMax: env.AUTH_PORT_MAX,
           agentCount: env.DEMO_AGENTS,

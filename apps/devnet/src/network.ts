@@ -19,7 +19,14 @@ import { seedDemoSharedLeases } from './demo-leases.ts';
 
 export interface DemoNetworkConfig {
   db: DbHandle;
+  /** The product's listeners' address (`HOST`); the SOCKS ports use `socksHost`, not this. */
   host: string;
+  /**
+   * Address the SOCKS and no-auth ports bind to (default 127.0.0.1, whatever `host` is): the demo
+   * agents relay to this machine's loopback services, so the ports are for this machine unless the
+   * operator says otherwise (with a warning).
+   */
+  socksHost?: string | undefined;
   publicHost: string;
   nodeId: string;
   /** Base port; SOCKS listens on base plus `SOCKS_PORT_OFFSETS` (2080, 3080, 4080, 5080). */
@@ -74,6 +81,13 @@ export interface DemoNetwork {
 
 const CLOSE_TIMEOUT_MS = 10_000;
 
+/** What the devnet prints when its SOCKS ports are reachable from beyond this machine. */
+export function socksExposureWarning(socksHost: string): string | null {
+  const h = socksHost.replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || /^127\./.test(h)) return null;
+  return `demo network: SOCKS ports bound to ${socksHost}: the demo agents reach this machine's loopback services (databases included), so anyone holding a demo lease's credentials can too; keep GATEWAY_SOCKS_HOST=127.0.0.1 unless this machine is a throwaway`;
+}
+
 /** Runs one part's shutdown, but never waits on it for more than `ms`: stopping must not hang. */
 async function closeWithin(name: string, close: () => Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -112,6 +126,9 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
     const target = await startProbeTarget({ host: '127.0.0.1', exits: (id) => exits.get(id) });
     closers.push({ name: 'probe target', close: () => target.close() });
     // The same node composition as a production gateway (`main.ts`), with the demo's stand-ins.
+    const socksHost = cfg.socksHost ?? '127.0.0.1';
+    const warning = socksExposureWarning(socksHost);
+    if (warning) console.warn(warning);
     const node = await startGatewayNode({
       db: cfg.db,
       nodeId: cfg.nodeId,
@@ -122,7 +139,7 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
         authPortMin: cfg.authPortMin,
         authPortMax: cfg.authPortMax,
       },
-      host: cfg.host,
+      host: socksHost,
       tunnelPort: cfg.tunnelPort,
       // The in-process demo agents dial over loopback without TLS; the gateway allows that on
       // loopback only, so the tunnel listener stays there whatever `host` the SOCKS ports use.
