@@ -10,6 +10,7 @@ import {
   type TestDatabase,
 } from '@pm/db/testing';
 import { type Cents, cents } from '@pm/money';
+import { createAuditService } from '../audit/audit.service.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { createHistoryService } from './leases.history.ts';
 import { createRefundService } from './leases.refund.ts';
@@ -37,7 +38,7 @@ before(async () => {
   leaseService = createLeaseService({ db: db.db, now });
   const deps = { db: db.db, ledger: createLedgerService({ db: db.db }), leases: leaseService, now };
   renew = createRenewService(deps);
-  refund = createRefundService(deps);
+  refund = createRefundService({ ...deps, audit: createAuditService({ db: db.db }) });
   settle = createSettleService(deps);
   history = createHistoryService({ db: db.db });
 });
@@ -178,11 +179,11 @@ describe('refund', () => {
     const [unused, used, late] = statics;
     assert.equal(await outcome(refund.refundLease(unused!.userId, unused!.lease.id)), '400 leaseNotEligible');
     await db.query('UPDATE leases SET reqs = 1, in_bytes = 10 WHERE id = $1', [used!.lease.id]);
-    assert.equal(await outcome(refund.staffRefundLease(used!.lease.id)), '409 notRefundable');
-    assert.equal((await refund.staffRefundLease(unused!.lease.id)).refundAmountC, 1000);
+    assert.equal(await outcome(refund.staffRefundLease(used!.lease.id, 'staff-1')), '409 notRefundable');
+    assert.equal((await refund.staffRefundLease(unused!.lease.id, 'staff-1')).refundAmountC, 1000);
     assert.equal((await leaseRow(unused!.lease.id)).end_reason, 'staffRefunded');
     nowMs = T0 + 61 * M;
-    assert.equal(await outcome(refund.staffRefundLease(late!.lease.id)), '400 leaseNotEligible');
+    assert.equal(await outcome(refund.staffRefundLease(late!.lease.id, 'staff-1')), '400 leaseNotEligible');
     assert.equal(await outcome(refund.refundLease(userId, lease.id)), 'ok');
   });
 });

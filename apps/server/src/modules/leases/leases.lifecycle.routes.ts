@@ -65,7 +65,7 @@ export function registerLifecycleRoutes(
       config: { auth: 'staff', rateLimit: moneyRateLimit },
       schema: { tags: ['admin'], ...refundSchema },
     },
-    async (req) => deps.refunds.staffRefundLease(req.params.id),
+    async (req) => deps.refunds.staffRefundLease(req.params.id, getPrincipal(req).userId),
   );
 
   app.get(

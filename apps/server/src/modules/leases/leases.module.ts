@@ -1,5 +1,6 @@
 import { defineModule, type Platform } from '../../platform/module.ts';
 import type { AgentsService } from '../agents/agents.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
 import { createHistoryService } from './leases.history.ts';
@@ -23,13 +24,14 @@ import { createSettleService } from './leases.settle.ts';
  */
 export const leasesModule = defineModule({
   name: 'leases',
-  needs: ['ledger', 'agents', 'probes'],
+  needs: ['ledger', 'agents', 'probes', 'audit'],
   services: (
     platform: Platform,
     deps: {
       ledger: Pick<LedgerService, 'move' | 'charge' | 'getBalance'>;
       agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold'>;
       probes: Pick<ProbeService, 'probeAgent'>;
+      audit: Pick<AuditService, 'record'>;
     },
   ) => {
     const db = platform.db.db;
@@ -41,7 +43,7 @@ export const leasesModule = defineModule({
       sales,
       purchases: createPurchaseService({ sales, probes: deps.probes }),
       renewals: createRenewService(lifecycle),
-      refunds: createRefundService(lifecycle),
+      refunds: createRefundService({ ...lifecycle, audit: deps.audit }),
       settle: createSettleService(lifecycle),
       history: createHistoryService({ db: platform.db.db }),
     };

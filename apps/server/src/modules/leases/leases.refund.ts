@@ -9,6 +9,7 @@ import {
 } from '@pm/contracts';
 import type { Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
+import type { AuditService } from '../audit/audit.service.ts';
 import { createLifecycleRepository } from './leases.lifecycle.repository.ts';
 import type { LifecycleDeps } from './leases.renew.ts';
 import type { AgentRow, LeaseRow } from './leases.repository.ts';
@@ -98,8 +99,13 @@ export async function refundLocked(
   };
 }
 
+/** What the refund service is built from: the lifecycle's deps and the audit trail for staff refunds. */
+export interface RefundDeps extends LifecycleDeps {
+  audit: Pick<AuditService, 'record'>;
+}
+
 /** Refunds on request: the customer's (`DELETE /leases/{id}`) and staff's for static leases. */
-export function createRefundService(deps: LifecycleDeps) {
+export function createRefundService(deps: RefundDeps) {
   const now = deps.now ?? Date.now;
   const repo = createLifecycleRepository(deps.db);
 
@@ -107,19 +113,40 @@ export function createRefundService(deps: LifecycleDeps) {
     id: string,
     check: (lease: LeaseRow, agent: AgentRow, nowMs: number) => RefundErrorCode | undefined,
     reason: LeaseEndReason,
-    ownerId?: string,
+    caller: { ownerId: string } | { staffId: string },
   ): Promise<TRefundResult> {
     return deps.db.transaction(async (tx) => {
       const lease = await repo.lockLease(id, tx);
-      if (!lease || (ownerId !== undefined && lease.userId !== ownerId))
+      if (!lease || ('ownerId' in caller && lease.userId !== caller.ownerId))
         throw new AppError('NOT_FOUND', { userMessage: 'Lease not found' });
+      if ('staffId' in caller && lease.userId === caller.staffId) {
+        throw new AppError('FORBIDDEN', {
+          message: `${caller.staffId} tried to refund their own lease ${id}`,
+          userMessage: 'Staff cannot refund their own lease; ask another staff member',
+        });
+      }
       const agent = await repo.findAgent(lease.agentId, tx);
       if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
       const nowMs = now();
       const refusal = check(lease, agent, nowMs);
       if (refusal) throw REFUSALS[refusal]();
       // Refunded within the first hours, before any renewal: the purchase price in full.
-      return refundLocked(deps, lease, { at: new Date(nowMs), reason, amountC: lease.purchasePriceC }, tx);
+      const result = await refundLocked(
+        deps,
+        lease,
+        { at: new Date(nowMs), reason, amountC: lease.purchasePriceC },
+        tx,
+      );
+      if ('staffId' in caller) {
+        await deps.audit.record(tx, {
+          actorId: caller.staffId,
+          action: 'lease.refund',
+          targetId: lease.id,
+          before: { userId: lease.userId, endedAt: null },
+          after: { refundC: result.refundAmountC, balanceC: result.balanceC },
+        });
+      }
+      return result;
     });
   }
 
@@ -129,19 +156,21 @@ export function createRefundService(deps: LifecycleDeps) {
      * rule. Throws 400 leaseNotEligible, 409 agentNotDead / notRefundable, 404 for another's lease.
      */
     async refundLease(userId: string, id: string): Promise<TRefundResult> {
-      return refund(id, customerRefundRefusal, 'refunded', userId);
+      return refund(id, customerRefundRefusal, 'refunded', { ownerId: userId });
     },
 
     /**
      * Staff refund on the customer's request (`POST /admin/leases/{id}/refund`): a static lease under
-     * the static rule (1 hour, unused), any other under the customer's rule.
+     * the static rule (1 hour, unused), any other under the customer's rule. Written to the audit
+     * trail (`lease.refund`) in the refund's transaction; a staff member's own lease is a 403.
      */
-    async staffRefundLease(id: string): Promise<TRefundResult> {
+    async staffRefundLease(id: string, staffId: string): Promise<TRefundResult> {
       return refund(
         id,
         (lease, agent, nowMs) =>
           lease.static ? staticRefundRefusal(lease, nowMs) : customerRefundRefusal(lease, agent, nowMs),
         'staffRefunded',
+        { staffId },
       );
     },
   };
