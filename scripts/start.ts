@@ -55,6 +55,8 @@ const Env = z.object({
   GATEWAY_METRICS_PORT: port(7311),
   // The demo agents may relay to loopback: their SOCKS ports stay on this machine unless asked.
   GATEWAY_SOCKS_HOST: z.string().default('127.0.0.1'),
+  // The market API's /metrics bearer token; unset: generated at first start and kept in secrets.json.
+  METRICS_TOKEN: z.string().min(16).optional(),
   AUTH_PORT_MIN: port(20000),
   AUTH_PORT_MAX: port(20999),
   CHAIN_PORT: port(7305),
@@ -92,6 +94,8 @@ interface Secrets {
   demo: DemoCredentials;
   /** The devnet operator's watch-only account keys (their private halves were never kept). */
   paymentXpubs?: { btc: string; ltc: string; trc20usdt: string };
+  /** The market API's METRICS_TOKEN (`/metrics` needs it as a bearer token). */
+  metricsToken?: string;
 }
 
 /** Secrets generated at first start and kept in DATA_DIR (never in the repository). */
@@ -143,6 +147,9 @@ if (isNew) await seedDemoUsers(db, secrets.demo);
 // Kept with the other generated secrets: addresses already handed out must stay the operator's.
 const hadXpubs = secrets.paymentXpubs !== undefined;
 secrets.paymentXpubs ??= generateThrowawayXpubs();
+const hadMetricsToken = secrets.metricsToken !== undefined;
+secrets.metricsToken ??= randomBytes(24).toString('base64url');
+const metricsToken = env.METRICS_TOKEN ?? secrets.metricsToken;
 
 const product = await startProduct({
   db,
@@ -172,6 +179,7 @@ const product = await startProduct({
   },
   logLevel: env.LOG_LEVEL,
   newAccountPermissions: env.NEW_ACCOUNT_PERMISSIONS,
+  metricsToken,
   network:
     env.DEMO_AGENTS > 0
       ? {
@@ -193,7 +201,7 @@ const product = await startProduct({
   },
 });
 if (!secrets.jwks) saveSecrets({ ...secrets, jwks: product.jwks });
-else if (isNew || !hadXpubs) saveSecrets(secrets);
+else if (isNew || !hadXpubs || !hadMetricsToken) saveSecrets(secrets);
 // `npm run devnet -- pay …` finds the running chain simulator here.
 writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ chainUrl: product.chain?.url }, null, 2));
 
@@ -206,9 +214,10 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Open:            ${product.webUrl}
   Sign-in host:    ${product.issuer}
   Market API:      ${product.apiUrl}  (OpenAPI: ${product.apiUrl}/openapi.json)
+  API metrics:     curl -H 'Authorization: Bearer ${metricsToken}' ${product.apiUrl}/metrics
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
-  SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on :${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
+  SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on 127.0.0.1:${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
 
   ${demoLines.join('\n  ')}
   New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}

@@ -45,6 +45,8 @@ export interface ProductConfig {
   logLevel?: string;
   /** Permissions an account gets when it is created at sign-up (the server's NEW_ACCOUNT_PERMISSIONS); default none. */
   newAccountPermissions?: readonly string[] | undefined;
+  /** The API's METRICS_TOKEN (`/metrics` needs it as a bearer token); unset: `/metrics` answers 403. */
+  metricsToken?: string | undefined;
   /** The demo proxy network (gateway node and agents); omitted in tests that do not need it. */
   network?: Omit<DemoNetworkConfig, 'db' | 'host' | 'publicHost'> | undefined;
   /**
@@ -186,7 +188,12 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       };
     }
     const server = await startServer({
-      settings: { ...payments, checks, newAccountPermissions: cfg.newAccountPermissions },
+      settings: {
+        ...payments,
+        checks,
+        newAccountPermissions: cfg.newAccountPermissions,
+        metricsToken: cfg.metricsToken,
+      },
       // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
       roles: ['http', 'worker'],
       host,

@@ -6,7 +6,7 @@ import { buildApp } from './app.ts';
 import { compose } from './compose.ts';
 import { createLogger } from './platform/logger.ts';
 import { defineModule, type Platform } from './platform/module.ts';
-import { createTestApp, TEST_AUDIENCE, TEST_ORIGIN, type TestApp } from './test/app.ts';
+import { createTestApp, METRICS_AUTH, TEST_AUDIENCE, TEST_ORIGIN, type TestApp } from './test/app.ts';
 
 let t: TestApp;
 
@@ -76,7 +76,7 @@ describe('operations endpoints', () => {
     const headers = await t.auth(newUserId());
     await t.app.inject({ method: 'GET', url: '/accounts/my', headers });
     await t.app.inject({ method: 'GET', url: '/accounts/someone', headers });
-    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['content-type'] as string, /text\/plain/);
     assert.match(res.body, /http_requests_total\{method="GET",route="\/accounts\/my",status_code="404"\} 1/);

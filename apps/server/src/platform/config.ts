@@ -30,6 +30,11 @@ export interface FeatureSettings {
   /** How long `POST /leases` with `probe` waits for the gateway's answer; default 5000 ms. */
   purchaseProbeTimeoutMs?: number | undefined;
   /**
+   * Bearer token `/metrics` requires (METRICS_TOKEN): without it 401, with another 403. Unset:
+   * `/metrics` answers 403 to everyone (metrics are never public).
+   */
+  metricsToken?: string | undefined;
+  /**
    * Permissions a new account gets when `PUT /accounts/my` creates it (NEW_ACCOUNT_PERMISSIONS);
    * default none: DEPOSIT waits for staff review, as the spec says. The devnet grants DEPOSIT.
    */

@@ -148,6 +148,7 @@ export function readEnvConfig(
       payments: readPaymentsEnv(env, problems),
       checks: readChecksEnv(env, problems),
       referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,
+      metricsToken: env.METRICS_TOKEN?.trim() || undefined,
       newAccountPermissions,
     },
   };

@@ -10,6 +10,9 @@ import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
 export const TEST_AUDIENCE = 'https://api.market.test';
 export const TEST_ORIGIN = 'http://127.0.0.1:5173';
+/** The test apps' METRICS_TOKEN, and the header that reads `/metrics` with it. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token';
+export const METRICS_AUTH = { authorization: `Bearer ${TEST_METRICS_TOKEN}` };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -98,7 +101,7 @@ export async function createTestApp(
     blockCacheMs: o.blockCacheMs,
     trustProxyHops: o.trustProxyHops,
     extraModules: o.modules,
-    settings: { ...o.settings, payments },
+    settings: { metricsToken: TEST_METRICS_TOKEN, ...o.settings, payments },
     now: o.now,
   });
   await app.ready();

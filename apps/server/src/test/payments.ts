@@ -14,7 +14,7 @@ import { type Composition, compose } from '../compose.ts';
 import type { PaymentsSettings } from '../modules/payments/payments.config.ts';
 import { withSettingDefaults } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { TEST_AUDIENCE, testPaymentsSettings } from './app.ts';
+import { TEST_AUDIENCE, TEST_METRICS_TOKEN, testPaymentsSettings } from './app.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
 export interface PaymentsHarness {
@@ -61,7 +61,10 @@ export async function createPaymentsHarness(
     db,
     log: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     now: clock.now,
-    settings: withSettingDefaults({ payments: testPaymentsSettings(chain, ticker, settings) }, issuer.issuer),
+    settings: withSettingDefaults(
+      { payments: testPaymentsSettings(chain, ticker, settings), metricsToken: TEST_METRICS_TOKEN },
+      issuer.issuer,
+    ),
   });
   const app = await buildApp({ db, oidc, composition });
   await app.ready();

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { AppError, ZHealthResponse } from '@pm/contracts';
 import type { Registry } from 'prom-client';
 import type { ApiApp } from '../../platform/module.ts';
@@ -5,11 +6,31 @@ import type { HealthService } from './health.service.ts';
 
 const ok = { status: 'ok' as const };
 
-/** Liveness, readiness (database reachable), Prometheus metrics and the OpenAPI document; all public. */
+/**
+ * Refuses a `/metrics` request without the operator's bearer token: 401 without a bearer token, 403
+ * with another one, or when no token is configured (metrics are never public).
+ */
+export function checkMetricsToken(authorization: string | undefined, token: string | undefined): void {
+  const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+  if (!given)
+    throw new AppError('UNAUTHENTICATED', { userMessage: '/metrics needs the metrics bearer token' });
+  const a = Buffer.from(given);
+  const b = Buffer.from(token ?? '');
+  if (!token || a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new AppError('FORBIDDEN', {
+      userMessage: token ? 'Wrong metrics token' : 'Metrics are off: the operator sets METRICS_TOKEN',
+    });
+  }
+}
+
+/**
+ * Liveness, readiness (database reachable) and the OpenAPI document, public; Prometheus metrics
+ * behind the operator's bearer token (`settings.metricsToken`, METRICS_TOKEN).
+ */
 export function registerHealthRoutes(
   app: ApiApp,
   deps: { health: Pick<HealthService, 'checkReady'> },
-  platform: { metrics: Registry },
+  platform: { metrics: Registry; settings: { metricsToken?: string | undefined } },
 ): void {
   app.get(
     '/healthz',
@@ -36,7 +57,9 @@ export function registerHealthRoutes(
     },
   );
 
-  app.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) => {
+  // Not a user route: the token is the operator's, checked here rather than by the bearer-token auth.
+  app.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (req, reply) => {
+    checkMetricsToken(req.headers.authorization, platform.settings.metricsToken);
     reply.type(platform.metrics.contentType);
     return platform.metrics.metrics();
   });

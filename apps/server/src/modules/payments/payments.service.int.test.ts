@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cents } from '@pm/money';
+import { METRICS_AUTH } from '../../test/app.ts';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
 import { creditCents } from './payments.amounts.ts';
 
@@ -232,13 +233,13 @@ describe('watcher outage and recovery', () => {
     const skipped = (await watch()).find((r) => r.currency === 'btc');
     assert.equal(skipped?.skipped, true, 'backed off');
     h.clock.advance(5 * 60_000);
-    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.match(metrics.body, /payments_watcher_failures\{chain="btc"\} 1/);
     h.chain.setOutage('btc', false);
     h.clock.advance(5 * 60_000);
     await watch();
     assert.equal((await page(userId, c.uid)).status, 'paid');
-    const after = await h.app.inject({ method: 'GET', url: '/metrics' });
+    const after = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.match(after.body, /payments_watcher_last_success_age_seconds\{chain="btc"\} 0/);
     assert.match(after.body, /payments_watcher_failures\{chain="btc"\} 0/);
   });
