@@ -12,5 +12,6 @@ export * from './lifecycle.ts';
 export * from './payments.ts';
 export * from './permissions.ts';
 export * from './pricing.ts';
+export * from './refund-rule.ts';
 export * from './probes.ts';
 export * from './checks.ts';

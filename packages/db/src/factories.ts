@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Cents, cents } from '@pm/money';
 import type { DbHandle } from './client.ts';
-import { accounts, agents, gatewayNodes, leases, txrecords } from './schema/index.ts';
+import { accounts, agents, gatewayNodes, leases, leaseTrafficHourly, txrecords } from './schema/index.ts';
 
 let seq = 0;
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -129,4 +129,25 @@ export async function buildLease(
     })
     .returning();
   return rows[0]!;
+}
+
+/**
+ * Adds a lease's traffic for one UTC hour (the row the gateway's meter writes; `hour` is truncated
+ * to the hour): requests, failures and the agent-caused part of them. The lease's totals are not
+ * touched; tests of the totals set them themselves.
+ */
+export async function buildTrafficHour(
+  db: DbHandle,
+  leaseId: string,
+  t: { hour: Date; reqs: number; fails?: number; agentFails?: number },
+): Promise<void> {
+  const hour = new Date(Math.floor(t.hour.getTime() / 3600_000) * 3600_000);
+  const fails = t.fails ?? t.agentFails ?? 0;
+  await db.db
+    .insert(leaseTrafficHourly)
+    .values({ leaseId, hour, reqs: t.reqs, fails, agentFails: t.agentFails ?? 0 })
+    .onConflictDoUpdate({
+      target: [leaseTrafficHourly.leaseId, leaseTrafficHourly.hour],
+      set: { reqs: t.reqs, fails, agentFails: t.agentFails ?? 0 },
+    });
 }

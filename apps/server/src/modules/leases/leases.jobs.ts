@@ -17,7 +17,7 @@ export const expireLeasesJob = defineJob({
     services.settle.settleDueLeases(),
 });
 
-/** `leases.autoRefund`, every minute: refunds running leases with 40% or more failed SOCKS requests. */
+/** `leases.autoRefund`, every minute: refunds running leases whose agent failed 40% or more of the last hour's requests. */
 export const autoRefundLeasesJob = defineJob({
   name: 'leases.autoRefund',
   payload: z.object({}).strict(),

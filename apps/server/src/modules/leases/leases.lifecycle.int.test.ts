@@ -6,6 +6,7 @@ import {
   buildAgent,
   buildLease,
   buildNode,
+  buildTrafficHour,
   createTestDatabase,
   type TestDatabase,
 } from '@pm/db/testing';
@@ -215,18 +216,48 @@ describe('jobs', () => {
     assert.equal(await balanceOf(renews.userId), 4000);
   });
 
-  test('auto-refund at 40% failed with the minimum number of requests, once', async () => {
-    nowMs = T0 + 2 * H;
+  test('auto-refund: 40% of the last hour failed by the agent, with the minimum number of requests, once', async () => {
+    // 12:30: the 12:00 row counts whole, the 11:00 row half, the 10:00 row not at all.
+    nowMs = T0 + 30 * M;
+    const [thisHour, lastHour, twoHoursAgo] = [T0, T0 - H, T0 - 2 * H].map((t) => new Date(t));
     const due = await setup({ priceC: 700 });
+    const spread = await setup({ priceC: 800 });
     const few = await setup();
     const fine = await setup();
-    await db.query('UPDATE leases SET reqs = 10, fails = 4 WHERE id = $1', [due.lease.id]);
-    await db.query('UPDATE leases SET reqs = 9, fails = 9 WHERE id = $1', [few.lease.id]);
-    await db.query('UPDATE leases SET reqs = 10, fails = 3 WHERE id = $1', [fine.lease.id]);
-    assert.deepEqual((await settle.autoRefundFailing()).refunded, [due.lease.id]);
+    const farmer = await setup();
+    const old = await setup();
+    const halfGone = await setup();
+    const staticLease = await setup();
+    await db.query('UPDATE leases SET static = true WHERE id = $1', [staticLease.lease.id]);
+    const hours: [string, Date, number, number, number][] = [
+      [due.lease.id, thisHour, 10, 4, 4],
+      // 10 of 20 requests at 11:00 (half inside the hour) and 0 of 2 now: 5 of 12 weighed.
+      [spread.lease.id, lastHour, 20, 10, 10],
+      [spread.lease.id, thisHour, 2, 0, 0],
+      [few.lease.id, thisHour, 9, 9, 9],
+      [fine.lease.id, thisHour, 10, 3, 3],
+      // Every request failed, none by the agent: targets that refuse, 0.0.0.0:1, the customer's limit.
+      [farmer.lease.id, thisHour, 500, 500, 0],
+      [old.lease.id, twoHoursAgo, 50, 50, 50],
+      // 18 failed by the agent at 11:00 count 9 at 12:30: under the minimum of 10.
+      [halfGone.lease.id, lastHour, 18, 18, 18],
+      [staticLease.lease.id, thisHour, 20, 20, 20],
+    ];
+    for (const [id, hour, reqs, fails, agentFails] of hours) {
+      await buildTrafficHour(db, id, { hour, reqs, fails, agentFails });
+    }
+    assert.deepEqual(
+      (await settle.autoRefundFailing()).refunded.sort(),
+      [due.lease.id, spread.lease.id].sort(),
+    );
     assert.deepEqual((await settle.autoRefundFailing()).refunded, []);
     assert.equal(await balanceOf(due.userId), 10_700);
+    assert.equal(await balanceOf(spread.userId), 10_800);
     assert.equal((await leaseRow(due.lease.id)).end_reason, 'autoRefunded');
+    for (const s of [few, fine, farmer, old, halfGone, staticLease]) {
+      assert.equal((await leaseRow(s.lease.id)).ended_at, null, `lease ${s.lease.id} still runs`);
+      assert.equal(await balanceOf(s.userId), 10_000);
+    }
     assert.equal(await balanceOf(due.userId), await ledgerSum(due.userId));
   });
 });

@@ -3,6 +3,7 @@ import { agentNotes, agents, type Db, type DbOrTx, leases, leaseTrafficHourly, t
 import type { Cents } from '@pm/money';
 import { and, asc, count, desc, eq, gt, isNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AgentRow, LeaseRow } from './leases.repository.ts';
+import { autoRefundWindow } from './leases.stats.ts';
 
 /** A history row: the lease, its agent, and the owner's note on the agent. */
 export interface HistoryRow {
@@ -109,8 +110,15 @@ export function createLifecycleRepository(db: Db) {
       return rows[0];
     },
 
-    /** Locks one running lease whose SOCKS requests failed AUTO_REFUND_FAIL_PCT or more, with `minRequests`. */
+    /**
+     * Locks one running, non-static lease due for the auto-refund: over the last hour of its hourly
+     * rows (`autoRefundWindow`), at least `minRequests` requests, and AUTO_REFUND_FAIL_PCT or more of
+     * them failed by the agent (`agent_fails`; the customer's own failures never count).
+     */
     async lockNextFailing(minRequests: number, now: Date, tx: Tx): Promise<LeaseRow | undefined> {
+      const w = autoRefundWindow(now.getTime());
+      const h = leaseTrafficHourly;
+      const weight = sql`CASE WHEN ${h.hour} >= ${w.hourStart} THEN 1.0 ELSE ${w.previousWeight}::float8 END`;
       const rows = await tx
         .select()
         .from(leases)
@@ -118,8 +126,13 @@ export function createLifecycleRepository(db: Db) {
           and(
             isNull(leases.endedAt),
             gt(leases.until, now),
-            sql`${leases.reqs} >= ${minRequests}`,
-            sql`${leases.fails} * 100 >= ${leases.reqs} * ${AUTO_REFUND_FAIL_PCT}`,
+            eq(leases.static, false),
+            sql`EXISTS (
+              SELECT 1 FROM ${h}
+              WHERE ${h.leaseId} = ${leases.id} AND ${h.hour} >= ${w.previousHour}
+              HAVING sum(${h.reqs} * ${weight}) >= ${minRequests}
+                AND sum(${h.agentFails} * ${weight}) * 100 >= sum(${h.reqs} * ${weight}) * ${AUTO_REFUND_FAIL_PCT}
+            )`,
           ),
         )
         .limit(1)

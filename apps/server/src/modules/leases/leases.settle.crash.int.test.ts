@@ -12,6 +12,7 @@ import {
   buildAccount,
   buildAgent,
   buildLease,
+  buildTrafficHour,
   buildNode,
   createTestDatabase,
   type TestDatabase,
@@ -73,6 +74,10 @@ test('two workers and a kill -9 mid-run: each lease settled once, balances equal
       autoRenew: kind === 'renews' || kind === 'poor',
       ...(kind === 'failing' ? { reqs: 20, fails: 10 } : {}),
     });
+    // The auto-refund reads the last hour: half of it failed by the agent.
+    if (kind === 'failing') {
+      await buildTrafficHour(db, lease.id, { hour: new Date(nowMs), reqs: 20, fails: 10, agentFails: 10 });
+    }
     leases.push({ id: lease.id, userId: account.userId, kind });
   }
 

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { parseWhitelist } from '@pm/contracts';
 import {
   computeFailPct,
+  autoRefundWindow,
   computeLeaseStats,
-  isAutoRefundDue,
   isRefundable,
   isRenewable,
 } from './leases.stats.ts';
@@ -51,11 +51,16 @@ test('static leases: refundable within 1 hour only if unused', () => {
   assert.equal(isRefundable({ ...stat, reqs: 1 }, offline, 1), false);
 });
 
-test('auto-refund fires at 40% failed with enough requests', () => {
-  assert.equal(isAutoRefundDue({ reqs: 10, fails: 4, endedAt: null }), true);
-  assert.equal(isAutoRefundDue({ reqs: 10, fails: 3, endedAt: null }), false);
-  assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }), false);
-  assert.equal(isAutoRefundDue({ reqs: 2, fails: 2, endedAt: null }, 1), true);
+test('auto-refund window: the current hour whole, the previous one by the part still inside the last hour', () => {
+  const at = Date.UTC(2026, 10, 26, 15, 20);
+  const w = autoRefundWindow(at);
+  assert.deepEqual(
+    [w.hourStart, w.previousHour],
+    [new Date(Date.UTC(2026, 10, 26, 15)), new Date(Date.UTC(2026, 10, 26, 14))],
+  );
+  assert.ok(Math.abs(w.previousWeight - 2 / 3) < 1e-9, `weight ${w.previousWeight}`);
+  assert.equal(autoRefundWindow(Date.UTC(2026, 10, 26, 15)).previousWeight, 1);
+  assert.ok(autoRefundWindow(Date.UTC(2026, 10, 26, 16) - 1).previousWeight < 1e-6);
 });
 
 test('renewable in the last 5 hours of a lease that has not ended', () => {

@@ -1,5 +1,5 @@
 import {
-  AUTO_REFUND_FAIL_PCT,
+  AUTO_REFUND_WINDOW_MS,
   REFUND_MAX_SPEED_BPS,
   REFUND_MAX_TRAFFIC_BYTES,
   REFUND_WINDOW_MS,
@@ -26,8 +26,6 @@ export interface AgentStatsInput {
 
 /** Static proxies are refundable within 1 hour, only if unused (SPEC 9). */
 export const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
-/** Requests a lease needs before the 40%-failed auto-refund can fire, so one early failure is not 100%. */
-export const AUTO_REFUND_MIN_REQUESTS = 10;
 
 /** fails / reqs * 100, rounded to 2 decimals; 0 without requests. */
 export function computeFailPct(reqs: number, fails: number): number {
@@ -67,13 +65,26 @@ export function computeLeaseStats(
   };
 }
 
-/** Input of the auto-refund job (SPEC 9: 40% or more of SOCKS requests failed). */
-export function isAutoRefundDue(
-  lease: Pick<LeaseStatsInput, 'reqs' | 'fails' | 'endedAt'>,
-  minRequests = AUTO_REFUND_MIN_REQUESTS,
-): boolean {
-  if (lease.endedAt || lease.reqs < minRequests) return false;
-  return computeFailPct(lease.reqs, lease.fails) >= AUTO_REFUND_FAIL_PCT;
+export { AUTO_REFUND_MIN_REQUESTS } from '@pm/contracts';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The auto-refund's last hour over the hourly traffic rows (UTC hours): the current hour's row
+ * counts whole, the previous hour's by the share of it still inside the window (at 15:20 two thirds
+ * of the 14:00 row), older rows not at all. A sliding-window estimate: the rows hold no finer time.
+ */
+export function autoRefundWindow(nowMs: number): {
+  hourStart: Date;
+  previousHour: Date;
+  previousWeight: number;
+} {
+  const hourStartMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+  return {
+    hourStart: new Date(hourStartMs),
+    previousHour: new Date(hourStartMs - HOUR_MS),
+    previousWeight: Math.max(0, 1 - (nowMs - hourStartMs) / AUTO_REFUND_WINDOW_MS),
+  };
 }
 
 /** Whether the lease may be renewed now: not ended, not past its end, and in its last 5 hours (SPEC 4). */
