@@ -143,8 +143,9 @@ export function createProvider(o: ProviderOptions): Provider {
         permissions: user.permissions,
         email: user.email,
         referral_code: user.referralCode,
-        // The inviter's code from the sign-up's invite link: the market API keeps it on the new account.
-        ...(user.invitedBy ? { referred_by: user.invitedBy } : {}),
+        // The inviter's code from the sign-up's invite link, once the address is verified by the
+        // sign-up mail's link (pending until then): the market API keeps it on the account.
+        ...(user.invitedBy && user.emailVerified ? { referred_by: user.invitedBy } : {}),
       };
     },
     async issueRefreshToken(_ctx, client) {

@@ -73,7 +73,14 @@ describe('sign-up, email verification and password reset', () => {
     assert.match(row?.password_hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 
-  test('invite link /signup?ref= keeps the code; the new user then signs in without retyping', async () => {
+  /** The access token's claims. */
+  const claimsOf = (accessToken: string) =>
+    JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+
+  test('invite link /signup?ref=: check-your-email answer, pending code, signed in once confirmed', async () => {
     const browser = new Browser(idp.url);
     const page = await browser.go(`${idp.url}/signup?ref=${inviter.referralCode}`);
     const html = await page.res.text();
@@ -83,33 +90,51 @@ describe('sign-up, email verification and password reset', () => {
       email: 'New.User@Example.com',
       password: 'new user password',
     });
-    assert.equal(done.url, APP_URL, 'goes back to the app');
+    assert.equal(done.res.status, 200);
+    const doneHtml = await done.res.text();
+    assert.match(doneHtml, /Check your email/);
+    assert.ok(doneHtml.includes(`href="${APP_URL}"`), 'continues to the app');
     const row = await userRow(db, 'new.user@example.com');
-    assert.equal(row?.invited_by, inviter.referralCode);
+    assert.equal(row?.invited_by, inviter.referralCode, 'kept, pending');
     assert.equal(row?.email_verified, false);
 
-    // The app now starts its authorization request: no sign-in page, straight back with a code.
-    const start = await authorizationStart(config);
-    const back = await browser.go(start.url);
-    assert.ok(back.url.startsWith(REDIRECT_URI), `expected a redirect to the client, got ${back.url}`);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.url), {
-      pkceCodeVerifier: start.verifier,
-      expectedState: start.state,
+    // Before the address is confirmed the app's authorization asks for the password, and a token
+    // carries no referrer yet.
+    const early = await authorizationStart(config);
+    const signIn = await browser.go(early.url);
+    assert.match(await signIn.res.text(), /Sign in/);
+    const unconfirmed = await codeFlowSignIn(config, new Browser(idp.url), {
+      email: 'new.user@example.com',
+      password: 'new user password',
     });
-    assert.equal(tokens.claims()?.sub, row?.id);
+    assert.equal(claimsOf(unconfirmed.access_token).referred_by, undefined);
 
     // The verification mail confirms the address once.
     const verify = await mail.waitFor('new.user@example.com', 'Confirm your email');
+    assert.match(verify.text, /If you did not create an account, ignore this email/);
     const link = linkIn(verify, '/verify-email');
-    const first = await fetch(link);
-    assert.equal(first.status, 200);
-    assert.match(await first.text(), /Email confirmed/);
+    const first = await browser.go(link);
+    assert.equal(first.res.status, 200);
+    assert.match(await first.res.text(), /Email confirmed/);
     assert.equal((await userRow(db, 'new.user@example.com'))?.email_verified, true);
     const second = await fetch(link);
     assert.equal(second.status, 400);
+
+    // Now the app's authorization signs the new user in without retyping, and the referrer counts.
+    const start = await authorizationStart(config, { resource: API_AUDIENCE });
+    const back = await browser.go(start.url);
+    assert.ok(back.url.startsWith(REDIRECT_URI), `expected a redirect to the client, got ${back.url}`);
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(back.url),
+      { pkceCodeVerifier: start.verifier, expectedState: start.state },
+      { resource: API_AUDIENCE },
+    );
+    assert.equal(tokens.claims()?.sub, row?.id);
+    assert.equal(claimsOf(tokens.access_token).referred_by, inviter.referralCode);
   });
 
-  test('sign-up inside an authorization request keeps ?ref= and returns to the client', async () => {
+  test('sign-up answers a registered address exactly as a new one and mails its owner instead', async () => {
     const browser = new Browser(idp.url);
     const start = await authorizationStart(config, { ref: inviter.referralCode, resource: API_AUDIENCE });
     const login = await browser.go(start.url);
@@ -120,36 +145,112 @@ describe('sign-up, email verification and password reset', () => {
     const html = await signup.res.text();
     assert.match(html, new RegExp(`value="${inviter.referralCode}"`));
 
+    const before = mail.mails.length;
     const taken = await browser.submit(formAction(html), html, {
       email: 'inviter@example.com',
       password: 'whatever123',
     });
-    assert.equal(taken.res.status, 409);
     const takenHtml = await taken.res.text();
-    assert.match(takenHtml, /An account with this email already exists\./);
+    const takenCookies = taken.res.headers.getSetCookie().map((c) => c.split('=')[0]);
 
-    const short = await browser.submit(formAction(takenHtml), takenHtml, {
+    const short = await browser.submit(formAction(html), html, {
       email: 'second@example.com',
       password: 'short',
     });
     assert.equal(short.res.status, 400);
-    const shortHtml = await short.res.text();
-    assert.match(shortHtml, /Password must be at least 8 characters\./);
+    assert.match(await short.res.text(), /Password must be at least 8 characters\./);
 
-    const done = await browser.submit(formAction(shortHtml), shortHtml, {
+    const done = await browser.submit(formAction(html), html, {
       email: 'second@example.com',
       password: 'second password',
     });
-    assert.ok(done.url.startsWith(REDIRECT_URI), done.url);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(done.url), {
-      pkceCodeVerifier: start.verifier,
-      expectedState: start.state,
-    });
+    const doneHtml = await done.res.text();
+    assert.equal(taken.res.status, done.res.status);
+    assert.equal(done.res.status, 200);
+    assert.equal(takenHtml, doneHtml, 'the same page for a registered and a new address');
+    assert.deepEqual(
+      takenCookies,
+      done.res.headers.getSetCookie().map((c) => c.split('=')[0]),
+    );
+    assert.match(doneHtml, /Check your email/);
+    assert.doesNotMatch(doneHtml, /already exists/);
+
+    // The owner is told, with the way to sign in or reset; no second account, no verify link.
+    const notice = await mail.waitFor('inviter@example.com', 'Someone tried to sign up', before);
+    assert.match(notice.text, /you already have one/);
+    assert.match(notice.text, new RegExp(`${idp.url}/forgot`));
+    assert.equal(
+      mail.mails.slice(before).filter((m) => m.to === 'inviter@example.com' && m.subject.includes('Confirm'))
+        .length,
+      0,
+    );
+    assert.equal((await db.query('SELECT 1 FROM users WHERE email = $1', ['inviter@example.com'])).length, 1);
+
+    // The new user confirms (in the same browser) and goes on with the authorization request.
+    const verify = await mail.waitFor('second@example.com', 'Confirm your email', before);
+    await browser.go(linkIn(verify, '/verify-email'));
+    const continueUrl = /<a class="button" href="([^"]+)"/.exec(doneHtml)?.[1] ?? '';
+    const back = await browser.go(new URL(continueUrl, idp.url).href);
+    assert.ok(back.url.startsWith(REDIRECT_URI), back.url);
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(back.url),
+      { pkceCodeVerifier: start.verifier, expectedState: start.state },
+      { resource: API_AUDIENCE },
+    );
     assert.ok(tokens.refresh_token);
     assert.equal((await userRow(db, 'second@example.com'))?.invited_by, inviter.referralCode);
-    // The market API learns the inviter from the access token when it creates the account.
-    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1] ?? '', 'base64url').toString());
-    assert.equal(claims.referred_by, inviter.referralCode);
+    // The market API learns the inviter from the access token (the address is confirmed).
+    assert.equal(claimsOf(tokens.access_token).referred_by, inviter.referralCode);
+  });
+
+  test('referral by pre-registration: a reset by the address owner drops the pending invite code', async () => {
+    // The attacker signs up the victim's address with their own invite code.
+    const attacker = new Browser(idp.url);
+    const page = await attacker.go(`${idp.url}/signup?ref=${inviter.referralCode}`);
+    const html = await page.res.text();
+    const before = mail.mails.length;
+    await attacker.submit(formAction(html), html, {
+      email: 'victim@example.com',
+      password: 'attacker password',
+    });
+    assert.equal((await userRow(db, 'victim@example.com'))?.invited_by, inviter.referralCode);
+    const verifyLink = linkIn(
+      await mail.waitFor('victim@example.com', 'Confirm your email', before),
+      '/verify-email',
+    );
+    // The attacker's token never names them: the address is not confirmed.
+    const attackerToken = await passwordGrant(idp.url, {
+      username: 'victim@example.com',
+      password: 'attacker password',
+    });
+    assert.equal(claimsOf(String(attackerToken.body.access_token)).referred_by, undefined);
+
+    // The victim recovers the account through "forgot password".
+    await fetch(`${idp.url}/dbconnections/change_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'victim@example.com' }),
+    });
+    const resetLink = linkIn(
+      await mail.waitFor('victim@example.com', 'Reset your', before),
+      '/reset-password',
+    );
+    const victim = new Browser(idp.url);
+    const form = await victim.go(resetLink);
+    const formHtml = await form.res.text();
+    await victim.submit(formAction(formHtml), formHtml, { password: 'victim own password' });
+
+    const row = await userRow(db, 'victim@example.com');
+    assert.equal(row?.email_verified, true);
+    assert.equal(row?.invited_by, null, 'the pending code is gone');
+    assert.equal((await fetch(verifyLink)).status, 400, "the sign-up's link died with the reset");
+    const victimToken = await passwordGrant(idp.url, {
+      username: 'victim@example.com',
+      password: 'victim own password',
+    });
+    assert.equal(victimToken.status, 200);
+    assert.equal(claimsOf(String(victimToken.body.access_token)).referred_by, undefined);
   });
 
   test('an unknown ref code is not stored', async () => {

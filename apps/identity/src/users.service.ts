@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { AppError } from '@pm/contracts';
 import type { Mailer } from './mail.ts';
-import { resetMail, verifyMail } from './pages/mails.ts';
+import { resetMail, signupAttemptMail, verifyMail } from './pages/mails.ts';
 import {
   burnPasswordCheck,
   checkNewPassword,
@@ -17,7 +17,6 @@ export const VERIFY_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const MSG = {
   wrongCredentials: 'Wrong email or password.',
   blocked: 'Your account is blocked. Contact support.',
-  emailTaken: 'An account with this email already exists.',
   invalidEmail: 'Enter a valid email address.',
   userNotFound: 'User not found',
   resetSent: "We've just sent you an email to reset your password.",
@@ -113,26 +112,40 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       return { id: created.id, referralCode: created.referralCode };
     },
 
-    /** Registers a customer, keeps a valid inviter code, and mails the verification link. */
-    async signUp(input: { email: unknown; password: unknown; ref?: unknown }): Promise<UserRow> {
+    /**
+     * Registers a customer and mails the verification link; the inviter's code is kept pending
+     * (`invited_by`, in the token only once the address is verified by that link). A registered
+     * address gets no second account and no error: its owner is mailed instead, so the caller
+     * answers both the same way. `created` is the new user, undefined for a registered address.
+     */
+    async signUp(input: {
+      email: unknown;
+      password: unknown;
+      ref?: unknown;
+    }): Promise<{ created: UserRow | undefined }> {
       const email = normalizeEmail(input.email);
       if (!email) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.invalidEmail });
       const problem = checkNewPassword(input.password);
       if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
-      if (await repo.findByEmail(email)) throw new AppError('CONFLICT', { userMessage: MSG.emailTaken });
+      // Hashed either way, so both answers take as long.
+      const passwordHash = await hashPassword(input.password as string);
       const ref = typeof input.ref === 'string' ? input.ref.trim().toUpperCase().slice(0, 32) : '';
       const inviter = ref ? await repo.findByReferralCode(ref) : undefined;
-      const user = await insertUser({
-        email,
-        passwordHash: await hashPassword(input.password as string),
-        invitedBy: inviter?.referralCode ?? null,
-      });
-      if (!user) throw new AppError('CONFLICT', { userMessage: MSG.emailTaken });
+      const existing = await repo.findByEmail(email);
+      const user = existing
+        ? undefined
+        : await insertUser({ email, passwordHash, invitedBy: inviter?.referralCode ?? null });
+      const logFailure = (e: Error) => console.error(`identity: sign-up mail failed: ${e.message}`);
+      if (!user) {
+        const owner = existing ?? (await repo.findByEmail(email));
+        if (owner) {
+          await mailer.send(signupAttemptMail(owner.email, `${issuer()}/forgot`, appUrl)).catch(logFailure);
+        }
+        return { created: undefined };
+      }
       // The account exists even if the mail relay is down; the user can still sign in.
-      await sendVerifyMail(user).catch((e: Error) =>
-        console.error(`identity: verification mail failed: ${e.message}`),
-      );
-      return user;
+      await sendVerifyMail(user).catch(logFailure);
+      return { created: user };
     },
 
     /** Checks credentials; the blocked message is only revealed to someone who knows the password. */
@@ -189,13 +202,24 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       return repo.transaction(async (tx) => {
         const userId = await repo.consumeEmailToken(hashMailToken(token), 'reset', tx);
         if (!userId) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.linkInvalid });
-        // Receiving the mail proves the address, so the reset also verifies it.
+        // Receiving the mail proves the address, so the reset also verifies it. On an address
+        // nobody had verified, whoever signed it up was not its owner as far as we know: their
+        // pending invite code is dropped (referral by pre-registration) and so is the sign-up's
+        // verification link.
+        const before = await repo.findById(userId, tx);
+        const unverified = before ? !before.emailVerified : false;
         const row = await repo.update(
           userId,
-          { passwordHash, tokensValidAfter: new Date(), emailVerified: true },
+          {
+            passwordHash,
+            tokensValidAfter: new Date(),
+            emailVerified: true,
+            ...(unverified ? { invitedBy: null } : {}),
+          },
           tx,
         );
         await repo.expireEmailTokens(userId, 'reset', tx);
+        if (unverified) await repo.expireEmailTokens(userId, 'verify', tx);
         await repo.revokeOidcArtefacts(userId, tx);
         return { email: row?.email ?? '' };
       });

@@ -23,9 +23,24 @@ export function verifyMail(to: string, link: string, appUrl: string): Mail {
   return {
     to,
     subject: `Confirm your email for ${PRODUCT_NAME}`,
-    text: `Welcome to ${PRODUCT_NAME}!\n\nConfirm your email address:\n${link}\n\n${appUrl}\n`,
-    html: html`<p>Welcome to ${PRODUCT_NAME}!</p><p><a href="${link}">Confirm your email address</a></p>`
-      .value,
+    text: `Welcome to ${PRODUCT_NAME}!\n\nConfirm your email address to finish creating your account:\n${link}\n\nIf you did not create an account, ignore this email and do not open the link.\n\n${appUrl}\n`,
+    html: html`<p>Welcome to ${PRODUCT_NAME}!</p><p><a href="${link}">Confirm your email address</a> to finish creating your account.</p>
+<p>If you did not create an account, ignore this email and do not open the link.</p>`.value,
+  };
+}
+
+/**
+ * Sent instead of a second account when someone signs up with a registered address: the sign-up
+ * page answers the same either way, so only the address's owner learns that it has an account.
+ */
+export function signupAttemptMail(to: string, forgotUrl: string, appUrl: string): Mail {
+  return {
+    to,
+    subject: `Someone tried to sign up to ${PRODUCT_NAME} with your email`,
+    text: `Someone just tried to create a ${PRODUCT_NAME} account with this email address, but you already have one.\n\nIf it was you, sign in instead:\n${appUrl}\n\nForgot your password? Reset it here:\n${forgotUrl}\n\nIf it wasn't you, ignore this email; your account has not changed.\n`,
+    html: html`<p>Someone just tried to create a ${PRODUCT_NAME} account with this email address, but you already have one.</p>
+<p>If it was you, <a href="${appUrl}">sign in</a> instead. Forgot your password? <a href="${forgotUrl}">Reset it</a>.</p>
+<p>If it wasn't you, ignore this email; your account has not changed.</p>`.value,
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { isAppError } from '@pm/contracts';
 import type { Context } from 'koa';
@@ -20,9 +21,16 @@ export interface PageDeps {
 const CSRF_ERROR = 'Your session expired. Please try again.';
 /** Invite code from `/signup?ref=`, kept while the visitor finds their way to the sign-up form. */
 const REF_COOKIE = 'pm_ref';
-/** Account id of a sign-up made outside an authorization request, to sign in once without retyping. */
+/**
+ * Account id of this browser's sign-up, to sign in once without retyping after the address is
+ * confirmed by the mailed link (a registered address gets a random id, so the answers match).
+ */
 const FRESH_COOKIE = 'pm_fresh';
-const FRESH_MAX_AGE_MS = 10 * 60 * 1000;
+const FRESH_MAX_AGE_MS = 30 * 60 * 1000;
+export const CHECK_EMAIL_TITLE = 'Check your email';
+/** The sign-up's one answer, whether or not the address has an account (issue 30 item 9). */
+export const CHECK_EMAIL_MESSAGE =
+  "We've sent a message to the address you entered. Open the link in it to finish creating your account. If you already have an account, the message tells you how to sign in.";
 
 function cleanRef(value: unknown): string {
   return typeof value === 'string' && /^[A-Za-z0-9]{1,32}$/.test(value) ? value.toUpperCase() : '';
@@ -85,14 +93,19 @@ export function createPageRouter(d: PageDeps): Router {
     return finish(ctx, { consent: { grantId } });
   }
 
-  /** The id from a valid fresh-sign-up cookie (signed, 10 minutes, used once). */
-  function takeFreshSignup(ctx: Context): string | undefined {
+  /**
+   * The user of a valid fresh-sign-up cookie (signed, 30 minutes) whose address is confirmed by
+   * now; the cookie is used once then. Before the confirmation it stays for a later visit.
+   */
+  async function takeFreshSignup(ctx: Context) {
     const value = ctx.cookies.get(FRESH_COOKIE, { signed: true });
     if (!value) return undefined;
-    ctx.cookies.set(FRESH_COOKIE, null, { signed: true, path: '/' });
     const [id, at] = value.split('.');
-    if (!id || !at || Date.now() - Number(at) > FRESH_MAX_AGE_MS) return undefined;
-    return id;
+    const user =
+      id && at && Date.now() - Number(at) <= FRESH_MAX_AGE_MS ? await users.findById(id) : undefined;
+    if (user && !user.emailVerified) return undefined;
+    ctx.cookies.set(FRESH_COOKIE, null, { signed: true, path: '/' });
+    return user && !user.blocked ? user : undefined;
   }
 
   router.get('/interaction/:uid', async (ctx) => {
@@ -101,9 +114,8 @@ export function createPageRouter(d: PageDeps): Router {
     if (details.prompt.name !== 'login') {
       return finish(ctx, { error: 'login_required', error_description: 'unsupported prompt' });
     }
-    const freshId = takeFreshSignup(ctx);
-    const fresh = freshId ? await users.findById(freshId) : undefined;
-    if (fresh && !fresh.blocked) {
+    const fresh = await takeFreshSignup(ctx);
+    if (fresh) {
       await users.recordLogin(fresh.id, ctx.ip);
       return finishLogin(ctx, fresh.id);
     }
@@ -164,8 +176,17 @@ export function createPageRouter(d: PageDeps): Router {
     sendHtml(ctx, signupPage({ action: urls.signup, csrf: csrfToken(ctx), refCode, loginUrl: urls.login }));
   });
 
-  /** Shared sign-up handling; returns the new user id, or renders the form again with the error. */
-  async function handleSignup(ctx: Context, action: string, loginUrl: string | undefined) {
+  /**
+   * Shared sign-up handling: renders the form again with a validation error, or the one "check
+   * your email" answer for a new and a registered address alike (same page, same cookies; the
+   * service mails the new user the link and the owner of a registered address a notice).
+   */
+  async function handleSignup(
+    ctx: Context,
+    action: string,
+    loginUrl: string | undefined,
+    continueUrl: string,
+  ) {
     const body = await readBody(ctx);
     const refCode = cleanRef(body.ref);
     const show = (error: string, status = 400) =>
@@ -178,24 +199,38 @@ export function createPageRouter(d: PageDeps): Router {
     const email = normalizeEmail(body.email);
     if (!email) return show(MSG.invalidEmail);
     if (!(await limits.takeSignup(email, ctx.ip))) return show(TOO_MANY, 429);
+    let created: { id: string } | undefined;
     try {
-      const user = await users.signUp({ email, password: body.password, ref: refCode });
-      ctx.cookies.set(REF_COOKIE, null, { path: '/' });
-      return user.id;
+      ({ created } = await users.signUp({ email, password: body.password, ref: refCode }));
     } catch (e) {
       if (isAppError(e) && e.code !== 'INTERNAL') return show(e.userMessage, e.status);
       throw e;
     }
+    ctx.cookies.set(REF_COOKIE, null, { path: '/' });
+    ctx.cookies.set(FRESH_COOKIE, `${created?.id ?? randomUUID()}.${Date.now()}`, {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: ctx.secure,
+      path: '/',
+      maxAge: FRESH_MAX_AGE_MS,
+    });
+    sendHtml(
+      ctx,
+      messagePage({
+        title: CHECK_EMAIL_TITLE,
+        message: CHECK_EMAIL_MESSAGE,
+        linkText: 'I have confirmed my email',
+        linkUrl: continueUrl,
+      }),
+    );
   }
 
   router.post('/interaction/:uid/signup', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     const urls = interactionUrls(details.uid);
-    const userId = await handleSignup(ctx, urls.signup, urls.login);
-    if (userId) {
-      await users.recordLogin(userId, ctx.ip);
-      return finishLogin(ctx, userId);
-    }
+    // After confirming, the sign-in step finds the fresh cookie and needs no password.
+    await handleSignup(ctx, urls.signup, urls.login, urls.login);
   });
 
   // The invite-link entry point: works without an authorization request in progress.
@@ -214,22 +249,9 @@ export function createPageRouter(d: PageDeps): Router {
     sendHtml(ctx, signupPage({ action: '/signup', csrf: csrfToken(ctx), refCode: kept, loginUrl: d.appUrl }));
   });
 
-  router.post('/signup', async (ctx) => {
-    const userId = await handleSignup(ctx, '/signup', d.appUrl);
-    if (userId) {
-      ctx.cookies.set(FRESH_COOKIE, `${userId}.${Date.now()}`, {
-        signed: true,
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: ctx.secure,
-        path: '/',
-        maxAge: FRESH_MAX_AGE_MS,
-      });
-      // The app starts its own sign-in; the fresh cookie signs the new user in without retyping.
-      ctx.status = 303;
-      ctx.redirect(d.appUrl);
-    }
-  });
+  // Outside an authorization request the app starts its own sign-in; once the address is
+  // confirmed, the fresh cookie signs the new user in there without retyping.
+  router.post('/signup', (ctx) => handleSignup(ctx, '/signup', d.appUrl, d.appUrl));
 
   const safeBack = (value: unknown) => {
     const s = str(value);

@@ -1,5 +1,5 @@
 import { accounts, type Db, type DbOrTx, type Tx } from '@pm/db';
-import { count, eq } from 'drizzle-orm';
+import { and, count, eq, isNull, ne } from 'drizzle-orm';
 
 export type AccountRow = typeof accounts.$inferSelect;
 
@@ -41,6 +41,18 @@ export function createAccountRepository(db: Db) {
     },
     async setPermissions(userId: string, permissions: string[], tx: DbOrTx = db): Promise<void> {
       await tx.update(accounts).set({ permissions }).where(eq(accounts.userId, userId));
+    },
+    /**
+     * Records the inviter's code on an account that has none (never its own code); an account's
+     * referrer, once set, never changes.
+     */
+    async attachReferrer(userId: string, referredBy: string, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .update(accounts)
+        .set({ referredBy })
+        .where(
+          and(eq(accounts.userId, userId), isNull(accounts.referredBy), ne(accounts.refcode, referredBy)),
+        );
     },
     /** The user id of whoever invited `userId`: the account whose refcode is its `referred_by`. */
     async findReferrerId(userId: string, tx: DbOrTx = db): Promise<string | undefined> {

@@ -106,9 +106,11 @@ export function createAccountService(deps: AccountServiceDeps) {
       return toAccount(row);
     },
     /**
-     * Creates the account if missing (email, refcode, referrer and permissions only used on
-     * creation; without permissions it gets the operator's `newAccountPermissions`); returns it. Without a refcode from the token, or with one another account holds,
-     * the database generates one, so every account has its own.
+     * Creates the account if missing (email, refcode and permissions only used on creation;
+     * without permissions it gets the operator's `newAccountPermissions`); returns it. Without a
+     * refcode from the token, or with one another account holds, the database generates one, so
+     * every account has its own. The referrer is taken on creation or, if the account has none
+     * yet, on a later call (never its own code; once set it stays).
      */
     async ensureAccount(input: EnsureAccountInput): Promise<TAccount> {
       const account = {
@@ -123,6 +125,10 @@ export function createAccountService(deps: AccountServiceDeps) {
         if (pgErrorCode(e) !== PG_UNIQUE_VIOLATION || !input.refcode) throw e;
         await repo.insertIfMissing(account);
       }
+      // The identity host names the inviter only once the sign-up mail's link confirmed the
+      // address, which may come after the account was created: an account without one takes it
+      // then (loads before it pay no reward; the first one after it is not "first").
+      if (account.referredBy) await repo.attachReferrer(input.userId, account.referredBy);
       const row = await repo.findById(input.userId);
       if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
       return toAccount(row);

@@ -84,6 +84,57 @@ describe('referral rewards and the bonus', () => {
     assert.equal(Number(total[0]?.n), 0);
   });
 
+  test('referral by pre-registration: no reward before the address is confirmed; the inviter counts from then on', async () => {
+    // The identity host names the inviter (referred_by) only once the sign-up mail's link
+    // confirmed the address; an attacker who signed up someone else's address never gets there.
+    const inviter = await h.customer();
+    const userId = 'pre-registered-user';
+    const put = async (claims: Record<string, unknown>) => {
+      const headers = {
+        authorization: `Bearer ${await h.issuer.sign(userId, { email: 'p@example.test', ...claims })}`,
+      };
+      const res = await h.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    await put({});
+    await h.db.query(`UPDATE accounts SET permissions = '{DEPOSIT}' WHERE user_id = $1`, [userId]);
+    const first = await charge(userId, 2000);
+    h.chain.pay('ltc', first.address, first.amount, 2);
+    await h.services.paymentWatcher.watchOnce();
+    assert.deepEqual(await amounts(userId, 'deposit'), [2000]);
+    assert.deepEqual(await amounts(inviter.userId, 'referral'), [], 'nobody named, nothing paid');
+
+    // Confirmed: the next token names the inviter and the account takes it on its next PUT.
+    await put({ referred_by: inviter.refcode });
+    const second = await charge(userId, 1000);
+    h.chain.pay('ltc', second.address, second.amount, 2);
+    await h.services.paymentWatcher.watchOnce();
+    assert.deepEqual(await amounts(inviter.userId, 'referral'), [50], '5%: it is not the first load');
+
+    // Once set, a referrer never changes, and nobody refers themselves.
+    const other = await h.customer();
+    await put({ referred_by: other.refcode });
+    const [row] = await h.db.query<{ referred_by: string; refcode: string }>(
+      'SELECT referred_by, refcode FROM accounts WHERE user_id = $1',
+      [userId],
+    );
+    assert.equal(row?.referred_by, inviter.refcode);
+    const selfId = 'self-referrer';
+    const self = {
+      authorization: `Bearer ${await h.issuer.sign(selfId, { email: 's@example.test', referral_code: 'SELFCODE01' })}`,
+    };
+    await h.app.inject({ method: 'PUT', url: '/accounts/my', headers: self });
+    const selfAgain = {
+      authorization: `Bearer ${await h.issuer.sign(selfId, { email: 's@example.test', referral_code: 'SELFCODE01', referred_by: 'SELFCODE01' })}`,
+    };
+    await h.app.inject({ method: 'PUT', url: '/accounts/my', headers: selfAgain });
+    const [selfRow] = await h.db.query<{ referred_by: string | null }>(
+      'SELECT referred_by FROM accounts WHERE user_id = $1',
+      [selfId],
+    );
+    assert.equal(selfRow?.referred_by, null);
+  });
+
   test('an account created from a token keeps the inviter claim and gets a refcode of its own', async () => {
     const inviter = await h.customer();
     const headers = {
