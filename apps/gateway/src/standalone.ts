@@ -60,6 +60,8 @@ export async function startStandalone(
         whitelist: ['127.0.0.1'],
         authPort,
         untilMs: Date.now() + 365 * 86_400_000,
+        // The only lease on the bench agent: its connections may use the whole stream limit.
+        exclusive: true,
       },
     ]),
     meter: createMemoryMeter(),
