@@ -171,7 +171,8 @@ describe('crypto top-ups on the whole product', () => {
       assert.equal(await referrer.page.getByTestId('referral-invited').textContent(), '0');
       const before = await api<TAccount>(referrer.bearer(), 'GET', '/accounts/my');
 
-      // Sign-up through the invite link: the sign-up page names the code, then the app opens signed in.
+      // Sign-up through the invite link: the sign-up page names the code; once the mailed link
+      // confirms the address (the referral counts from then on), the app opens signed in.
       await invited.page.goto(inviteLink);
       await invited.page
         .getByText(`Invited with code ${new URL(inviteLink).searchParams.get('ref')}`)
@@ -179,6 +180,8 @@ describe('crypto top-ups on the whole product', () => {
       await invited.page.getByLabel('Email').fill(INVITED_EMAIL);
       await invited.page.getByLabel('Password').fill('a long enough password');
       await invited.page.getByRole('button', { name: 'Create account' }).click();
+      const confirm = await stack.mail.waitFor(INVITED_EMAIL, (m) => m.subject.startsWith('Confirm'));
+      await invited.identity.confirmEmail(confirm.text);
       await invited.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
       await invited.shell.waitForBalance('$0.00');
       const account = await api<TAccount>(invited.bearer(), 'GET', '/accounts/my');

@@ -58,6 +58,10 @@ describe('with the whole product', () => {
     try {
       await v.page.goto(stack.webUrl);
       await v.identity.signUp('new.customer@example.com', 'a long enough password');
+      const confirm = await stack.mail.waitFor('new.customer@example.com', (m) =>
+        m.subject.startsWith('Confirm'),
+      );
+      await v.identity.confirmEmail(confirm.text);
       await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
       const terms = v.page.getByRole('dialog', { name: 'Terms and Conditions' });
       await terms.waitFor();

@@ -32,6 +32,19 @@ export class IdentityPages {
     await this.page.getByRole('button', { name: 'Create account' }).click();
   }
 
+  /**
+   * After a sign-up: the one "Check your email" answer, then the mailed confirmation link (`text`
+   * is the mail's text) and back to the app, which signs the new user in without the password.
+   */
+  async confirmEmail(mailText: string): Promise<void> {
+    await this.page.getByRole('heading', { name: 'Check your email' }).waitFor({ timeout: TIMEOUT_MS });
+    const link = /https?:\/\/\S+\/verify-email\?token=[\w-]+/.exec(mailText)?.[0];
+    if (!link) throw new Error(`no confirmation link in: ${mailText}`);
+    await this.page.goto(link);
+    await this.page.getByRole('heading', { name: 'Email confirmed' }).waitFor({ timeout: TIMEOUT_MS });
+    await this.page.getByRole('link', { name: 'Back to the app' }).click();
+  }
+
   /** Opens a password reset link and sets the new password. */
   async setNewPassword(resetUrl: string, password: string): Promise<void> {
     await this.page.goto(resetUrl);
