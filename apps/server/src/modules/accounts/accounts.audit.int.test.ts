@@ -69,6 +69,9 @@ describe('PATCH /accounts/{id} writes the audit trail (issue 23 hole 5)', () => 
         ['account.balance', { balanceC: 0 }, { balanceC: 100 }, 'verified customer'],
       ],
     );
+    const retried = await patch(acc.userId, { permissions: { add: ['DEPOSIT'] } });
+    assert.equal(retried.statusCode, 200, retried.body);
+    assert.equal((await auditRows(acc.userId)).length, 2, 'a grant that changes nothing writes no row');
   });
 
   test('a balance change without a reason is a 400 naming reason, and changes nothing', async () => {

@@ -169,13 +169,16 @@ export function createAccountService(deps: AccountServiceDeps) {
         const audit = { actorId: options.actorId, targetId: userId, reason };
         if (patch.permissions) {
           const permissions = applyPermissionChange(row.permissions, patch.permissions);
-          await repo.setPermissions(userId, permissions, tx);
-          await deps.audit.record(tx, {
-            ...audit,
-            action: 'account.permissions',
-            before: { permissions: row.permissions },
-            after: { permissions },
-          });
+          // A retried grant changes nothing and leaves no second row.
+          if (permissions.join('\n') !== row.permissions.join('\n')) {
+            await repo.setPermissions(userId, permissions, tx);
+            await deps.audit.record(tx, {
+              ...audit,
+              action: 'account.permissions',
+              before: { permissions: row.permissions },
+              after: { permissions },
+            });
+          }
         }
         if (patch.balanceDeltaC !== undefined) {
           const moved = await moveBalance(
