@@ -3,8 +3,8 @@
  * 50 customers, private and shared mixed, some of them too poor, sent alternately to two API
  * replicas on the one database (within a replica purchases of an agent take turns in memory; across
  * replicas only the agent's row lock orders them). The agent ends with exactly one private lease
- * or at most four shared ones, every balance equals the sum of its ledger records, and nobody is
- * charged without a lease.
+ * or at most four shared ones held by four different customers, every balance equals the sum of
+ * its ledger records, and nobody is charged without a lease.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -90,6 +90,12 @@ async function race(privateShare: number, seed: number) {
     `${privates} private and ${shared} shared leases`,
   );
   assert.equal(statuses.get(201) ?? 0, leases.length, 'one 201 per lease');
+  // One customer holds at most one lease on an agent, whichever replica each click reached.
+  const doubled = await t.db.query<{ user_id: string }>(
+    'SELECT user_id FROM leases WHERE agent_id = $1 GROUP BY user_id HAVING count(*) > 1',
+    [agent.id],
+  );
+  assert.deepEqual(doubled, [], 'no customer holds two leases on the agent');
   return `${privates} private, ${shared} shared; answers ${JSON.stringify(Object.fromEntries(statuses))}`;
 }
 
