@@ -152,16 +152,8 @@ export function createSaleService(deps: SaleServiceDeps) {
         r.kind === 'static'
           ? `Static lease ${lease.id} (${quote.agent.ip})`
           : `Lease ${lease.id} (${r.exc ? 'private' : 'shared'}, ${quote.agent.ip})`;
-      await deps.ledger.charge(
-        {
-          userId,
-          amountC: quote.priceC,
-          type: 'purchase',
-          memo,
-          idemKey: key ? `sale:${userId}:${key.idemKey}` : undefined,
-        },
-        tx,
-      );
+      // The key's row (claimed above, under its primary key) is what makes a retry charge nothing.
+      await deps.ledger.charge({ userId, amountC: quote.priceC, type: 'purchase', memo }, tx);
       if (key) await repo.setResult(key, { leaseId: lease.id, priceC: quote.priceC }, tx);
       await deps.agents.markSold(r.agentId, tx);
       return lease.id;
