@@ -264,7 +264,9 @@ export function createAgentsRepository(db: Db) {
           agentIds ? inArray(leases.agentId, agentIds) : undefined,
         ),
       )
-      .groupBy(leases.agentId);
+      .groupBy(leases.agentId)
+      // With the jobs down for long the shop corrects the first agents only: the rest stay hidden as full, never oversold.
+      .limit(1000);
     return new Map(rows.map((r) => [r.agentId, { shared: r.shared, exclusive: r.exclusive }]));
   }
 
