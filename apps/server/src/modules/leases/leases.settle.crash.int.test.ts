@@ -12,8 +12,8 @@ import {
   buildAccount,
   buildAgent,
   buildLease,
-  buildTrafficHour,
   buildNode,
+  buildTrafficHour,
   createTestDatabase,
   type TestDatabase,
 } from '@pm/db/testing';
