@@ -1,6 +1,7 @@
 export * from './accounts.ts';
 export * from './agents.ts';
 export * from './audit.ts';
+export * from './checks.ts';
 export * from './common.ts';
 export * from './currencies.ts';
 export * from './environment.ts';
@@ -12,6 +13,5 @@ export * from './lifecycle.ts';
 export * from './payments.ts';
 export * from './permissions.ts';
 export * from './pricing.ts';
-export * from './refund-rule.ts';
 export * from './probes.ts';
-export * from './checks.ts';
+export * from './refund-rule.ts';
