@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseWhitelist } from '@pm/contracts';
 import {
-  computeFailPct,
   autoRefundWindow,
+  computeFailPct,
   computeLeaseStats,
   isRefundable,
   isRenewable,
