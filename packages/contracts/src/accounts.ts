@@ -26,7 +26,7 @@ export const ZPatchAccountRequest = z
     balanceDeltaC: ZCents.refine((n) => n !== 0, { message: 'must not be zero' }).optional(),
     /** Optional text the customer sees as the ledger memo (default 'Balance adjustment'). */
     memo: z.string().max(200).optional(),
-    /** Why staff made the change, kept in the audit trail; required with balanceDeltaC. */
+    /** Why staff made the change, kept in the audit trail (optional; the admin screen asks for one). */
     reason: z.string().max(500).optional(),
   })
   .strict()

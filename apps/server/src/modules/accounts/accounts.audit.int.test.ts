@@ -74,15 +74,21 @@ describe('PATCH /accounts/{id} writes the audit trail (issue 23 hole 5)', () => 
     assert.equal((await auditRows(acc.userId)).length, 2, 'a grant that changes nothing writes no row');
   });
 
-  test('a balance change without a reason is a 400 naming reason, and changes nothing', async () => {
+  test('a balance change without a reason is applied (SPEC 7 payload) and audited with no reason', async () => {
     const acc = await buildAccount(t.db, { balanceC: 10 });
     const res = await patch(acc.userId, { balanceDeltaC: 5 });
-    assert.equal(res.statusCode, 400, res.body);
-    assert.equal(res.json().field, 'reason');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().balanceC, 15);
     const blank = await patch(acc.userId, { balanceDeltaC: 5, reason: '   ' });
-    assert.equal(blank.statusCode, 400, blank.body);
-    assert.equal((await t.db.query('SELECT 1 FROM txrecords WHERE user_id = $1', [acc.userId])).length, 1);
-    assert.deepEqual(await auditRows(acc.userId), []);
+    assert.equal(blank.statusCode, 200, blank.body);
+    assert.equal(blank.json().balanceC, 20);
+    assert.deepEqual(
+      (await auditRows(acc.userId)).map((r) => [r.action, r.before, r.after, r.reason]),
+      [
+        ['account.balance', { balanceC: 10 }, { balanceC: 15 }, null],
+        ['account.balance', { balanceC: 15 }, { balanceC: 20 }, null],
+      ],
+    );
   });
 
   test('a refused change (balance below zero) leaves no audit row', async () => {

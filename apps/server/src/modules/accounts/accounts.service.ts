@@ -157,12 +157,6 @@ export function createAccountService(deps: AccountServiceDeps) {
         });
       }
       const reason = patch.reason?.trim() || undefined;
-      if (patch.balanceDeltaC !== undefined && reason === undefined) {
-        throw new AppError('VALIDATION_FAILED', {
-          userMessage: 'reason: a balance change needs a reason',
-          details: { field: 'reason' },
-        });
-      }
       return deps.db.transaction(async (tx) => {
         const row = await repo.lockById(userId, tx);
         if (!row) throw notFound(userId);
