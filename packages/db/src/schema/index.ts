@@ -7,3 +7,4 @@ export * from './payments-held.ts';
 export * from './pricing.ts';
 export * from './checks.ts';
 export * from './sales.ts';
+export * from './ports.ts';
