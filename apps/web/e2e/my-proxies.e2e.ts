@@ -181,7 +181,7 @@ describe('desktop My Proxies', () => {
 });
 
 describe('phone My Proxies (390 px)', () => {
-  it('cards, Show history, the lease detail tabs with honest empty score and speed panels', async () => {
+  it('cards, Show history, the lease detail tabs: Update Score (G, I, M and warnings), Test Speed (Mbps), Blacklists', async () => {
     const { context, shell, my, leases } = await visit({ viewport: PHONE });
     const [shared, exclusive] = leases;
     try {
@@ -201,12 +201,27 @@ describe('phone My Proxies (390 px)', () => {
       assert.equal(await my.value('Lease ID').textContent(), exclusive.id);
       let panel = await my.openTab('Update Score');
       await panel.getByText('No score check yet').waitFor();
-      assert.equal(await panel.getByRole('button', { name: 'Update Score' }).isDisabled(), true);
+      await panel.getByRole('button', { name: 'Update Score' }).click();
+      await shell.text('IP Score information updated').waitFor();
+      await panel.getByTestId('score-check').waitFor();
+      assert.match(await panel.innerText(), /G\s+99[\s\S]*I\s+88[\s\S]*M\s+Not available/);
+      assert.match(await panel.innerText(), /proxy[\s\S]*vpn[\s\S]*hosting/);
+      await saveScreenshot(my.page, 'my-proxies-phone-score');
       panel = await my.openTab('Test Speed');
       await panel.getByText('Not tested yet').waitFor();
-      assert.equal(await panel.getByRole('button', { name: 'Test Now' }).isDisabled(), true);
+      await panel.getByRole('button', { name: 'Test Now' }).click();
+      await panel.getByText('42.5 Mbps').waitFor();
+      assert.equal(
+        await panel.getByRole('button', { name: 'Test Now' }).isDisabled(),
+        true,
+        'retest after 6 minutes',
+      );
+      await saveScreenshot(my.page, 'my-proxies-phone-speed');
       panel = await my.openTab('Blacklists');
-      assert.deepEqual(await panel.getByRole('listitem').allInnerTexts(), ['Spamhaus ZEN', 'SpamCop']);
+      assert.deepEqual(await panel.getByRole('listitem').allInnerTexts(), [
+        'SpamCop',
+        'Spamhaus XBL (exploits)',
+      ]);
       await saveScreenshot(my.page, 'my-proxies-phone-blacklists');
       await my.openTab('Socks Auth');
       await my.copyConnectionString();

@@ -63,13 +63,6 @@ export function cleanScore(listed: number): number {
   return blacklistPoints(listed) * 2;
 }
 
-/** Activity thresholds (SPEC 9): 0.7 or above ok, 0.4 or above medium, below low. */
-export function activityLevel(fraction: number): 'ok' | 'medium' | 'low' {
-  if (fraction >= 0.7) return 'ok';
-  if (fraction >= 0.4) return 'medium';
-  return 'low';
-}
-
 /** A new speed test of an agent is offered this long after the previous one was asked (SPEC 9). */
 export const SPEED_RETEST_MS = 6 * 60_000;
 

@@ -12,6 +12,7 @@ import {
   type TSegments,
 } from '@pm/contracts';
 import { type Cents, cents } from '@pm/money';
+import { answerChecks, type ChecksMock, createChecksMock } from './checksMock.ts';
 import { answerLifecycle, createLifecycleMock, type LifecycleMock } from './lifecycleMock.ts';
 
 export interface MockAnswer {
@@ -30,6 +31,8 @@ export interface MarketMock {
   autoRenewStatus: number;
   /** Renew, refund, history, static shop and traffic (lifecycleMock.ts). */
   lifecycle: LifecycleMock;
+  /** Speed and score checks (checksMock.ts). */
+  checks: ChecksMock;
   /** Every market call seen, with its query and JSON body. */
   calls: Array<{ method: string; path: string; query: URLSearchParams; body: unknown }>;
 }
@@ -76,7 +79,7 @@ export function buildAgent(n: number, overrides: Partial<TAgent> = {}): TAgent {
     probeActv: 0.9,
     used: false,
     online: true,
-    blacklists: { listIDs: n % 6 === 2 ? ['zen', 'pbl', 'spamcop'] : [] },
+    blacklists: { listIDs: n % 6 === 2 ? ['spamhaus-xbl', 'spamhaus-pbl', 'spamcop'] : [] },
     scoreCheck: null,
     speed: null,
     age: '2019-04-01T00:00:00.000Z',
@@ -149,6 +152,7 @@ export function createMarketMock(): MarketMock {
     authPortStatus: 200,
     autoRenewStatus: 200,
     lifecycle: createLifecycleMock(),
+    checks: createChecksMock(),
     calls: [],
   };
 }
@@ -276,7 +280,10 @@ export function answerMarket(
     l.authPort = { node: '127.0.0.1', port: 21_000 + market.leases.indexOf(l), whitelist: String(body) };
     return { status: 200, body: { status: 'AUTHPORT_CREATED', authPort: l.authPort } };
   }
-  return answerLifecycle(market, account, method, path, query, body);
+  return (
+    answerChecks(market.checks, market.agents, account, method, path, query, body) ??
+    answerLifecycle(market, account, method, path, query, body)
+  );
 }
 
 type MarketCall = MarketMock['calls'][number];

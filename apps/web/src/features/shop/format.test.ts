@@ -64,6 +64,8 @@ it('durations, speeds, bytes and scores', () => {
   assert.equal(formatDuration('2026-11-22T06:48:00Z', now), '5h 12m');
   assert.equal(formatDuration('2026-11-22T11:59:30Z', now), '0m');
   assert.equal(formatDuration(null, now), 'Unknown');
+  assert.equal(formatDuration('1999-12-31T23:59:59Z', now), 'Unknown', 'before 2000 is a clock never set');
+  assert.notEqual(formatDuration('2000-01-01T00:00:00Z', now), 'Unknown');
   assert.equal(formatDuration('2026-11-23T00:00:00Z', now), 'Unknown');
   assert.equal(formatTimeLeft('2026-11-23T11:59:00Z', now), '23h 59m');
   assert.equal(formatTimeLeft('2026-11-22T11:00:00Z', now), 'Expired');
@@ -80,10 +82,17 @@ it('durations, speeds, bytes and scores', () => {
 });
 
 it('drops empty and ignored blacklists and names the known ones', () => {
-  assert.deepEqual(blacklistNames(['', 'zen', 'PBL', ' uceprotect3', 'spamcop', 'zen', 'other-list']), [
-    'Spamhaus ZEN',
-    'SpamCop',
-    'other-list',
-  ]);
+  assert.deepEqual(
+    blacklistNames([
+      '',
+      'spamhaus-xbl',
+      'spamhaus-pbl',
+      ' uceprotect-l3',
+      'spamcop',
+      'spamhaus-xbl',
+      'other-list',
+    ]),
+    ['other-list', 'SpamCop', 'Spamhaus XBL (exploits)'],
+  );
   assert.deepEqual(blacklistNames([]), []);
 });

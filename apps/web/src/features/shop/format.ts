@@ -1,5 +1,13 @@
 /** How the shop and My Proxies show an agent's fields (SPEC 2, 5, 9). Pure, so Node tests it. */
-import { ACTIVITY_MEDIUM, ACTIVITY_OK, MAX_SHARED_LEASES, type TAgent, type TConn } from '@pm/contracts';
+import {
+  ACTIVITY_MEDIUM,
+  ACTIVITY_OK,
+  blacklistName,
+  MAX_SHARED_LEASES,
+  type TAgent,
+  type TConn,
+  visibleBlacklists,
+} from '@pm/contracts';
 
 /** "1 proxy", "15 proxies". */
 export const proxyCount = (n: number): string => `${n} ${n === 1 ? 'proxy' : 'proxies'}`;
@@ -58,10 +66,13 @@ export function formatSpan(ms: number): string {
   return `${minutes}m`;
 }
 
-/** Time since `since` (uptime); unknown or future starts say "Unknown". */
+/** Dates before 2000 are placeholders (a device clock never set): shown as Unknown (SPEC 5). */
+const EARLIEST_KNOWN_MS = Date.UTC(2000, 0, 1);
+
+/** Time since `since` (uptime, age); unknown, future or pre-2000 starts say "Unknown". */
 export function formatDuration(since: string | null, nowMs: number): string {
   const start = since === null ? Number.NaN : Date.parse(since);
-  if (Number.isNaN(start) || start > nowMs) return 'Unknown';
+  if (Number.isNaN(start) || start > nowMs || start < EARLIEST_KNOWN_MS) return 'Unknown';
   return formatSpan(nowMs - start);
 }
 
@@ -92,39 +103,9 @@ export function formatBytes(bytes: number): string {
 export const formatScore = (score: number): string => String(Math.round(score * 100) / 100);
 
 /**
- * Lists that are dropped from the blacklist view: they list address ranges by the owner's policy
- * (dynamic or end-user space), which says nothing about abuse from the address itself.
+ * The blacklists to show (SPEC 5): empty entries and the two ignored lists dropped, known ids by
+ * their friendly names (the catalogue in contracts), each once.
  */
-export const IGNORED_BLACKLISTS: readonly string[] = ['pbl', 'uceprotect3'];
-
-/** Friendly names of known list ids; an unknown id is shown as sent. */
-export const BLACKLIST_NAMES: Readonly<Record<string, string>> = {
-  zen: 'Spamhaus ZEN',
-  sbl: 'Spamhaus SBL',
-  xbl: 'Spamhaus XBL',
-  css: 'Spamhaus CSS',
-  barracuda: 'Barracuda',
-  spamcop: 'SpamCop',
-  sorbs: 'SORBS',
-  psbl: 'Passive Spam Block List',
-  uceprotect1: 'UCEPROTECT Level 1',
-  uceprotect2: 'UCEPROTECT Level 2',
-  mailspike: 'Mailspike',
-  abuseat: 'Abuseat CBL',
-  dronebl: 'DroneBL',
-  blocklistde: 'blocklist.de',
-  firehol: 'FireHOL Level 1',
-  stopforumspam: 'StopForumSpam',
-};
-
-/** The blacklists to show: empty and ignored entries dropped, known ids named, duplicates once. */
 export function blacklistNames(listIds: readonly string[]): string[] {
-  const names: string[] = [];
-  for (const raw of listIds) {
-    const id = raw.trim().toLowerCase();
-    if (id === '' || IGNORED_BLACKLISTS.includes(id)) continue;
-    const name = BLACKLIST_NAMES[id] ?? raw.trim();
-    if (!names.includes(name)) names.push(name);
-  }
-  return names;
+  return [...new Set(visibleBlacklists(listIds.map((id) => id.trim().toLowerCase())).map(blacklistName))];
 }

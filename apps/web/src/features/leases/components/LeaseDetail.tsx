@@ -1,8 +1,10 @@
-import { Box, Button, Tab, Tabs } from '@mui/material';
+import { Box, Tab, Tabs } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { SpeedTestPanel } from '../../checks/components/SpeedTestPanel.tsx';
+import { UpdateScoreButton } from '../../checks/components/UpdateScoreButton.tsx';
 import { BlacklistsPanel, ScorePanel, SpeedPanel } from '../../shop/components/AgentPanels.tsx';
 import { agentQuery } from '../../shop/queries.ts';
 import { LeaseInfoTab } from './LeaseInfoTab.tsx';
@@ -46,33 +48,40 @@ export function LeaseDetail({ lease }: { lease: TLease }) {
         {tab === 'Socks Auth' && <SocksAuthTab socks={lease.socks} />}
         {tab === 'Port NoAuth' && <PortNoAuthTab lease={lease} />}
         {tab === 'Update Score' && <LeaseScore lease={lease} />}
-        {tab === 'Test Speed' && (
-          <SpeedPanel speed={lease.currentInfo.speed} action={<DisabledAction label="Test Now" />} />
-        )}
-        {tab === 'Blacklists' && <BlacklistsPanel listIds={lease.currentInfo.blacklists} />}
+        {tab === 'Test Speed' &&
+          (lease.static ? (
+            <SpeedPanel speed={lease.currentInfo.speed} />
+          ) : (
+            <SpeedTestPanel agentId={lease.agentId} />
+          ))}
+        {tab === 'Blacklists' && <LeaseBlacklists lease={lease} />}
       </Box>
     </Box>
   );
 }
 
 /**
- * The agent's last score check (it comes with the agent); buying a new one comes in a later release.
- * A static agent is not in `GET /agents/{id}` (it answers 404), so a static lease asks nothing.
+ * The leased agent as the shop shows it now (its score check and blacklists come with it). A static
+ * agent is not in `GET /agents/{id}` (it answers 404), so a static lease asks nothing.
  */
-function LeaseScore({ lease }: { lease: TLease }) {
+function useLeasedAgent(lease: TLease) {
   const api = useApi();
-  const { data: agent } = useQuery({
-    ...agentQuery(api, lease.agentId),
-    enabled: !lease.static,
-    retry: false,
-  });
-  return <ScorePanel check={agent?.scoreCheck ?? null} action={<DisabledAction label="Update Score" />} />;
+  return useQuery({ ...agentQuery(api, lease.agentId), enabled: !lease.static, retry: false }).data;
 }
 
-function DisabledAction({ label }: { label: string }) {
+/** The agent's last score check and Update Score, which buys a new one. */
+function LeaseScore({ lease }: { lease: TLease }) {
+  const agent = useLeasedAgent(lease);
   return (
-    <Button variant="outlined" size="small" disabled>
-      {label}
-    </Button>
+    <ScorePanel
+      check={agent?.scoreCheck ?? null}
+      action={lease.static ? undefined : <UpdateScoreButton agentId={lease.agentId} />}
+    />
   );
+}
+
+/** The lists the agent's address is on now (the lease's own copy for a static lease). */
+function LeaseBlacklists({ lease }: { lease: TLease }) {
+  const agent = useLeasedAgent(lease);
+  return <BlacklistsPanel listIds={agent?.blacklists.listIDs ?? lease.currentInfo.blacklists} />;
 }

@@ -29,6 +29,7 @@ export function AgentInfoPanel({ agent }: { agent: TAgent }) {
         { label: 'IP Address', value: ip },
         { label: 'Uptime', value: formatDuration(agent.firstSeen, now) },
         { label: 'Activity', value: activityLabel(agent.actv) },
+        { label: 'Probe Activity', value: activityLabel(agent.probeActv) },
       ]}
     />
   );
@@ -59,16 +60,13 @@ const PROVIDERS = [
 const WARNINGS = ['proxy', 'tor', 'vpn', 'hosting', 'abuse'] as const;
 
 /**
- * The IP score of the last check: providers G, I and M with their scores, and the warnings. Checks
- * are bought in a later release, so until then the panel says none was made.
+ * The IP score of the last check: providers G (GetIPIntel), I (IPQualityScore) and M (MaxMind
+ * minFraud) with their scores (0-100, higher is riskier) and the warnings; a provider that did not
+ * answer shows its status.
  */
 export function ScorePanel({ check, action }: { check: TScoreCheck | null; action?: ReactNode }) {
   if (!check) {
-    return (
-      <PanelMessage action={action} detail="IP score checks are not available yet.">
-        {NO_SCORE_TEXT}
-      </PanelMessage>
-    );
+    return <PanelMessage action={action}>{NO_SCORE_TEXT}</PanelMessage>;
   }
   const warnings = WARNINGS.filter((w) => check.warnings[w]);
   return (
@@ -76,7 +74,10 @@ export function ScorePanel({ check, action }: { check: TScoreCheck | null; actio
       <DetailList
         items={PROVIDERS.map((p) => ({
           label: p.label,
-          value: `${formatScore(check.score[p.score])} (${check.score[p.status]})`,
+          value:
+            check.score[p.status] === 'ok'
+              ? formatScore(check.score[p.score])
+              : 'Not available (provider error)',
         }))}
       />
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
@@ -93,14 +94,10 @@ export function ScorePanel({ check, action }: { check: TScoreCheck | null; actio
   );
 }
 
-/** The last speed test in Mbps; tests are run in a later release, so until then it says none ran. */
+/** The last speed test in Mbps (a static proxy's; the others use the checks' SpeedTestPanel). */
 export function SpeedPanel({ speed, action }: { speed: TSpeed | null; action?: ReactNode }) {
   if (!speed) {
-    return (
-      <PanelMessage action={action} detail="Speed tests are not available yet.">
-        {NOT_TESTED_TEXT}
-      </PanelMessage>
-    );
+    return <PanelMessage action={action}>{NOT_TESTED_TEXT}</PanelMessage>;
   }
   return (
     <Stack spacing={1} data-testid="speed">

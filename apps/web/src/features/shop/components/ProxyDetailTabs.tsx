@@ -1,7 +1,8 @@
 import { Box, Tab, Tabs } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { useState } from 'react';
-import { AgentInfoPanel, BlacklistsPanel, ScorePanel, SpeedPanel } from './AgentPanels.tsx';
+import { SpeedTestPanel } from '../../checks/components/SpeedTestPanel.tsx';
+import { AgentInfoPanel, BlacklistsPanel, ScorePanel } from './AgentPanels.tsx';
 
 const TABS = ['Info', 'Blacklists', 'IP Score', 'Speed'] as const;
 type TabName = (typeof TABS)[number];
@@ -31,7 +32,7 @@ export function ProxyDetailTabs({ agent }: { agent: TAgent }) {
         {tab === 'Info' && <AgentInfoPanel agent={agent} />}
         {tab === 'Blacklists' && <BlacklistsPanel listIds={agent.blacklists.listIDs} />}
         {tab === 'IP Score' && <ScorePanel check={agent.scoreCheck} />}
-        {tab === 'Speed' && <SpeedPanel speed={agent.speed} />}
+        {tab === 'Speed' && <SpeedTestPanel agentId={agent.id} />}
       </Box>
     </Box>
   );

@@ -1,0 +1,68 @@
+import { type TScoreCheck, ZScoreCheck, ZScoreCheckQuote } from '@pm/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../app/context.tsx';
+import { useToast } from '../../components/ui/Toasts.tsx';
+import { isApiError } from '../../lib/api/transport.ts';
+import { accountKeys } from '../account/queries.ts';
+import { PAYMENTS_KEY } from '../shop/mutations.ts';
+import { agentKeys } from '../shop/queries.ts';
+import { checkKeys, requestSpeedCheck, type SpeedRequestOutcome } from './queries.ts';
+import { SCORE_TOAST_MS, type ScoreCheckResult, scoreCheckResultOf, scoreToastOf } from './rules.ts';
+
+/** Statuses the score check explains with a toast; 401 and 502 still go to sign-in and maintenance. */
+const SCORE_HANDLED_STATUSES = [400, 402, 404, 409, 429, 500, 503] as const;
+
+/**
+ * Update Score: `POST /agents/scorecheck` for the price and a one-time token, then
+ * `PATCH /agents/scorecheck` at that price. The result shows as a 3-second toast (SPEC 8), from the
+ * hook rather than the button: the button moves when the panel gets its first check, and a
+ * `mutate()` callback of an unmounted button would never run. Then the agent (its score check),
+ * the balance and the payments reload.
+ */
+export function useScoreCheckMutation(agentId: string) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const showToast = useToast();
+  const toast = (result: ScoreCheckResult) => {
+    const t = scoreToastOf(result);
+    showToast(t.message, { autoHideMs: SCORE_TOAST_MS, severity: t.severity });
+  };
+  return useMutation<TScoreCheck, ScoreCheckResult>({
+    mutationFn: async () => {
+      try {
+        const quote = await api.post('/agents/scorecheck', {
+          schema: ZScoreCheckQuote,
+          ignoreStatuses: SCORE_HANDLED_STATUSES,
+        });
+        return await api.patch('/agents/scorecheck', {
+          body: { agentID: agentId, expectedPriceC: quote.priceC, oneTimeToken: quote.oneTimeToken },
+          schema: ZScoreCheck,
+          ignoreStatuses: SCORE_HANDLED_STATUSES,
+        });
+      } catch (e) {
+        throw scoreCheckResultOf(isApiError(e) ? e.status : null);
+      }
+    },
+    onSuccess: () => toast('SCORECHECK_OK'),
+    onError: (result) => toast(result),
+    onSettled: async () => {
+      await Promise.all(
+        [agentKeys.detail(agentId), accountKeys.all, PAYMENTS_KEY].map((queryKey) =>
+          queryClient.invalidateQueries({ queryKey }),
+        ),
+      );
+    },
+  });
+}
+
+/** Test Now: asks for a speed test and puts the job (or the last one, when refused) in the speed query. */
+export function useSpeedTestMutation(agentId: string) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation<SpeedRequestOutcome>({
+    mutationFn: () => requestSpeedCheck(api, agentId),
+    onSuccess: (outcome) => {
+      if (outcome.check) queryClient.setQueryData(checkKeys.speed(agentId), outcome.check);
+    },
+  });
+}

@@ -1,0 +1,59 @@
+import { type TSpeedCheck, ZSpeedCheck, ZSpeedCheckErrorBody } from '@pm/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+import { agentKeys } from '../shop/queries.ts';
+
+/** Query keys of the checks, under the agent they check (a purchase's `agentKeys.all` covers them). */
+export const checkKeys = {
+  speed: (agentId: string) => [...agentKeys.detail(agentId), 'speedcheck'] as const,
+};
+
+/** How often a running speed test is asked about. */
+export const SPEED_POLL_MS = 2000;
+
+const speedPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/speedcheck`;
+
+/**
+ * The agent's last speed check (`GET /agents/{id}/speedcheck`); null when none ran (404). Asked
+ * again every 2 s while the test runs.
+ */
+export const speedCheckQuery = (api: ApiClient, agentId: string) =>
+  queryOptions({
+    queryKey: checkKeys.speed(agentId),
+    queryFn: async ({ signal }): Promise<TSpeedCheck | null> => {
+      try {
+        return await api.get(speedPath(agentId), { schema: ZSpeedCheck, signal, ignoreStatuses: [404] });
+      } catch (e) {
+        if (isApiError(e) && e.status === 404) return null;
+        throw e;
+      }
+    },
+    refetchInterval: (q) => {
+      const s = q.state.data?.status;
+      return s === 'requested' || s === 'checking' ? SPEED_POLL_MS : false;
+    },
+  });
+
+/** What asking for a new speed test gave: the job, or the refusal's retest time (409 rejected). */
+export type SpeedRequestOutcome =
+  | { check: TSpeedCheck }
+  | { rejectedUntil: string; check: TSpeedCheck | undefined };
+
+/** `GET /agents/{id}/speedcheck?request=true`. */
+export async function requestSpeedCheck(api: ApiClient, agentId: string): Promise<SpeedRequestOutcome> {
+  try {
+    const check = await api.get(speedPath(agentId), {
+      query: { request: true },
+      schema: ZSpeedCheck,
+      ignoreStatuses: [404, 409, 429],
+    });
+    return { check };
+  } catch (e) {
+    if (isApiError(e) && e.status === 409) {
+      const body = ZSpeedCheckErrorBody.safeParse(e.body);
+      const rejectedUntil = body.success ? (body.data.retestAt ?? '') : '';
+      return { rejectedUntil, check: body.success ? body.data.check : undefined };
+    }
+    throw e;
+  }
+}
