@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   'account.permissions',
   /** POST /admin/leases/{id}/refund: before `{ userId, until }`, after `{ refundC, balanceC }`. */
   'lease.refund',
+  /** POST /admin/leases/{id}/credit: before `{ userId, refundAmountC: null }`, after `{ creditC, balanceC }`. */
+  'lease.credit',
   /** Staff release a held credit to the customer's balance. */
   'payment.release',
   /** Staff return a held credit (it never reaches the balance). */

@@ -13,6 +13,8 @@ import { registerLeasesRoutes } from './leases.routes.ts';
 import { createSaleService } from './leases.sale.ts';
 import { createLeaseService } from './leases.service.ts';
 import { createSettleService } from './leases.settle.ts';
+import { registerStaffLeaseRoutes } from './leases.staff.routes.ts';
+import { createStaffLeaseService } from './leases.staff.ts';
 
 /**
  * Leases: the one sale path (`sales`: the agent reserved under its lock, the charge and the lease
@@ -20,7 +22,8 @@ import { createSettleService } from './leases.settle.ts';
  * purchase (`POST /leases`: probe, then the sale), the
  * customer's active leases, auto-renew and notes on agents, the lease as SPEC 3 shapes it, ending,
  * refund marking, whitelists and no-auth ports; the lifecycle (renew, refund, history, hourly
- * traffic) and its jobs (expiry with auto-renew, auto-refund).
+ * traffic) and its jobs (expiry with auto-renew, auto-refund); staff look-ups and the credit of an
+ * ended lease (`staffLeases`).
  */
 export const leasesModule = defineModule({
   name: 'leases',
@@ -46,11 +49,13 @@ export const leasesModule = defineModule({
       refunds: createRefundService({ ...lifecycle, audit: deps.audit }),
       settle: createSettleService(lifecycle),
       history: createHistoryService({ db: platform.db.db }),
+      staffLeases: createStaffLeaseService({ db, ledger: deps.ledger, audit: deps.audit }),
     };
   },
   routes: (app, services) => {
     registerLeasesRoutes(app, services);
     registerLifecycleRoutes(app, services);
+    registerStaffLeaseRoutes(app, services);
   },
   jobs: [expireLeasesJob, autoRefundLeasesJob],
 });
