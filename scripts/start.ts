@@ -74,6 +74,9 @@ const Env = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.literal('DEPOSIT'))),
+  // The operator's Terms and Privacy copy (Markdown); unset: the web app's template of the product's rules.
+  TERMS_FILE: z.string().optional(),
+  PRIVACY_FILE: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 
@@ -180,6 +183,10 @@ const product = await startProduct({
   logLevel: env.LOG_LEVEL,
   newAccountPermissions: env.NEW_ACCOUNT_PERMISSIONS,
   metricsToken,
+  legal: {
+    terms: env.TERMS_FILE ? readFileSync(env.TERMS_FILE, 'utf8') : undefined,
+    privacy: env.PRIVACY_FILE ? readFileSync(env.PRIVACY_FILE, 'utf8') : undefined,
+  },
   network:
     env.DEMO_AGENTS > 0
       ? {

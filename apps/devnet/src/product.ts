@@ -43,6 +43,8 @@ export interface ProductConfig {
   termsVersion: number;
   support: TEnvironment['support'];
   logLevel?: string;
+  /** The operator's Terms and Privacy copy (Markdown) the web listener serves; unset: the app's template. */
+  legal?: { terms?: string | undefined; privacy?: string | undefined } | undefined;
   /** Permissions an account gets when it is created at sign-up (the server's NEW_ACCOUNT_PERMISSIONS); default none. */
   newAccountPermissions?: readonly string[] | undefined;
   /** The API's METRICS_TOKEN (`/metrics` needs it as a bearer token); unset: `/metrics` answers 403. */
@@ -201,7 +203,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       db: cfg.db,
       oidc: { issuer, audience: cfg.apiAudience, algorithms: ['ES256'], permissionsClaim: 'permissions' },
       corsOrigins: webOrigins,
-      web: { host, port: webPort, root: cfg.webRoot, environments: [environment] },
+      web: { host, port: webPort, root: cfg.webRoot, environments: [environment], legal: cfg.legal },
       logLevel: cfg.logLevel ?? 'warn',
     });
     // The first watcher pass now, not at the cron's next minute; each pass chains the next one.

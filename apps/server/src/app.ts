@@ -12,6 +12,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { type Composition, compose, registerModuleRoutes } from './compose.ts';
 import { createAuthHook, createTokenVerifier, type TokenVerifier } from './platform/auth.ts';
+import { registerCompression } from './platform/compress.ts';
 import { type FeatureSettings, type OidcConfig, withSettingDefaults } from './platform/config.ts';
 import { handleFrameworkError, registerErrorHandling } from './platform/errors.ts';
 import { registerInputRules } from './platform/input.ts';
@@ -99,6 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   // Body parsing (strict UTF-8, empty means no body) and the input rules every route obeys.
   registerInputRules(app);
+  // Answers of 1 KB or more go brotli or gzip compressed, by Accept-Encoding.
+  registerCompression(app);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

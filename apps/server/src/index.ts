@@ -89,6 +89,7 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
       const web = await buildWebApp({
         root: config.web.root,
         environments: config.web.environments,
+        legal: config.web.legal,
         logLevel: config.logLevel,
       });
       started.push(web);

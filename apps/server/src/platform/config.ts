@@ -55,6 +55,8 @@ export interface WebConfig {
   /** Directory of the built SPA (index.html, assets/). */
   root: string;
   environments: TEnvironment[];
+  /** The operator's Terms and Privacy copy (Markdown; TERMS_FILE, PRIVACY_FILE); unset: the app's template. */
+  legal?: { terms?: string | undefined; privacy?: string | undefined } | undefined;
 }
 
 /** What a server process does: serve the HTTP API, run background jobs, or both. */

@@ -47,6 +47,32 @@ test('every bad value is named in one error', () => {
   );
 });
 
+test("the web listener reads the operator's Terms and Privacy files (TERMS_FILE, PRIVACY_FILE)", () => {
+  const base = {
+    OIDC_ISSUER: 'http://127.0.0.1:9000',
+    OIDC_AUDIENCE: 'a',
+    WEB_PORT: '0',
+    WEB_ROOT: 'dist',
+    WEB_ENVIRONMENTS_FILE: 'envs.json',
+  };
+  const files: Record<string, string> = {
+    'envs.json': '{"environments":[]}',
+    'terms.md': '# Terms',
+    'privacy.md': '# Privacy',
+  };
+  const read = (p: string) => {
+    const text = files[p];
+    if (text === undefined) throw new Error('ENOENT');
+    return text;
+  };
+  const c = readEnvConfig({ ...base, TERMS_FILE: 'terms.md', PRIVACY_FILE: 'privacy.md' }, read);
+  assert.deepEqual(c.web?.legal, { terms: '# Terms', privacy: '# Privacy' });
+  assert.throws(
+    () => readEnvConfig({ ...base, TERMS_FILE: 'gone.md' }, read),
+    /TERMS_FILE gone\.md cannot be read/,
+  );
+});
+
 test('the web listener reads its environments file', () => {
   const file = JSON.stringify({ environments: [] });
   const c = readEnvConfig(
@@ -59,7 +85,7 @@ test('the web listener reads its environments file', () => {
     },
     () => file,
   );
-  assert.deepEqual(c.web, { host: '127.0.0.1', port: 0, root: 'dist', environments: [] });
+  assert.deepEqual(c.web, { host: '127.0.0.1', port: 0, root: 'dist', environments: [], legal: {} });
   assert.throws(
     () =>
       readEnvConfig(

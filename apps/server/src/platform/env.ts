@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { PERMISSION_DEPOSIT, type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
 import { readChecksEnv } from '../modules/checks/checks.config.ts';
 import { readPaymentsEnv } from '../modules/payments/payments.config.ts';
-import { type FeatureSettings, type OidcConfig, SERVER_ROLES, type ServerRole } from './config.ts';
+import {
+  type FeatureSettings,
+  type OidcConfig,
+  SERVER_ROLES,
+  type ServerRole,
+  type WebConfig,
+} from './config.ts';
 
 /** Everything `main.ts` reads from the environment, validated. */
 export interface EnvConfig {
@@ -14,7 +20,7 @@ export interface EnvConfig {
   corsOrigins: string[];
   logLevel: string;
   blockCacheMs: number;
-  web: { host: string; port: number; root: string; environments: TEnvironment[] } | undefined;
+  web: WebConfig | undefined;
   /** TRUST_PROXY_HOPS: reverse proxies in front (0-10, default 0). */
   trustProxyHops: number;
   /**
@@ -119,11 +125,26 @@ export function readEnvConfig(
         );
       }
     }
+    // The operator's Terms and Privacy copy (Markdown), read once at start.
+    const legal: NonNullable<WebConfig['legal']> = {};
+    for (const [name, key] of [
+      ['TERMS_FILE', 'terms'],
+      ['PRIVACY_FILE', 'privacy'],
+    ] as const) {
+      const path = env[name]?.trim();
+      if (!path) continue;
+      try {
+        legal[key] = readFile(path);
+      } catch (e) {
+        problems.push(`${name} ${path} cannot be read: ${(e as Error).message}`);
+      }
+    }
     web = {
       host: str('WEB_HOST', str('HOST', '127.0.0.1')),
       port: int('WEB_PORT', 0, 0, 65535),
       root,
       environments,
+      legal,
     };
   }
 

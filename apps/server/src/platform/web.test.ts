@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
 import type { FastifyInstance } from 'fastify';
 import { buildWebApp } from './web.ts';
@@ -31,7 +32,18 @@ before(async () => {
   writeFileSync(join(root, 'index.html'), INDEX);
   writeFileSync(join(root, 'assets', 'app-1a2b.js'), 'console.log("app");');
   writeFileSync(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-  web = await buildWebApp({ root, environments: [environment], logLevel: 'silent' });
+  // What the build writes beside each text file (apps/web/vite.config.ts).
+  for (const name of ['index.html', 'assets/app-1a2b.js']) {
+    const body = name === 'index.html' ? INDEX : 'console.log("app");';
+    writeFileSync(join(root, `${name}.br`), brotliCompressSync(body));
+    writeFileSync(join(root, `${name}.gz`), gzipSync(body));
+  }
+  web = await buildWebApp({
+    root,
+    environments: [environment],
+    logLevel: 'silent',
+    legal: { terms: '# Our terms\n\nRefunds as the FAQ says.' },
+  });
 });
 after(async () => {
   await web?.close();
@@ -86,5 +98,41 @@ describe('web listener', () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /application\/json/);
     assert.deepEqual(ZEnvironmentsFile.parse(res.json()), { environments: [environment] });
+  });
+
+  test('files go out precompressed by Accept-Encoding: brotli first, then gzip, else as they are', async () => {
+    for (const url of ['/assets/app-1a2b.js', '/my/history']) {
+      const br = await web.inject({
+        method: 'GET',
+        url,
+        headers: { 'accept-encoding': 'gzip, deflate, br' },
+      });
+      assert.equal(br.headers['content-encoding'], 'br', url);
+      assert.match(String(br.headers.vary), /accept-encoding/i, url);
+      const gz = await web.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(gz.headers['content-encoding'], 'gzip', url);
+      const plain = await web.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+      assert.equal(plain.headers['content-encoding'], undefined, url);
+      const expected = url === '/my/history' ? INDEX : 'console.log("app");';
+      assert.equal(brotliDecompressSync(br.rawPayload).toString(), expected, url);
+      assert.equal(gunzipSync(gz.rawPayload).toString(), expected, url);
+      assert.equal(plain.body, expected, url);
+    }
+    const asset = await web.inject({
+      method: 'GET',
+      url: '/assets/app-1a2b.js',
+      headers: { 'accept-encoding': 'br' },
+    });
+    assert.match(String(asset.headers['content-type']), /javascript/);
+    assert.match(String(asset.headers['cache-control']), /immutable/);
+    const html = await web.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
+    assert.equal(html.headers['cache-control'], 'no-cache');
+    assert.match(String(html.headers['content-type']), /text\/html/);
+  });
+
+  test("GET /legal.json answers the operator's copy, null where the app shows its template", async () => {
+    const res = await web.inject({ method: 'GET', url: '/legal.json' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { terms: '# Our terms\n\nRefunds as the FAQ says.', privacy: null });
   });
 });

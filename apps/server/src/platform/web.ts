@@ -4,10 +4,18 @@ import type { TEnvironment } from '@pm/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface WebAppOptions {
-  /** Directory of the built SPA (index.html, assets/). */
+  /** Directory of the built SPA (index.html, assets/; `.br`/`.gz` beside each file the build compressed). */
   root: string;
   environments: TEnvironment[];
   logLevel?: string | undefined;
+  /** The operator's Terms and Privacy copy (Markdown, TERMS_FILE and PRIVACY_FILE); unset: the app's template. */
+  legal?: LegalCopy | undefined;
+}
+
+/** What `GET /legal.json` answers: each page's Markdown, or null where the web app shows its template. */
+export interface LegalCopy {
+  terms?: string | undefined;
+  privacy?: string | undefined;
 }
 
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -56,13 +64,19 @@ export function looksLikeFile(path: string): boolean {
 
 /**
  * The web listener: serves the built SPA from `root` with `index.html` for client routes
- * (`/my/history`, `/my/history-details/1.2.3.4`), long-lived caching for the hashed `/assets/*`, security headers, and
- * `GET /environments.json` = `{ environments }`.
+ * (`/my/history`, `/my/history-details/1.2.3.4`), long-lived caching for the hashed `/assets/*`, security headers,
+ * `GET /environments.json` = `{ environments }` and `GET /legal.json` = `{ terms, privacy }`. Files are sent
+ * precompressed (the build's `.br`, else `.gz`, by Accept-Encoding; `Vary: Accept-Encoding`), so nothing
+ * is compressed per request.
  */
 export async function buildWebApp(options: WebAppOptions): Promise<FastifyInstance> {
   const app = Fastify({ forceCloseConnections: true, logger: { level: options.logLevel ?? 'info' } });
   const csp = contentSecurityPolicy(options.environments);
   const environmentsJson = JSON.stringify({ environments: options.environments });
+  const legalJson = JSON.stringify({
+    terms: options.legal?.terms ?? null,
+    privacy: options.legal?.privacy ?? null,
+  });
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('content-security-policy', csp);
@@ -79,7 +93,18 @@ export async function buildWebApp(options: WebAppOptions): Promise<FastifyInstan
     return environmentsJson;
   });
 
-  await app.register(fastifyStatic, { root: options.root, cacheControl: false, index: 'index.html' });
+  app.get('/legal.json', async (_req, reply) => {
+    reply.type('application/json');
+    return legalJson;
+  });
+
+  await app.register(fastifyStatic, {
+    root: options.root,
+    cacheControl: false,
+    index: 'index.html',
+    // The build writes `name.br` and `name.gz` beside each text file (apps/web/vite.config.ts).
+    preCompressed: true,
+  });
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
