@@ -16,7 +16,7 @@ import { createChecksService } from './checks.service.ts';
 export const checksModule = defineModule({
   name: 'checks',
   needs: ['ledger'],
-  services: (platform: Platform, { ledger }: { ledger: Pick<LedgerService, 'move'> }) => {
+  services: (platform: Platform, { ledger }: { ledger: Pick<LedgerService, 'move' | 'charge'> }) => {
     const settings = platform.settings.checks ?? DEFAULT_CHECKS_SETTINGS;
     const db = platform.db.db;
     return {

@@ -140,6 +140,13 @@ test('short balance or no account is 402 and leaves the token unspent', async ()
     (await buy(stranger, { agentID, expectedPriceC: PRICE, oneTimeToken: q2.oneTimeToken })).statusCode,
     402,
   );
+  assert.equal(res.json().errorCode, 'notEnoughFunds');
+  const blocked = newUserId();
+  await buildAccount(t.db, { userId: blocked, balanceC: 1000, blocked: true });
+  // A blocked account is refused before any handler (401/403), and is never charged.
+  const b = await buy(await t.auth(blocked), { agentID, expectedPriceC: PRICE, oneTimeToken: q.oneTimeToken });
+  assert.ok([401, 403].includes(b.statusCode), String(b.statusCode));
+  assert.equal(await balanceOf(blocked), 1000);
   // Topped up, the same quote still buys.
   await t.db.query('UPDATE accounts SET balance_c = 1000 WHERE user_id = $1', [poor.userId]);
   const ok = await buy(poor.headers, { agentID, expectedPriceC: PRICE, oneTimeToken: q.oneTimeToken });

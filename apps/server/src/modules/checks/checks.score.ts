@@ -25,7 +25,7 @@ export interface ScoreServiceDeps {
   db: Db;
   settings: ChecksSettings['score'];
   providers: Record<ScoreProviderLabel, ScoreProvider>;
-  ledger: Pick<LedgerService, 'move'>;
+  ledger: Pick<LedgerService, 'move' | 'charge'>;
   now: () => number;
 }
 
@@ -40,31 +40,21 @@ export function createScoreService(deps: ScoreServiceDeps) {
   const { settings } = deps;
 
   /**
-   * The score check's charge and refund: the one place that moves money for it. A missing
-   * account cannot pay (402), as in a purchase.
+   * The score check's charge: the one sale path (`ledger.charge`), which refuses a blocked account
+   * (403) and a short balance or a missing account (402 `notEnoughFunds`), and moves nothing for a
+   * free check.
    */
   async function charge(userId: string, priceC: Cents, token: string, agentId: string, tx: Tx) {
-    if (priceC === 0) return;
-    try {
-      await deps.ledger.move(
-        {
-          userId,
-          amountC: -priceC as Cents,
-          type: 'scorecheck',
-          memo: `IP score check ${agentId}`,
-          idemKey: `scorecheck:${token}`,
-        },
-        tx,
-      );
-    } catch (e) {
-      if (e instanceof AppError && e.code === 'NOT_FOUND') {
-        throw new AppError('PAYMENT_REQUIRED', {
-          message: `no account ${userId}`,
-          userMessage: 'Not enough funds',
-        });
-      }
-      throw e;
-    }
+    await deps.ledger.charge(
+      {
+        userId,
+        amountC: priceC,
+        type: 'scorecheck',
+        memo: `IP score check ${agentId}`,
+        idemKey: `scorecheck:${token}`,
+      },
+      tx,
+    );
   }
   async function refund(row: ScoreCheckRow, tx: Tx) {
     if (row.priceC === 0) return;
