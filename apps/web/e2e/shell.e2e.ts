@@ -224,6 +224,21 @@ describe('desktop shell', () => {
         await shell.page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
       }
       await saveScreenshot(shell.page, 'desktop-privacy');
+      const privacy = shell.page.getByTestId('legal-copy');
+      await privacy.getByText('We do not record the content or the destinations').waitFor();
+      await shell.page.evaluate(() => {
+        window.history.pushState(null, '', '/terms');
+        window.dispatchEvent(new PopStateEvent('popstate'));
+      });
+      // The template states the product's real rules, with no note to customers that it is a placeholder.
+      const terms = shell.page.getByTestId('legal-copy');
+      await terms.getByText(/The balance is not refundable/).waitFor();
+      await terms.getByText(/40% or more of the requests through a leased proxy fail/).waitFor();
+      await terms
+        .getByText(/Static proxies are refunded within 1 hour of purchase and only if unused/)
+        .waitFor();
+      assert.doesNotMatch(await shell.page.locator('main').innerText(), /placeholder/i);
+      await saveScreenshot(shell.page, 'desktop-terms');
     } finally {
       await context.close();
     }
