@@ -8,3 +8,4 @@ export * from './pricing.ts';
 export * from './checks.ts';
 export * from './sales.ts';
 export * from './ports.ts';
+export * from './apikeys.ts';
