@@ -18,7 +18,7 @@ import { handleFrameworkError, registerErrorHandling } from './platform/errors.t
 import { registerInputRules } from './platform/input.ts';
 import { createLogger } from './platform/logger.ts';
 import { registerMetrics } from './platform/metrics.ts';
-import type { AnyModule } from './platform/module.ts';
+import type { AnyModule, ApiSurface } from './platform/module.ts';
 
 export interface AppDeps {
   db: DbHandle;
@@ -47,6 +47,8 @@ export interface AppDeps {
   settings?: FeatureSettings | undefined;
   /** Clock when the app composes its own; tests may move it. */
   now?: (() => number) | undefined;
+  /** Which routes to serve: the market API (default) or the Ports API on its own listener. */
+  surface?: ApiSurface | undefined;
   /** Replaces the JWKS-based verifier (only for tests of other modules). */
   verifier?: TokenVerifier | undefined;
 }
@@ -115,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: 'Proxy market API', version: '1.0.0' },
+      info: { title: deps.surface === 'ports' ? 'Ports API' : 'Proxy market API', version: '1.0.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
@@ -136,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       blockCacheMs: deps.blockCacheMs ?? 1000,
     }),
   );
-  registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition);
+  registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition, deps.surface);
   if (!deps.composition) app.addHook('onClose', () => composition.jobs.stop());
   return app;
 }

@@ -9,7 +9,7 @@ import { MODULES, type Services } from './modules/index.ts';
 import type { FeatureSettings } from './platform/config.ts';
 import { createJobRuntime, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
-import type { AnyModule, ApiApp, Platform } from './platform/module.ts';
+import type { AnyModule, ApiApp, ApiSurface, Platform } from './platform/module.ts';
 
 /** The built server: the platform, every module's services, and the job runtime. */
 export interface Composition {
@@ -70,10 +70,15 @@ export function compose(options: ComposeOptions): Composition {
   return { platform, services: built as Services, modules, jobs };
 }
 
-/** Declares every module's routes on the app. */
-export function registerModuleRoutes(app: ApiApp, composition: Composition): void {
+/** Declares every module's routes of one surface (the market API, or the Ports API's listener) on the app. */
+export function registerModuleRoutes(
+  app: ApiApp,
+  composition: Composition,
+  surface: ApiSurface = 'market',
+): void {
   for (const module of composition.modules) {
-    module.routes?.(app, composition.services, composition.platform);
+    const routes = surface === 'ports' ? module.portsRoutes : module.routes;
+    routes?.(app, composition.services, composition.platform);
   }
 }
 

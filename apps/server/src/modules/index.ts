@@ -11,6 +11,7 @@ import { healthModule } from './health/health.module.ts';
 import { leasesModule } from './leases/leases.module.ts';
 import { ledgerModule } from './ledger/ledger.module.ts';
 import { paymentsModule } from './payments/payments.module.ts';
+import { portsModule } from './ports/ports.module.ts';
 import { pricingModule } from './pricing/pricing.module.ts';
 import { probesModule } from './probes/probes.module.ts';
 import { referralModule } from './referral/referral.module.ts';
@@ -30,6 +31,7 @@ export const MODULES = [
   staticModule,
   authportModule,
   checksModule,
+  portsModule,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void

@@ -27,6 +27,9 @@ export interface Platform {
 }
 
 /** The Fastify instance routes are declared on: zod schemas type params, query, body and responses. */
+/** Which listener an app serves: the market API or the Ports API. */
+export type ApiSurface = 'market' | 'ports';
+
 export type ApiApp = FastifyInstance<
   RawServerDefault,
   IncomingMessage,
@@ -52,6 +55,11 @@ export interface FeatureModule<Needs extends object, Provides extends object> {
   services(platform: Platform, needs: Needs): Provides;
   /** Declares the module's routes: each with its schemas, `config.auth` and `config.rateLimit` together. */
   routes?(app: ApiApp, services: NoInfer<Needs & Provides>, platform: Platform): void;
+  /**
+   * Routes served on the Ports API's own listener (its own base address, SPEC section 7) instead
+   * of the market API; same contract as `routes`.
+   */
+  portsRoutes?(app: ApiApp, services: NoInfer<Needs & Provides>, platform: Platform): void;
   /** The module's background jobs; their handlers get `Needs & Provides`. */
   jobs?: readonly AnyJob<NoInfer<Needs & Provides>>[];
 }

@@ -16,6 +16,8 @@ export const METRICS_AUTH = { authorization: `Bearer ${TEST_METRICS_TOKEN}` };
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The Ports API's app (its own listener in production), when asked for with `ports: true`. */
+  portsApp: FastifyInstance | undefined;
   db: TestDatabase;
   issuer: TestIssuer;
   /** `{ authorization: 'Bearer …' }` for a customer (or with the given permissions). */
@@ -79,6 +81,8 @@ export async function createTestApp(
     settings?: Omit<FeatureSettings, 'payments'>;
     /** Reverse proxies in front (TRUST_PROXY_HOPS); default none. */
     trustProxyHops?: number;
+    /** Also build the Ports API's app (`portsApp`). */
+    ports?: boolean;
   } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(label);
@@ -88,28 +92,34 @@ export async function createTestApp(
   const ticker = o.payments === false ? undefined : await startTicker({ host: '127.0.0.1', port: 0 });
   const payments =
     chain && ticker && o.payments !== false ? testPaymentsSettings(chain, ticker, o.payments) : undefined;
-  const app = await buildApp({
-    db,
-    oidc: {
-      issuer: issuer.issuer,
-      audience: TEST_AUDIENCE,
-      algorithms: ['ES256'],
-      permissionsClaim: 'permissions',
-    },
-    corsOrigins: [TEST_ORIGIN],
-    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
-    blockCacheMs: o.blockCacheMs,
-    trustProxyHops: o.trustProxyHops,
-    extraModules: o.modules,
-    settings: { metricsToken: TEST_METRICS_TOKEN, ...o.settings, payments },
-    now: o.now,
-  });
+  const build = (surface: 'market' | 'ports') =>
+    buildApp({
+      surface,
+      db,
+      oidc: {
+        issuer: issuer.issuer,
+        audience: TEST_AUDIENCE,
+        algorithms: ['ES256'],
+        permissionsClaim: 'permissions',
+      },
+      corsOrigins: [TEST_ORIGIN],
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      blockCacheMs: o.blockCacheMs,
+      trustProxyHops: o.trustProxyHops,
+      extraModules: o.modules,
+      settings: { metricsToken: TEST_METRICS_TOKEN, ...o.settings, payments },
+      now: o.now,
+    });
+  const app = await build('market');
   await app.ready();
+  const portsApp = o.ports ? await build('ports') : undefined;
+  await portsApp?.ready();
   const auth = async (userId: string, permissions: string[] = [], claims: Record<string, unknown> = {}) => ({
     authorization: `Bearer ${await issuer.sign(userId, { permissions, email: `${userId}@example.test`, ...claims })}`,
   });
   return {
     app,
+    portsApp,
     db,
     issuer,
     auth,
@@ -118,6 +128,7 @@ export async function createTestApp(
     ticker,
     async close() {
       await app.close();
+      await portsApp?.close();
       await chain?.close();
       await ticker?.close();
       await issuer.close();

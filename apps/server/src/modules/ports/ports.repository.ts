@@ -1,0 +1,229 @@
+import {
+  agents,
+  type Db,
+  type DbOrTx,
+  gatewayNodes,
+  packagePorts,
+  portPackages,
+  portPricing,
+  type Tx,
+} from '@pm/db';
+import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
+
+export type PackageRow = typeof portPackages.$inferSelect;
+export type NewPackageRow = typeof portPackages.$inferInsert;
+export type NodeRow = typeof gatewayNodes.$inferSelect;
+export type PriceRow = typeof portPricing.$inferSelect;
+
+/** Package ports are allocated per node from this range (the leases' no-auth ports use 20000-29999). */
+export const PACKAGE_PORT_MIN = 30000;
+export const PACKAGE_PORT_MAX = 39999;
+
+/** Where a package's exits may come from: its country, optional state and city, connection type. */
+export interface ExitFilter {
+  /** '' for every country (the country list). */
+  country: string;
+  state: string;
+  city: string;
+  connectionType: 'wifi' | 'mobile' | 'both';
+}
+
+/**
+ * The exits a package may use (the gateway states the same rule): online, not static, on a node,
+ * no private lease on it, matching country, state and city (case-insensitive) and the connection.
+ */
+export function exitCondition(f: ExitFilter) {
+  return and(
+    eq(agents.online, true),
+    eq(agents.isStatic, false),
+    isNotNull(agents.nodeId),
+    eq(agents.activeExclusive, 0),
+    f.country ? eq(agents.cc, f.country) : undefined,
+    f.state ? sql`lower(${agents.reg}) = lower(${f.state})` : undefined,
+    f.city ? sql`lower(${agents.city}) = lower(${f.city})` : undefined,
+    f.connectionType === 'wifi' ? eq(agents.conn, 'wifi') : undefined,
+    f.connectionType === 'mobile' ? eq(agents.conn, 'cell') : undefined,
+  );
+}
+
+/** The only Drizzle user of the ports module; every method takes the caller's `tx` last. */
+export function createPortsRepository(db: Db) {
+  return {
+    async findPriceRows(tx: DbOrTx = db): Promise<PriceRow[]> {
+      return tx.select().from(portPricing).orderBy(asc(portPricing.kind), asc(portPricing.key));
+    },
+
+    /** Replaces the price table (the table lock makes concurrent replacements take turns). */
+    async replacePriceRows(
+      rows: readonly { kind: string; key: string; value: number }[],
+      updatedBy: string,
+      tx: Tx,
+    ): Promise<void> {
+      await tx.execute(sql`LOCK TABLE ${portPricing} IN SHARE ROW EXCLUSIVE MODE`);
+      await tx.delete(portPricing);
+      await tx.insert(portPricing).values(rows.map((r) => ({ ...r, updatedAt: sql`now()`, updatedBy })));
+    },
+
+    /** The node with the most matching exits (ties: the node id), and how many; undefined when none. */
+    async findBestNode(
+      f: ExitFilter,
+      tx: DbOrTx = db,
+    ): Promise<{ node: NodeRow; exits: number } | undefined> {
+      const rows = await tx
+        .select({ node: gatewayNodes, exits: sql<number>`count(*)::int` })
+        .from(agents)
+        .innerJoin(gatewayNodes, eq(gatewayNodes.id, agents.nodeId))
+        .where(exitCondition(f))
+        .groupBy(gatewayNodes.id)
+        .orderBy(desc(sql`count(*)`), asc(gatewayNodes.id))
+        .limit(1);
+      return rows[0];
+    },
+
+    async findNode(id: string, tx: DbOrTx = db): Promise<NodeRow | undefined> {
+      return (await tx.select().from(gatewayNodes).where(eq(gatewayNodes.id, id)))[0];
+    },
+
+    /**
+     * Takes `count` free ports of the node's package range, lowest first, under a per-node
+     * transaction lock so two purchases never take the same port. Fewer than `count` when full.
+     */
+    async allocatePorts(nodeId: string, count: number, tx: Tx): Promise<number[]> {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`package_ports:${nodeId}`}))`);
+      const rows = await tx.execute<{ port: number }>(sql`
+        SELECT p AS port FROM generate_series(${PACKAGE_PORT_MIN}::int, ${PACKAGE_PORT_MAX}::int) AS p
+        WHERE NOT EXISTS (SELECT 1 FROM ${packagePorts} WHERE ${packagePorts.nodeId} = ${nodeId} AND ${packagePorts.port} = p)
+        ORDER BY p LIMIT ${count}`);
+      // node-postgres answers { rows }, PGlite an array.
+      const list =
+        (rows as unknown as { rows?: { port: number }[] }).rows ?? (rows as unknown as { port: number }[]);
+      return list.map((r) => Number(r.port));
+    },
+
+    async insertPackage(row: NewPackageRow, ports: readonly number[], tx: Tx): Promise<PackageRow> {
+      const inserted = (await tx.insert(portPackages).values(row).returning())[0]!;
+      await tx
+        .insert(packagePorts)
+        .values(ports.map((port) => ({ packageId: inserted.id, nodeId: inserted.nodeId, port })));
+      return inserted;
+    },
+
+    async lockPackage(id: string, tx: Tx): Promise<PackageRow | undefined> {
+      return (await tx.select().from(portPackages).where(eq(portPackages.id, id)).for('update'))[0];
+    },
+
+    async findPackagesOfUser(userId: string, tx: DbOrTx = db): Promise<PackageRow[]> {
+      return tx
+        .select()
+        .from(portPackages)
+        .where(eq(portPackages.userId, userId))
+        .orderBy(desc(portPackages.createdAt), desc(portPackages.id));
+    },
+
+    /** Each package's ports, lowest first. */
+    async findPorts(packageIds: readonly string[], tx: DbOrTx = db): Promise<Map<string, number[]>> {
+      const out = new Map<string, number[]>();
+      if (packageIds.length === 0) return out;
+      const rows = await tx
+        .select({ packageId: packagePorts.packageId, port: packagePorts.port })
+        .from(packagePorts)
+        .where(sql`${packagePorts.packageId} = ANY(${sql.param([...packageIds])}::text[])`)
+        .orderBy(asc(packagePorts.port));
+      for (const r of rows) {
+        const list = out.get(r.packageId) ?? [];
+        list.push(r.port);
+        out.set(r.packageId, list);
+      }
+      return out;
+    },
+
+    async updatePackage(id: string, set: Partial<NewPackageRow>, tx: DbOrTx = db): Promise<PackageRow> {
+      return (await tx.update(portPackages).set(set).where(eq(portPackages.id, id)).returning())[0]!;
+    },
+
+    async deletePorts(packageId: string, tx: Tx): Promise<void> {
+      await tx.delete(packagePorts).where(eq(packagePorts.packageId, packageId));
+    },
+
+    /** The port of a package (by its rotation key) with its row locked, and the package's status. */
+    async lockPortByKey(
+      port: number,
+      apiKey: string,
+      tx: Tx,
+    ): Promise<{ packageId: string; status: string; rotatedAt: Date | null } | undefined> {
+      const rows = await tx
+        .select({
+          packageId: packagePorts.packageId,
+          status: portPackages.status,
+          rotatedAt: packagePorts.rotatedAt,
+        })
+        .from(packagePorts)
+        .innerJoin(portPackages, eq(portPackages.id, packagePorts.packageId))
+        .where(and(eq(packagePorts.port, port), eq(portPackages.apiKey, apiKey)))
+        .for('update', { of: packagePorts });
+      return rows[0];
+    },
+
+    /** Rotates a port: drops its sticky exit and bumps its sequence (the gateway re-chooses). */
+    async rotatePort(packageId: string, port: number, at: Date, tx: Tx): Promise<void> {
+      await tx
+        .update(packagePorts)
+        .set({ agentId: null, rotateSeq: sql`${packagePorts.rotateSeq} + 1`, rotatedAt: at })
+        .where(and(eq(packagePorts.packageId, packageId), eq(packagePorts.port, port)));
+    },
+
+    /**
+     * Suspends active packages past `date_finish` or at their volume; returns how many. The
+     * gateway does the same within seconds from its own counters; this is the backstop.
+     */
+    async suspendDue(tx: DbOrTx = db): Promise<number> {
+      const rows = await tx
+        .update(portPackages)
+        .set({
+          status: 'suspend',
+          suspendReason: sql`CASE WHEN ${portPackages.dateFinish} <= now() THEN 'expired' ELSE 'volume' END`,
+        })
+        .where(
+          and(
+            eq(portPackages.status, 'active'),
+            sql`(${portPackages.dateFinish} <= now() OR (${portPackages.trafficType} = 'limit' AND ${portPackages.upload} + ${portPackages.download} >= ${portPackages.trafficGb}::bigint * 1073741824))`,
+          ),
+        )
+        .returning({ id: portPackages.id });
+      return rows.length;
+    },
+
+    /** Countries with exits now, by count. */
+    async countExitsByCountry(tx: DbOrTx = db): Promise<{ name: string; count: number }[]> {
+      return tx
+        .select({ name: agents.cc, count: sql<number>`count(*)::int` })
+        .from(agents)
+        .where(and(exitCondition({ country: '', state: '', city: '', connectionType: 'both' })))
+        .groupBy(agents.cc)
+        .orderBy(desc(sql`count(*)`), asc(agents.cc));
+    },
+
+    /** States (the agents' region) of a country with exits now, or cities of a country and state. */
+    async countExitsBy(
+      column: 'reg' | 'city',
+      f: { country: string; state: string },
+      tx: DbOrTx = db,
+    ): Promise<{ name: string; count: number }[]> {
+      const col = column === 'reg' ? agents.reg : agents.city;
+      return tx
+        .select({ name: col, count: sql<number>`count(*)::int` })
+        .from(agents)
+        .where(
+          and(
+            exitCondition({ country: f.country, state: f.state, city: '', connectionType: 'both' }),
+            sql`${col} <> ''`,
+          ),
+        )
+        .groupBy(col)
+        .orderBy(asc(col));
+    },
+  };
+}
+
+/** The ports repository's functions. */
+export type PortsRepository = ReturnType<typeof createPortsRepository>;

@@ -1,0 +1,411 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ZPortPackage, ZPortPackages } from '@pm/contracts';
+import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+
+let t: TestApp;
+let clock = Date.now();
+let nodeA: string;
+let nodeB: string;
+
+before(async () => {
+  t = await createTestApp('ports_routes', { ports: true, payments: false, now: () => clock });
+  nodeA = (await buildNode(t.db, { publicIp: '198.51.100.1' })).id;
+  nodeB = (await buildNode(t.db, { publicIp: '198.51.100.2' })).id;
+  // Node A: three New York wifi exits; node B: one New York cell exit, two California cell exits.
+  for (let i = 0; i < 3; i++) {
+    await buildAgent(t.db, { nodeId: nodeA, cc: 'US', reg: 'New York', city: 'New York', conn: 'wifi' });
+  }
+  await buildAgent(t.db, { nodeId: nodeB, cc: 'US', reg: 'New York', city: 'New York', conn: 'cell' });
+  for (let i = 0; i < 2; i++) {
+    await buildAgent(t.db, { nodeId: nodeB, cc: 'US', reg: 'California', city: 'Los Angeles', conn: 'cell' });
+  }
+  await buildAgent(t.db, { nodeId: nodeB, cc: 'DE', reg: 'Berlin', city: 'Berlin', online: false });
+});
+after(async () => {
+  await t?.close();
+});
+
+const ports = () => t.portsApp!;
+async function customer(balanceC: number) {
+  const userId = newUserId();
+  await buildAccount(t.db, { userId, balanceC });
+  return { userId, headers: await t.auth(userId) };
+}
+const nyRequest = (userId: string, price: number, over: Record<string, unknown> = {}) => ({
+  user_id: userId,
+  price,
+  time_period: 1,
+  traffic: { type: 'limit', amount: 1 },
+  geo: { country: 'US', state: 'New York', city: 'New York', connection_type: 'both' },
+  access: { type: 'auth', port_amount: 100 },
+  switch: { type: 'timer', timer: 5 },
+  ...over,
+});
+const post = (url: string, headers: Record<string, string>, payload: unknown) =>
+  ports().inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload,
+  });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  ports().inject({ method: 'GET', url, headers });
+async function balanceOf(userId: string): Promise<number> {
+  const rows = await t.db.query<{ b: string }>('SELECT balance_c AS b FROM accounts WHERE user_id = $1', [
+    userId,
+  ]);
+  return Number(rows[0]?.b);
+}
+/** The books: each account's balance is the sum of its ledger rows. */
+async function assertBooksBalanced(userId: string) {
+  const rows = await t.db.query<{ b: string; s: string }>(
+    'SELECT a.balance_c AS b, COALESCE((SELECT sum(amt_c) FROM txrecords r WHERE r.user_id = a.user_id), 0) AS s FROM accounts a WHERE a.user_id = $1',
+    [userId],
+  );
+  assert.equal(rows[0]?.b, rows[0]?.s, 'balance equals the sum of the ledger rows');
+}
+async function buy(
+  c: { userId: string; headers: Record<string, string> },
+  over: Record<string, unknown> = {},
+) {
+  const body = nyRequest(c.userId, 0, over);
+  const price = (
+    await post('/price', c.headers, {
+      time_period: body.time_period,
+      traffic: body.traffic,
+      geo: body.geo,
+      access: body.access,
+    })
+  ).json().price;
+  const res = await post('/package/create', c.headers, { ...body, price });
+  assert.equal(res.statusCode, 200, res.body);
+  return ZPortPackage.parse(res.json());
+}
+
+describe('POST /price', () => {
+  test('prices from the seeded table: volume, count, period, geo depth, connection, access', async () => {
+    const c = await customer(0);
+    const price = async (over: Record<string, unknown>) => {
+      const b = nyRequest(c.userId, 0, over);
+      const res = await post('/price', c.headers, {
+        time_period: b.time_period,
+        traffic: b.traffic,
+        geo: b.geo,
+        access: b.access,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().price;
+    };
+    // 1 Gb × 300 + 0 for 100 ports, city depth 130 %.
+    assert.equal(await price({}), 390);
+    assert.equal(await price({ geo: { country: 'US', connection_type: 'both' } }), 300);
+    assert.equal(await price({ geo: { country: 'US', state: 'New York', connection_type: 'mobile' } }), 518);
+    assert.equal(
+      await price({
+        time_period: 7,
+        traffic: { type: 'limit', amount: 10 },
+        access: { type: 'auth', port_amount: 400 },
+        geo: { country: 'US' },
+      }),
+      3800,
+    );
+    assert.equal(
+      await price({ time_period: 30, traffic: { type: 'unlimit' }, geo: { country: 'US' } }),
+      40000,
+    );
+    for (const bad of [
+      { time_period: 2 },
+      { traffic: { type: 'limit', amount: 4 } },
+      { access: { type: 'auth', port_amount: 150 } },
+    ]) {
+      const b = nyRequest(c.userId, 0, bad);
+      const res = await post('/price', c.headers, {
+        time_period: b.time_period,
+        traffic: b.traffic,
+        geo: b.geo,
+        access: b.access,
+      });
+      assert.equal(res.statusCode, 400, JSON.stringify(bad));
+      assert.ok(res.json().error, 'errors carry the error field');
+    }
+    assert.equal((await post('/price', {}, { time_period: 1 })).statusCode, 401);
+  });
+});
+
+describe('POST /package/create', () => {
+  test('charges the price through the ledger, puts the ports on the node with the most matching exits', async () => {
+    const c = await customer(1000);
+    const pkg = await buy(c);
+    assert.equal(pkg.price, 390);
+    assert.equal(pkg.access.ports.length, 100);
+    assert.equal(pkg.access.port_service_ip, '198.51.100.1', 'node A has three New York exits');
+    assert.equal(pkg.status.type, 'active');
+    assert.match(pkg.access.auth_login, /^u[a-z0-9]{11}$/);
+    assert.equal(pkg.access.auth_password.length, 16);
+    assert.equal(await balanceOf(c.userId), 610);
+    await assertBooksBalanced(c.userId);
+    const cell = await buy(c, {
+      geo: { country: 'US', state: 'California', connection_type: 'mobile' },
+      traffic: { type: 'limit', amount: 1 },
+    });
+    assert.equal(cell.access.port_service_ip, '198.51.100.2');
+    const list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    assert.deepEqual(
+      list.packages.map((p) => p.id),
+      [cell.id, pkg.id],
+    );
+    assert.equal(new Set([...pkg.access.ports]).size, 100);
+  });
+
+  test('refusals: stale price 409 priceChanged, short balance 402, no exits 409, another user_id 403', async () => {
+    const c = await customer(100);
+    let res = await post('/package/create', c.headers, nyRequest(c.userId, 1));
+    assert.equal(res.statusCode, 409);
+    assert.equal(res.json().errorCode, 'priceChanged');
+    assert.equal(res.json().price, 390);
+    res = await post('/package/create', c.headers, nyRequest(c.userId, 390));
+    assert.equal(res.statusCode, 402);
+    assert.equal(res.json().errorCode, 'notEnoughFunds');
+    const rich = await customer(100_000);
+    res = await post(
+      '/package/create',
+      rich.headers,
+      nyRequest(rich.userId, 300, { geo: { country: 'DE', connection_type: 'both' } }),
+    );
+    assert.equal(res.statusCode, 409, res.body);
+    assert.equal(res.json().errorCode, 'noExits');
+    res = await post('/package/create', rich.headers, nyRequest(c.userId, 390));
+    assert.equal(res.statusCode, 403);
+    res = await post(
+      '/package/create',
+      rich.headers,
+      nyRequest(rich.userId, 390, { access: { type: 'whitelist', whitelist_ips: '1.2.3.4, 300.1.1.1' } }),
+    );
+    assert.equal(res.statusCode, 400);
+    assert.equal(await balanceOf(c.userId), 100);
+    assert.equal(await balanceOf(rich.userId), 100_000);
+    assert.equal(
+      (await get(`/users/${rich.userId}/packages`, c.headers)).statusCode,
+      403,
+      "another customer's list",
+    );
+  });
+});
+
+describe('access, refund, reactivate', () => {
+  test('whitelist and auth switch on own packages only; 20 IPs, 1 for unlimited', async () => {
+    const c = await customer(100_000);
+    const other = await customer(0);
+    const pkg = await buy(c);
+    let res = await post('/port/update/whitelist', c.headers, {
+      package_id: pkg.id,
+      whitelist_ips: '203.0.113.5, 203.0.113.6',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().access.type, 'whitelist');
+    assert.deepEqual(res.json().access.whitelist_ips, ['203.0.113.5', '203.0.113.6']);
+    assert.equal(
+      (
+        await post('/port/update/whitelist', other.headers, {
+          package_id: pkg.id,
+          whitelist_ips: '203.0.113.7',
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (await post('/port/update/whitelist', c.headers, { package_id: pkg.id, whitelist_ips: '' })).statusCode,
+      400,
+    );
+    const many = Array.from({ length: 21 }, (_, i) => `203.0.113.${i + 1}`);
+    assert.equal(
+      (await post('/port/update/whitelist', c.headers, { package_id: pkg.id, whitelist_ips: many }))
+        .statusCode,
+      400,
+    );
+    res = await get(`/port/update/auth/${pkg.id}`, c.headers);
+    assert.equal(res.json().access.type, 'auth');
+    assert.equal((await get(`/port/update/auth/${pkg.id}`, other.headers)).statusCode, 404);
+    const unlimited = await buy(c, { traffic: { type: 'unlimit' } });
+    assert.equal(unlimited.access.ports.length, 1);
+    assert.equal(
+      (
+        await post('/port/update/whitelist', c.headers, {
+          package_id: unlimited.id,
+          whitelist_ips: '203.0.113.5,203.0.113.6',
+        })
+      ).statusCode,
+      400,
+    );
+  });
+
+  test('refund: 10 MB or less and less than half the period; credited once; hostile replays refused', async () => {
+    const c = await customer(1000);
+    const pkg = await buy(c);
+    const other = await customer(0);
+    assert.equal((await get(`/package/refund/${pkg.id}`, other.headers)).statusCode, 404, 'not the owner');
+    await t.db.query('UPDATE port_packages SET download = $2 WHERE id = $1', [pkg.id, 10 * 1024 * 1024 + 1]);
+    let res = await get(`/package/refund/${pkg.id}`, c.headers);
+    assert.equal(res.statusCode, 409);
+    assert.equal(res.json().message, 'error while refund port');
+    await t.db.query('UPDATE port_packages SET download = $2 WHERE id = $1', [pkg.id, 10 * 1024 * 1024]);
+    clock += 12 * 3600_000; // half of one day: too late
+    assert.equal((await get(`/package/refund/${pkg.id}`, c.headers)).statusCode, 409);
+    clock -= 12 * 3600_000 - 1000;
+    res = await get(`/package/refund/${pkg.id}`, c.headers);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status.type, 'refunded');
+    assert.deepEqual(res.json().access.ports, []);
+    assert.equal((await get(`/package/refund/${pkg.id}`, c.headers)).statusCode, 409, 'twice');
+    assert.equal(
+      (await get(`/package/reactivate/${pkg.id}`, c.headers)).statusCode,
+      409,
+      'refunded is final',
+    );
+    assert.equal(await balanceOf(c.userId), 1000);
+    await assertBooksBalanced(c.userId);
+  });
+
+  test('reactivate a suspended package charges again when the balance covers it, with a fresh period', async () => {
+    const c = await customer(800);
+    const pkg = await buy(c);
+    assert.equal((await get(`/package/reactivate/${pkg.id}`, c.headers)).statusCode, 409, 'active');
+    await t.db.query('UPDATE port_packages SET download = 1073741824 WHERE id = $1', [pkg.id]);
+    assert.equal(await t.app.inject({ method: 'GET', url: '/healthz' }).then((r) => r.statusCode), 200);
+    const { ports: svc } = (await import('../../compose.ts')).compose({
+      db: t.db,
+      log: (await import('../../platform/logger.ts')).createLogger({ level: 'silent' }),
+      now: () => clock,
+    }).services;
+    assert.equal(await svc.suspendDue(), 1);
+    let list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    assert.deepEqual(list.packages[0]?.status, { type: 'suspend', reason: 'volume' });
+    assert.equal(list.packages[0]?.refundable, false);
+    let res = await get(`/package/reactivate/${pkg.id}`, c.headers);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().stats.download, 0);
+    assert.equal(await balanceOf(c.userId), 20);
+    await t.db.query("UPDATE port_packages SET status = 'suspend' WHERE id = $1", [pkg.id]);
+    res = await get(`/package/reactivate/${pkg.id}`, c.headers);
+    assert.equal(res.statusCode, 402);
+    assert.equal(await balanceOf(c.userId), 20);
+    await assertBooksBalanced(c.userId);
+    list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    assert.equal(list.packages[0]?.status.type, 'suspend');
+  });
+
+  test('concurrent create, refund and reactivate keep the books balanced: each credit and charge once', async () => {
+    const c = await customer(5000);
+    const pkg = await buy(c);
+    const refunds = await Promise.all(
+      Array.from({ length: 6 }, () => get(`/package/refund/${pkg.id}`, c.headers)),
+    );
+    assert.equal(refunds.filter((r) => r.statusCode === 200).length, 1);
+    const second = await buy(c);
+    await t.db.query("UPDATE port_packages SET status = 'suspend' WHERE id = $1", [second.id]);
+    const [reacts, creates] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, () => get(`/package/reactivate/${second.id}`, c.headers))),
+      Promise.all(
+        Array.from({ length: 4 }, () => post('/package/create', c.headers, nyRequest(c.userId, 390))),
+      ),
+    ]);
+    assert.equal(
+      reacts.filter((r) => r.statusCode === 200).length,
+      1,
+      reacts.map((r) => r.statusCode).join(),
+    );
+    const made = creates.filter((r) => r.statusCode === 200).length;
+    // 5000 − 390 + 390 (refund) − 390 (second) − 390 (reactivation) − 390 × made
+    assert.equal(await balanceOf(c.userId), 5000 - 390 * (2 + made));
+    await assertBooksBalanced(c.userId);
+    const all = [
+      ...ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json()).packages.flatMap(
+        (p) => p.access.ports,
+      ),
+    ];
+    const onA = await t.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM package_ports WHERE node_id = $1',
+      [nodeA],
+    );
+    assert.ok(Number(onA[0]?.n) >= all.length);
+  });
+});
+
+describe('GET /port/change/ip/{port}/{key}', () => {
+  test('rotates a port by its key, at most every 5 minutes; wrong key 404', async () => {
+    const c = await customer(1000);
+    const pkg = await buy(c, { switch: { type: 'api' } });
+    const port = pkg.access.ports[3]!;
+    let res = await get(`/port/change/ip/${port}/${pkg.switch.api_key}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { port, rotated: true });
+    res = await get(`/port/change/ip/${port}/${pkg.switch.api_key}`);
+    assert.equal(res.statusCode, 429);
+    assert.ok(res.json().retryAfterSeconds > 0);
+    assert.equal((await get(`/port/change/ip/${port}/wrong-key`)).statusCode, 404);
+    const seq = await t.db.query<{ s: number }>(
+      'SELECT rotate_seq AS s FROM package_ports WHERE package_id = $1 AND port = $2',
+      [pkg.id, port],
+    );
+    assert.equal(seq[0]?.s, 1);
+    clock += 5 * 60_000 + 10_000;
+    assert.equal((await get(`/port/change/ip/${port}/${pkg.switch.api_key}`)).statusCode, 200);
+  });
+});
+
+describe('GET /list/*', () => {
+  test('countries, states and cities with online exits', async () => {
+    const c = await customer(0);
+    const full = (await get('/list/full', c.headers)).json();
+    assert.deepEqual(full.countries, [{ code: 'US', name: 'United States', count: 6 }]);
+    const states = (await get('/list/geo/state?country=us', c.headers)).json();
+    assert.deepEqual(
+      states.states.map((s: { name: string }) => s.name),
+      ['California', 'New York'],
+    );
+    const cities = (await get('/list/geo/city?country=US&state=California', c.headers)).json();
+    assert.deepEqual(cities.cities, [{ name: 'Los Angeles', count: 2 }]);
+  });
+});
+
+describe('GET|PUT /pricing/ports (staff, market API)', () => {
+  test('staff read and replace the table; /price follows at once; bad tables are a 400 naming the field', async () => {
+    const staff = await t.staffAuth(newUserId('staff'));
+    const c = await customer(0);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/pricing/ports', headers: c.headers })).statusCode,
+      403,
+    );
+    const table = (await t.app.inject({ method: 'GET', url: '/pricing/ports', headers: staff })).json();
+    assert.equal(table.rows.length, 18);
+    const rows = table.rows.map((r: { kind: string; key: string; value: number }) =>
+      r.kind === 'gb' && r.key === '1' ? { ...r, value: 500 } : r,
+    );
+    const put = (body: unknown) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/pricing/ports',
+        headers: { ...staff, 'content-type': 'application/json' },
+        payload: body,
+      });
+    assert.equal((await put({ rows })).statusCode, 200);
+    const b = nyRequest(c.userId, 0);
+    const price = await post('/price', c.headers, {
+      time_period: 1,
+      traffic: b.traffic,
+      geo: b.geo,
+      access: b.access,
+    });
+    assert.equal(price.json().price, 650);
+    const missing = await put({ rows: rows.slice(1) });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().field, 'rows');
+    const badPercent = await put({
+      rows: rows.map((r: { kind: string }) => (r.kind === 'geo' ? { ...r, value: 0 } : r)),
+    });
+    assert.equal(badPercent.statusCode, 400);
+    assert.equal((await put({ rows: table.rows })).statusCode, 200);
+  });
+});
