@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       verifier: deps.verifier ?? createTokenVerifier(deps.oidc),
       isBlocked: (userId) => composition.services.accounts.isBlocked(userId),
       blockCacheMs: deps.blockCacheMs ?? 1000,
+      resolveApiKey: (key) => composition.services.apiKeys.resolve(key),
     }),
   );
   registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition, deps.surface);

@@ -4,6 +4,7 @@
  */
 import { accountsModule } from './accounts/accounts.module.ts';
 import { agentsModule } from './agents/agents.module.ts';
+import { apiKeysModule } from './apikeys/apikeys.module.ts';
 import { auditModule } from './audit/audit.module.ts';
 import { authportModule } from './authport/authport.module.ts';
 import { checksModule } from './checks/checks.module.ts';
@@ -31,6 +32,7 @@ export const MODULES = [
   staticModule,
   authportModule,
   checksModule,
+  apiKeysModule,
   portsModule,
 ] as const;
 

@@ -1,4 +1,4 @@
-import { AppError, isStaff } from '@pm/contracts';
+import { API_KEY_PREFIX, AppError, isStaff } from '@pm/contracts';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 import type { OidcConfig } from './config.ts';
@@ -19,8 +19,11 @@ export interface Principal {
   isStaff: boolean;
 }
 
-/** Per-route access level, set as `config: { auth }`; routes without it need a signed-in, unblocked user. */
-export type AuthLevel = 'public' | 'user' | 'staff';
+/**
+ * Per-route access level, set as `config: { auth }`; routes without it need a signed-in, unblocked user.
+ * `api` (the public API under `/api`): a bearer token or one of the customer's API keys; 403 without either.
+ */
+export type AuthLevel = 'public' | 'user' | 'staff' | 'api';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -183,6 +186,8 @@ export interface AuthHookDeps {
   isBlocked(userId: string): Promise<boolean>;
   /** How long a "not blocked" answer may be reused; 0 checks the database on every request. */
   blockCacheMs: number;
+  /** Resolves an API key (`pmk_…`) to its owner, or null when unknown or revoked (`api` routes only). */
+  resolveApiKey?(key: string): Promise<Principal | null>;
 }
 
 const MAX_CACHED_USERS = 10_000;
@@ -209,6 +214,16 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
     notBlockedUntil.set(userId, now + deps.blockCacheMs);
   }
 
+  /** An API key on an `/api` route, else a JWT access token (an API key anywhere else is refused as one). */
+  async function verifyBearer(token: string, level: AuthLevel): Promise<Principal> {
+    if (level !== 'api' || !token.startsWith(API_KEY_PREFIX) || !deps.resolveApiKey) {
+      return deps.verifier.verify(token);
+    }
+    const principal = await deps.resolveApiKey(token);
+    if (!principal) throw new AppError('UNAUTHENTICATED', { message: 'unknown or revoked API key' });
+    return principal;
+  }
+
   return async function authenticate(req) {
     req.principal = null;
     const level = req.routeOptions.config?.auth ?? 'user';
@@ -216,8 +231,13 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
     if (req.method === 'OPTIONS' || req.is404 || level === 'public') return;
     const header = req.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer +([\w.~+/=-]{1,8192})\s*$/i.exec(header) : null;
-    if (!match?.[1]) throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });
-    const principal = await deps.verifier.verify(match[1]);
+    if (!match?.[1]) {
+      // SPEC 7: the public API answers 403 to a call without a bearer authorization header.
+      if (level === 'api')
+        throw new AppError('FORBIDDEN', { message: 'no bearer token', userMessage: 'Bearer token required' });
+      throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });
+    }
+    const principal = await verifyBearer(match[1], level);
     await assertNotBlocked(principal.userId);
     if (level === 'staff' && !principal.isStaff) {
       throw new AppError('FORBIDDEN', {

@@ -39,6 +39,8 @@ export interface FeatureSettings {
    * default none: DEPOSIT waits for staff review, as the spec says. The devnet grants DEPOSIT.
    */
   newAccountPermissions?: readonly string[] | undefined;
+  /** The password-grant token endpoint the public API document names; default `<OIDC issuer>/token`. */
+  tokenUrl?: string | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */
@@ -46,6 +48,7 @@ export function withSettingDefaults(settings: FeatureSettings | undefined, issue
   return {
     ...settings,
     referralInviteUrl: settings?.referralInviteUrl ?? `${issuer.replace(/\/+$/, '')}/signup?ref={code}`,
+    tokenUrl: settings?.tokenUrl ?? `${issuer.replace(/\/+$/, '')}/token`,
   };
 }
 

@@ -1,10 +1,10 @@
 import {
+  ENDPOINTS,
   type TAgent,
   type TAgentListResponse,
   type TSegments,
   ZAgent,
   ZAgentIdParams,
-  ZAgentListQuery,
   ZAgentListResponse,
   ZCountryTotals,
   ZCountryTotalsQuery,
@@ -13,6 +13,7 @@ import {
 } from '@pm/contracts';
 import type { FastifyRequest } from 'fastify';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { AgentsService } from './agents.service.ts';
 
@@ -54,24 +55,14 @@ export function registerAgentsRoutes(
   app: ApiApp,
   deps: { agents: Pick<AgentsService, 'listAgents' | 'getAgent' | 'countryTotals'> },
 ): void {
-  app.get(
-    '/agents',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['shop'],
-        querystring: ZAgentListQuery,
-        response: { 200: ZAgentListResponse, ...errors },
-      },
-    },
-    async (req, reply) => {
-      const body = await deps.agents.listAgents(req.query, getPrincipal(req).userId, {
-        fresh: wantsFresh(req),
-      });
+  // Also `GET /api/agents` (public API).
+  registerEndpoint(app, ENDPOINTS.listAgents, {
+    handler: async (req, { query }, reply) => {
+      const body = await deps.agents.listAgents(query, getPrincipal(req).userId, { fresh: wantsFresh(req) });
       reply.type('application/json; charset=utf-8').serializer(serializeAgentList);
       return body;
     },
-  );
+  });
 
   app.get(
     '/agents/:id',

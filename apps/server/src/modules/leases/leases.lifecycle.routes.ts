@@ -1,4 +1,5 @@
 import {
+  ENDPOINTS,
   ZErrorBody,
   ZIdempotencyKeyHeaders,
   ZLeaseHistoryQuery,
@@ -12,6 +13,7 @@ import {
 } from '@pm/contracts';
 import { z } from 'zod';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import { type HistoryService, toTrafficCsv } from './leases.history.ts';
 import type { RefundService } from './leases.refund.ts';
@@ -50,14 +52,11 @@ export function registerLifecycleRoutes(
       deps.renewals.renewLease(getPrincipal(req).userId, req.params.id, req.headers['idempotency-key']),
   );
 
-  app.delete(
-    '/leases/:id',
-    {
-      config: { auth: 'user', rateLimit: moneyRateLimit },
-      schema: { tags: ['leases'], ...refundSchema },
-    },
-    async (req) => deps.refunds.refundLease(getPrincipal(req).userId, req.params.id),
-  );
+  // Also `DELETE /api/leases/{id}` (public API).
+  registerEndpoint(app, ENDPOINTS.refundLease, {
+    rateLimit: moneyRateLimit,
+    handler: async (req, { params }) => deps.refunds.refundLease(getPrincipal(req).userId, params.id),
+  });
 
   app.post(
     '/admin/leases/:id/refund',

@@ -1,18 +1,7 @@
-import {
-  ZAgentNoteBody,
-  ZAgentNoteParams,
-  ZAutoRenewQuery,
-  ZErrorBody,
-  ZIdempotencyKeyHeaders,
-  ZLease,
-  ZLeaseIdParams,
-  ZLeasePurchaseBody,
-  ZLeasesQuery,
-  ZLeasesResponse,
-  ZPurchaseErrorBody,
-} from '@pm/contracts';
+import { ENDPOINTS, ZAgentNoteBody, ZAgentNoteParams, ZErrorBody } from '@pm/contracts';
 import { z } from 'zod';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { PurchaseService } from './leases.purchase.ts';
 import type { LeaseService } from './leases.service.ts';
@@ -27,50 +16,29 @@ export function registerLeasesRoutes(
     purchases: Pick<PurchaseService, 'purchaseLease'>;
   },
 ) {
-  app.post(
-    '/leases',
-    {
-      // A person buys a few proxies a minute at most; each attempt may cost a probe.
-      config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
-      schema: {
-        tags: ['leases'],
-        headers: ZIdempotencyKeyHeaders,
-        body: ZLeasePurchaseBody,
-        response: { 201: ZLease, 402: ZErrorBody, 403: ZErrorBody, ...errors, 409: ZPurchaseErrorBody },
-      },
-    },
-    async (req, reply) => {
+  // These three are also served under /api (public API, ENDPOINTS' visibility 'public').
+  registerEndpoint(app, ENDPOINTS.createLease, {
+    // A person buys a few proxies a minute at most; each attempt may cost a probe.
+    rateLimit: { max: 30, timeWindow: 60_000 },
+    handler: async (req, { body, headers }, reply) => {
       const lease = await deps.purchases.purchaseLease(
         getPrincipal(req).userId,
-        req.body,
-        req.headers['idempotency-key'],
+        body,
+        headers['idempotency-key'],
       );
       return reply.code(201).send(lease);
     },
-  );
+  });
 
-  app.get(
-    '/leases',
-    {
-      config: { auth: 'user' },
-      schema: { tags: ['leases'], querystring: ZLeasesQuery, response: { 200: ZLeasesResponse, ...errors } },
-    },
-    async (req) => deps.leases.listActiveLeases(getPrincipal(req).userId, req.query),
-  );
+  registerEndpoint(app, ENDPOINTS.listLeases, {
+    handler: async (req, { query }) => deps.leases.listActiveLeases(getPrincipal(req).userId, query),
+  });
 
-  app.patch(
-    '/leases/:id/autoRenew',
-    {
-      config: { auth: 'user', rateLimit: { max: 60, timeWindow: 60_000 } },
-      schema: {
-        tags: ['leases'],
-        params: ZLeaseIdParams,
-        querystring: ZAutoRenewQuery,
-        response: { 200: ZLease, ...errors },
-      },
-    },
-    async (req) => deps.leases.setAutoRenew(getPrincipal(req).userId, req.params.id, req.query.set),
-  );
+  registerEndpoint(app, ENDPOINTS.setAutoRenew, {
+    rateLimit: { max: 60, timeWindow: 60_000 },
+    handler: async (req, { params, query }) =>
+      deps.leases.setAutoRenew(getPrincipal(req).userId, params.id, query.set),
+  });
 
   app.put(
     '/agentnotes/:agentId',

@@ -1,0 +1,78 @@
+import { TOKEN_ENDPOINT, ZTokenError, ZTokenRequest, ZTokenResponse } from '@pm/contracts';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ApiApp, Platform } from '../../platform/module.ts';
+
+type OpenApiDoc = {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: Record<string, unknown>;
+  [k: string]: unknown;
+};
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema) } });
+
+/** The token endpoint as an OpenAPI path item, served from the sign-in host (a path-level `servers`). */
+function tokenPathItem(tokenUrl: string): { path: string; item: Record<string, unknown> } {
+  const url = new URL(tokenUrl);
+  const cut = url.pathname.lastIndexOf('/');
+  const base = `${url.origin}${url.pathname.slice(0, cut)}`;
+  return {
+    path: url.pathname.slice(cut) || '/token',
+    item: {
+      servers: [{ url: base }],
+      post: {
+        operationId: TOKEN_ENDPOINT.operationId,
+        summary: TOKEN_ENDPOINT.summary,
+        description: TOKEN_ENDPOINT.description,
+        tags: ['public'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: { 'application/x-www-form-urlencoded': { schema: z.toJSONSchema(ZTokenRequest) } },
+        },
+        responses: {
+          200: { description: 'The access token', content: json(ZTokenResponse) },
+          400: { description: 'Wrong email or password (`invalid_grant`)', content: json(ZTokenError) },
+          401: { description: 'Unknown client (`invalid_client`)', content: json(ZTokenError) },
+          429: { description: 'Too many attempts (`Retry-After`)', content: json(ZTokenError) },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The public API's OpenAPI document: the `/api/*` operations of the full document (those the
+ * endpoint contract declares public), the token endpoint first, and `servers` naming the address
+ * the caller used. Built from the registered routes, so it cannot drift from what is served.
+ */
+export function publicOpenApi(app: FastifyInstance, apiBase: string, tokenUrl: string): OpenApiDoc {
+  const full = app.swagger() as OpenApiDoc;
+  const token = tokenPathItem(tokenUrl);
+  const paths: Record<string, Record<string, unknown>> = { [token.path]: token.item };
+  for (const [path, item] of Object.entries(full.paths ?? {})) {
+    if (path.startsWith('/api/')) paths[path] = item;
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Proxy market public API',
+      version: '1.0.0',
+      description:
+        'Every `/api` operation needs `Authorization: Bearer <token>`: an access token from the token endpoint, or an API key created on the API page. Without one the answer is 403.',
+    },
+    servers: [{ url: apiBase }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Access token or API key' } },
+    },
+    security: [{ bearer: [] }],
+  };
+}
+
+/** `GET /api/openapi.json` (no token needed). */
+export function registerPublicDocument(app: ApiApp, platform: Platform): void {
+  app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async (req) =>
+    publicOpenApi(app, `${req.protocol}://${req.host}`, platform.settings.tokenUrl ?? '/token'),
+  );
+}

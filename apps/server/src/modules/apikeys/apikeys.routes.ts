@@ -1,0 +1,27 @@
+import { ENDPOINTS } from '@pm/contracts';
+import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
+import type { ApiApp } from '../../platform/module.ts';
+import type { ApiKeyService } from './apikeys.service.ts';
+
+/** `GET|POST /apikeys`, `DELETE /apikeys/{id}`: the customer's API keys (the web app's token only). */
+export function registerApiKeysRoutes(
+  app: ApiApp,
+  deps: { apiKeys: Pick<ApiKeyService, 'createKey' | 'listKeys' | 'revokeKey'> },
+): void {
+  registerEndpoint(app, ENDPOINTS.listApiKeys, {
+    handler: async (req) => deps.apiKeys.listKeys(getPrincipal(req).userId),
+  });
+  registerEndpoint(app, ENDPOINTS.createApiKey, {
+    rateLimit: { max: 30, timeWindow: 60_000 },
+    handler: async (req, { body }, reply) =>
+      reply.code(201).send(await deps.apiKeys.createKey(getPrincipal(req).userId, body.name)),
+  });
+  registerEndpoint(app, ENDPOINTS.revokeApiKey, {
+    rateLimit: { max: 60, timeWindow: 60_000 },
+    handler: async (req, { params }, reply) => {
+      await deps.apiKeys.revokeKey(getPrincipal(req).userId, params.id);
+      return reply.code(204).send(null);
+    },
+  });
+}

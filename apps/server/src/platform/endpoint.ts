@@ -1,0 +1,76 @@
+import { type Endpoint, type EndpointInput, publicRoute } from '@pm/contracts';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { AuthLevel } from './auth.ts';
+import type { ApiApp } from './module.ts';
+
+/** A route's rate limit: `max` calls per `timeWindow` ms, counted per caller. */
+export interface RateLimit {
+  max: number;
+  timeWindow: number;
+}
+
+export interface EndpointRoute<E extends Endpoint> {
+  /** Shared by the operation's paths: a call under `/api` counts against the same budget. */
+  rateLimit?: RateLimit;
+  handler(req: FastifyRequest, input: EndpointInput<E>, reply: FastifyReply): Promise<unknown>;
+}
+
+/** `/leases/{id}` -> `/leases/:id`. */
+const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+const AUTH_OF: Record<Endpoint['visibility'], AuthLevel> = {
+  public: 'user',
+  customer: 'user',
+  staff: 'staff',
+};
+
+/**
+ * Registers an operation of the endpoint contract (`@pm/contracts` ENDPOINTS): its own route and,
+ * for a public one, the same handler, schemas and rate limit under `/api` (auth level `api`: a
+ * bearer token or an API key; 403 without one). One implementation behind both paths.
+ */
+export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: EndpointRoute<E>): void {
+  // One limiter for both paths (a per-route `config.rateLimit` would count each path apart).
+  const limiter = route.rateLimit
+    ? (app as unknown as { rateLimit(o: RateLimit): preHandlerAsyncHookHandler }).rateLimit(route.rateLimit)
+    : undefined;
+  const schema = {
+    tags: e.tags,
+    summary: e.summary,
+    ...(e.description ? { description: e.description } : {}),
+    ...(e.params ? { params: e.params } : {}),
+    ...(e.querystring ? { querystring: e.querystring } : {}),
+    ...(e.body ? { body: e.body } : {}),
+    ...(e.headers ? { headers: e.headers } : {}),
+    response: e.response,
+  };
+  const handler = (req: FastifyRequest, reply: FastifyReply) =>
+    route.handler(
+      req,
+      {
+        params: req.params,
+        query: req.query,
+        body: req.body,
+        headers: req.headers,
+      } as EndpointInput<E>,
+      reply,
+    );
+  app.route({
+    method: e.method,
+    url: toFastifyPath(e.path),
+    schema,
+    config: { auth: AUTH_OF[e.visibility] },
+    ...(limiter ? { preHandler: limiter } : {}),
+    handler,
+  });
+  if (e.visibility !== 'public') return;
+  const pub = publicRoute(e);
+  app.route({
+    method: pub.method,
+    url: toFastifyPath(pub.path),
+    schema: { ...schema, tags: ['public'], operationId: e.operationId },
+    config: { auth: 'api' },
+    ...(limiter ? { preHandler: limiter } : {}),
+    handler,
+  });
+}

@@ -1,0 +1,181 @@
+import type {
+  TAccount,
+  TAdminLease,
+  TAdminLeasesResponse,
+  TAuditQuery,
+  TAuditResponse,
+  TCryptoTransactionsResponse,
+  TDeepCheckResponse,
+  THeldCredit,
+  THeldCreditsResponse,
+  TLeaseCreditResult,
+  TTxRecordsResponse,
+  TVanishedPaymentsResponse,
+} from '@pm/contracts';
+import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+
+/** SPEC 8 (Admin): a 400 shows the server's text; every other failure is this. */
+export const ADMIN_GLOBAL_ERROR = 'global error';
+
+/** The one error every admin call throws: the status (null: no answer) and the text to show. */
+export class AdminError extends Error {
+  readonly status: number | null;
+  constructor(status: number | null, message: string) {
+    super(message);
+    this.name = 'AdminError';
+    this.status = status;
+  }
+}
+
+/**
+ * The server's text from an error body: the market API's `{ message }` and the identity host's
+ * `{ error }` (its admin API's shape) alike.
+ */
+export function serverText(body: unknown): string | undefined {
+  if (typeof body === 'string' && body.trim()) return body.trim();
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as { message?: unknown; error?: unknown };
+  if (typeof b.message === 'string' && b.message) return b.message;
+  if (typeof b.error === 'string' && b.error) return b.error;
+  return undefined;
+}
+
+/**
+ * Maps any failure of an admin call to the one error model (SPEC 8): a 400 is the server's text;
+ * anything else is 'global error', followed by the status and the server's text when there is one
+ * (staff need to know a 409 "Balance cannot go below zero" from an outage).
+ */
+export function toAdminError(e: unknown): AdminError {
+  if (e instanceof AdminError) return e;
+  if (isApiError(e)) {
+    const text = serverText(e.body);
+    if (e.status === 400 && text) return new AdminError(400, text);
+    const detail = e.status !== null && text && e.status < 500 ? ` (${e.status}: ${text})` : '';
+    return new AdminError(e.status, `${ADMIN_GLOBAL_ERROR}${detail}`);
+  }
+  return new AdminError(null, ADMIN_GLOBAL_ERROR);
+}
+
+/** Identity host's user data for staff (SPEC 3, Admin user data, plus the user id). */
+export interface AdminUserInfo {
+  username: string;
+  emailVerified: boolean;
+  email: string;
+  inviteCode: string | null;
+  created: string;
+  lastLogin: string | null;
+  lastIp: string | null;
+  blocked: boolean;
+  userId: string;
+  invitedBy?: string | null;
+}
+
+/** Admin calls answer their errors to the screen, not to the global error (401 still signs in again). */
+const HANDLED = [400, 402, 403, 404, 409, 413, 422, 429, 500, 503];
+const handled = { ignoreStatuses: HANDLED };
+
+/**
+ * The admin area's one typed client. Users (info, block, password, reset link) live on the identity
+ * host's admin API (`/administator/user/*`, kept as SPEC 7 names it for outside callers); accounts,
+ * leases, payments and the audit trail on the market API's staff routes. Both go through the app's
+ * transport (bearer token, timeout, 401 → sign-in) and every failure becomes an `AdminError`.
+ */
+export function createAdminClient({ api, identity }: { api: ApiClient; identity: ApiClient }) {
+  async function call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      throw toAdminError(e);
+    }
+  }
+  const q = (o: Record<string, string | number | undefined>) => ({ ...handled, query: o });
+
+  return {
+    userInfo: (email: string) =>
+      call(() => identity.post<AdminUserInfo>('/administator/user/info/', { ...handled, body: { email } })),
+    /** Sets the block state explicitly (never the toggle), with an optional reason. */
+    setBlocked: (email: string, blocked: boolean, reason?: string) =>
+      call(() =>
+        identity.post<{ blocked: boolean; email: string }>('/administator/user/block/', {
+          ...handled,
+          body: { email, blocked, ...(reason ? { reason } : {}) },
+        }),
+      ),
+    setPassword: (email: string, password: string, reason?: string) =>
+      call(() =>
+        identity.post<{ ok: true; email: string }>('/administator/user/password/change', {
+          ...handled,
+          body: { email, password, ...(reason ? { reason } : {}) },
+        }),
+      ),
+    mailResetLink: (email: string, reason?: string) =>
+      call(() =>
+        identity.post<{ ok: true; email: string }>('/administator/user/password/reset-link', {
+          ...handled,
+          body: { email, ...(reason ? { reason } : {}) },
+        }),
+      ),
+
+    account: (userId: string) =>
+      call(() => api.get<TAccount>(`/accounts/${encodeURIComponent(userId)}`, handled)),
+    setDeposit: (userId: string, grant: boolean) =>
+      call(() =>
+        api.patch<TAccount>(`/accounts/${encodeURIComponent(userId)}`, {
+          ...handled,
+          body: { permissions: grant ? { add: ['DEPOSIT'] } : { remove: ['DEPOSIT'] } },
+        }),
+      ),
+    changeBalance: (userId: string, balanceDeltaC: number, reason: string) =>
+      call(() =>
+        api.patch<TAccount>(`/accounts/${encodeURIComponent(userId)}`, {
+          ...handled,
+          body: { balanceDeltaC, ...(reason.trim() ? { reason: reason.trim() } : {}) },
+        }),
+      ),
+
+    /** SPEC 7: a 404 gives null. */
+    lease: async (id: string): Promise<TAdminLease | null> => {
+      try {
+        return await call(() => api.get<TAdminLease>(`/leases/${encodeURIComponent(id)}`, handled));
+      } catch (e) {
+        if (e instanceof AdminError && e.status === 404) return null;
+        throw e;
+      }
+    },
+    leases: (filter: { uid?: string; ip?: string }, limit = 1000) =>
+      call(() => api.get<TAdminLeasesResponse>('/admin/leases', q({ ...filter, offset: 0, limit }))),
+    creditLease: (id: string, reason: string) =>
+      call(() =>
+        api.post<TLeaseCreditResult>(`/admin/leases/${encodeURIComponent(id)}/credit`, {
+          ...handled,
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        }),
+      ),
+
+    cryptoTransactions: (userId: string) =>
+      call(() =>
+        api.get<TCryptoTransactionsResponse>(
+          '/crypto/transactions',
+          q({ user_id: userId, offset: 0, limit: 1000 }),
+        ),
+      ),
+    deepCheck: (query: Record<string, string>) =>
+      call(() => api.post<TDeepCheckResponse>('/crypto/deep-check/', { ...handled, body: query })),
+    heldCredits: (userId?: string) =>
+      call(() =>
+        api.get<THeldCreditsResponse>('/crypto/held', q({ user_id: userId, offset: 0, limit: 1000 })),
+      ),
+    decideHeld: (id: number, verb: 'release' | 'return', note: string) =>
+      call(() => api.post<THeldCredit>(`/crypto/held/${id}/${verb}`, { ...handled, body: { note } })),
+    vanished: () => call(() => api.get<TVanishedPaymentsResponse>('/crypto/vanished', handled)),
+
+    /** SPEC 7/9: the admin payments load is offset 0, limit 1000, dates YYYY-MM-DD. */
+    payments: (uid: string, start: string, end: string) =>
+      call(() => api.get<TTxRecordsResponse>('/txrecords', q({ uid, offset: 0, limit: 1000, start, end }))),
+
+    audit: (query: Partial<Record<keyof TAuditQuery, string | number | undefined>>) =>
+      call(() => api.get<TAuditResponse>('/admin/audit', q(query))),
+  };
+}
+
+export type AdminClient = ReturnType<typeof createAdminClient>;

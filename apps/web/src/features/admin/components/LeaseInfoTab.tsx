@@ -1,0 +1,189 @@
+import { Box, Button, Chip, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
+import type { TAdminLease } from '@pm/contracts';
+import { useState } from 'react';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
+
+const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+
+/** Lease Info: id search from pasted text, details, credit of the purchase price once ended; leases by customer or IP. */
+export function LeaseInfoTab() {
+  const { client, user } = useAdmin();
+  const [text, setText] = useState('');
+  const [reason, setReason] = useState('');
+  const [ip, setIp] = useState('');
+  const id = extractLeaseId(text);
+  const lookup = useAction(async (leaseId: string) => ({ leaseId, lease: await client.lease(leaseId) }));
+  const credit = useAction(async (lease: TAdminLease) => {
+    const r = await client.creditLease(lease.id, reason);
+    await lookup.start(lease.id);
+    return r;
+  });
+  const list = useAction(async (filter: { uid?: string; ip?: string }) => client.leases(filter, 200));
+  const lease = lookup.result?.lease ?? null;
+
+  return (
+    <>
+      <Section title="Find a lease">
+        <Stack
+          direction={{ xs: 'column', sm: 'row' }}
+          spacing={1.5}
+          sx={{ alignItems: { sm: 'flex-start' } }}
+        >
+          <TextField
+            size="small"
+            label="Lease id or any text containing it"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && id && void lookup.start(id)}
+            helperText={
+              text.trim() ? (id ? `Lease id: ${id}` : 'No lease id (4 characters, a dash, 4 digits)') : ' '
+            }
+            slotProps={{ htmlInput: { 'data-testid': 'admin-lease-search' } }}
+            sx={{ flex: 1 }}
+          />
+          <Button
+            variant="contained"
+            disabled={!id || lookup.busy}
+            onClick={() => id && void lookup.start(id)}
+          >
+            Look up
+          </Button>
+        </Stack>
+        <ActionError error={lookup.error} />
+        {lookup.result && !lease && (
+          <Typography sx={{ mt: 1 }} data-testid="admin-lease-missing">
+            No lease {lookup.result.leaseId}
+          </Typography>
+        )}
+        {lease && (
+          <Box sx={{ mt: 2 }} data-testid="admin-lease-details">
+            <DetailList
+              items={[
+                { label: 'Lease', value: lease.id },
+                { label: 'User', value: lease.user },
+                { label: 'IP', value: lease.ip },
+                {
+                  label: 'Type',
+                  value: `${lease.static ? 'static, ' : ''}${lease.exc ? 'private' : 'shared'}`,
+                },
+                { label: 'Purchase price', value: formatUsd(lease.purchasePriceC) },
+                { label: 'Start', value: fmt(lease.start) },
+                { label: 'Until', value: fmt(lease.until) },
+                {
+                  label: 'Ended',
+                  value: lease.ended
+                    ? `yes, ${fmt(lease.endedAt)} (${lease.endReason ?? 'ended'})`
+                    : 'no, running',
+                },
+                {
+                  label: 'Refund / credit',
+                  value:
+                    lease.refundAmountC !== null
+                      ? `${formatUsd(lease.refundAmountC)} at ${fmt(lease.refundTime)}`
+                      : 'none',
+                },
+                { label: 'Leases on agent', value: String(lease.leases) },
+                { label: 'Auto-renew', value: lease.autoRenew ? 'on' : 'off' },
+                { label: 'Traffic', value: formatMb(lease.trafficBytes) },
+              ]}
+            />
+            <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ mt: 2 }}>
+              <TextField
+                size="small"
+                label="Reason for the credit"
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'admin-credit-reason' } }}
+                sx={{ flex: 1 }}
+              />
+              <Button
+                variant="contained"
+                disabled={!lease.creditable || credit.busy}
+                onClick={() => void credit.start(lease)}
+                data-testid="admin-credit-lease"
+              >
+                Credit {formatUsd(lease.purchasePriceC)}
+              </Button>
+            </Stack>
+            {!lease.ended && (
+              <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+                The purchase price can be credited once the lease has ended.
+              </Typography>
+            )}
+            <ActionError error={credit.error} />
+            {credit.result && !credit.busy && (
+              <Typography sx={{ mt: 1 }} color="success.main" data-testid="admin-credit-done">
+                Credited {formatUsd(credit.result.creditC)}; balance now {formatUsd(credit.result.balanceC)}
+              </Typography>
+            )}
+          </Box>
+        )}
+      </Section>
+
+      <Section title="Leases by customer or IP">
+        <Stack
+          direction={{ xs: 'column', sm: 'row' }}
+          spacing={1.5}
+          sx={{ alignItems: { sm: 'flex-start' } }}
+        >
+          <Button
+            variant="outlined"
+            disabled={!user || list.busy}
+            onClick={() => user && void list.start({ uid: user.userId })}
+            data-testid="admin-leases-of-user"
+          >
+            Leases of the loaded user
+          </Button>
+          <TextField size="small" label="IPv4 address" value={ip} onChange={(e) => setIp(e.target.value)} />
+          <Button
+            variant="outlined"
+            disabled={!ip.trim() || list.busy}
+            onClick={() => void list.start({ ip: ip.trim() })}
+          >
+            Leases on this IP
+          </Button>
+        </Stack>
+        <ActionError error={list.error} />
+        {list.result && (
+          <TableScroll>
+            <CompactTable
+              label="Leases"
+              columns={['Lease', 'User', 'IP', 'Start', 'Until', 'Price', 'Traffic', 'State']}
+            >
+              {list.result.leases.map((l) => (
+                <TableRow
+                  key={l.id}
+                  hover
+                  sx={{ cursor: 'pointer' }}
+                  onClick={() => {
+                    setText(l.id);
+                    void lookup.start(l.id);
+                  }}
+                >
+                  <TableCell>{l.id}</TableCell>
+                  <TableCell sx={{ maxWidth: 160, overflowWrap: 'anywhere' }}>{l.userId}</TableCell>
+                  <TableCell>{l.ip}</TableCell>
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{fmt(l.start)}</TableCell>
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{fmt(l.until)}</TableCell>
+                  <TableCell>{formatUsd(l.purchasePriceC)}</TableCell>
+                  <TableCell
+                    sx={isHeavyTraffic(l.trafficBytes) ? { fontWeight: 700, color: 'error.main' } : undefined}
+                  >
+                    {formatMb(l.trafficBytes)}
+                  </TableCell>
+                  <TableCell>
+                    <Chip size="small" label={l.ended ? 'ended' : 'running'} />
+                  </TableCell>
+                </TableRow>
+              ))}
+            </CompactTable>
+            {list.result.leases.length === 0 && <Typography sx={{ mt: 1 }}>No leases found</Typography>}
+          </TableScroll>
+        )}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+import { Button, Stack, TextField, Typography } from '@mui/material';
+import { useState } from 'react';
+import { ActionError, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
+import { formatUsd, parseBalanceDelta } from '../rules.ts';
+
+/** User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (SPEC 5). */
+export function UserBalanceTab() {
+  const { client, user, updateUser } = useAdmin();
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const delta = parseBalanceDelta(amount);
+  const apply = useAction(async () => {
+    if (!user || delta === null) return null;
+    const account = await client.changeBalance(user.userId, delta, reason);
+    updateUser({ account });
+    setAmount('');
+    setReason('');
+    return account.balanceC;
+  });
+  const account = user?.account;
+  const ready = user !== null && account !== null && account !== undefined;
+
+  return (
+    <Section title="Balance change">
+      {!user && <NeedsUser />}
+      {user && (
+        <Typography sx={{ mb: 1.5 }} data-testid="admin-balance">
+          {user.email ?? user.userId}: {account ? formatUsd(account.balanceC) : 'no market account yet'}
+        </Typography>
+      )}
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'flex-start' } }}>
+        <TextField
+          size="small"
+          label="Change in cents (e.g. 250 or -100)"
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+          slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'admin-balance-delta' } }}
+          helperText={
+            amount.trim() && delta === null
+              ? 'Whole cents, not zero: ignored'
+              : delta
+                ? formatUsd(delta)
+                : ' '
+          }
+          sx={{ minWidth: { sm: 260 } }}
+        />
+        <TextField
+          size="small"
+          label="Reason"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'admin-balance-reason' } }}
+          helperText="Kept in the audit trail"
+          sx={{ flex: 1 }}
+        />
+        <Button
+          variant="contained"
+          disabled={!ready || delta === null || !reason.trim() || apply.busy}
+          onClick={() => void apply.start()}
+          data-testid="admin-balance-apply"
+        >
+          Apply
+        </Button>
+      </Stack>
+      <ActionError error={apply.error} />
+      {apply.result !== null && !apply.busy && !apply.error && (
+        <Typography sx={{ mt: 1.5 }} color="success.main" data-testid="admin-balance-done">
+          New balance {formatUsd(apply.result)}
+        </Typography>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,123 @@
+import { Button, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
+import { useState } from 'react';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { txTypeLabel } from '../../payments/txTypes.ts';
+import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { formatMb, formatUsd, isHeavyTraffic, leaseIdInMemo, nextDay, pickDay, todayDay } from '../rules.ts';
+
+/** A date input that refuses future days (SPEC 5): `max` is today and a typed future day is dropped. */
+export function PastDayField({
+  label,
+  value,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: string;
+  onChange: (day: string) => void;
+  testId?: string;
+}) {
+  const today = todayDay();
+  return (
+    <TextField
+      size="small"
+      type="date"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(pickDay(value, e.target.value, today))}
+      slotProps={{ inputLabel: { shrink: true }, htmlInput: { max: today, 'data-testid': testId } }}
+    />
+  );
+}
+
+/** User Payments: the user's ledger rows (offset 0, limit 1000, YYYY-MM-DD), traffic over 100 MB highlighted. */
+export function UserPaymentsTab() {
+  const { client, user } = useAdmin();
+  const today = todayDay();
+  const [first, setFirst] = useState(() => {
+    const d = new Date();
+    d.setUTCDate(d.getUTCDate() - 30);
+    return todayDay(d);
+  });
+  const [last, setLast] = useState(today);
+  const load = useAction(async (uid: string, from: string, to: string) => {
+    const [payments, leases] = await Promise.all([
+      client.payments(uid, from, nextDay(to)),
+      client.leases({ uid }, 1000),
+    ]);
+    const traffic = new Map(leases.leases.map((l) => [l.id, l.trafficBytes]));
+    return { payments, traffic };
+  });
+
+  return (
+    <Section title="User payments">
+      {!user && <NeedsUser />}
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ mb: 1.5 }}>
+        <PastDayField
+          label="First date"
+          value={first}
+          testId="admin-pay-first"
+          onChange={(d) => {
+            setFirst(d);
+            if (d > last) setLast(d);
+          }}
+        />
+        <PastDayField
+          label="Last date"
+          value={last}
+          testId="admin-pay-last"
+          onChange={(d) => {
+            setLast(d);
+            if (d < first) setFirst(d);
+          }}
+        />
+        <Button
+          variant="contained"
+          disabled={!user || load.busy}
+          onClick={() => user && void load.start(user.userId, first, last)}
+          data-testid="admin-load-payments"
+        >
+          Load payments
+        </Button>
+      </Stack>
+      <ActionError error={load.error} />
+      {load.result && (
+        <TableScroll>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+            {load.result.payments.total} record(s); traffic over 100 MB is highlighted.
+          </Typography>
+          <CompactTable
+            label="User payments"
+            columns={['Time', 'Type', 'Memo', 'Amount', 'Balance', 'Lease traffic']}
+          >
+            {load.result.payments.txRecords.map((r) => {
+              const leaseId = leaseIdInMemo(r.memo);
+              const bytes = leaseId ? load.result?.traffic.get(leaseId) : undefined;
+              const heavy = isHeavyTraffic(bytes);
+              return (
+                <TableRow
+                  key={r.id}
+                  data-testid="admin-payment-row"
+                  data-heavy={heavy ? 'true' : 'false'}
+                  sx={heavy ? { bgcolor: 'warning.light' } : undefined}
+                >
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(r.time).toLocaleString()}</TableCell>
+                  <TableCell>{txTypeLabel(r.type)}</TableCell>
+                  <TableCell sx={{ minWidth: 180, overflowWrap: 'anywhere' }}>{r.memo}</TableCell>
+                  <TableCell>{formatUsd(r.amtC)}</TableCell>
+                  <TableCell>{formatUsd(r.balC)}</TableCell>
+                  <TableCell sx={heavy ? { fontWeight: 700, color: 'error.dark' } : undefined}>
+                    {bytes === undefined ? '' : formatMb(bytes)}
+                  </TableCell>
+                </TableRow>
+              );
+            })}
+          </CompactTable>
+          {load.result.payments.txRecords.length === 0 && (
+            <Typography sx={{ mt: 1 }}>No transactions found</Typography>
+          )}
+        </TableScroll>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import { ZAgentListQuery, ZAgentListResponse } from './agents.ts';
+import { ZApiKeyCreateBody, ZApiKeyCreated, ZApiKeyIdParams, ZApiKeyList } from './apikeys.ts';
+import { ZErrorBody } from './common.ts';
+import { ZIdempotencyKeyHeaders } from './http.ts';
+import {
+  ZAutoRenewQuery,
+  ZLease,
+  ZLeaseIdParams,
+  ZLeasePurchaseBody,
+  ZLeasesQuery,
+  ZLeasesResponse,
+  ZPurchaseErrorBody,
+} from './leases.ts';
+import { ZRefundErrorBody, ZRefundResult } from './lifecycle.ts';
+
+/**
+ * The endpoint contract: each operation declared once, with method, path, schemas, operationId,
+ * summary and visibility. The server registers its routes from it (`apps/server/src/platform/endpoint.ts`),
+ * the web app calls it through `callEndpoint`, and the public OpenAPI document (`GET /api/openapi.json`)
+ * and the API page are built from the routes it declares.
+ *
+ * - `public`: a customer operation that is also served under `/api` (SPEC 7) to a bearer token or an
+ *   API key; the public document lists only these (and the token endpoint).
+ * - `customer`: the signed-in customer's own routes (the web app's token only).
+ * - `staff`: staff routes.
+ *
+ * Operations move here one module at a time; the rest still declare their routes in their module.
+ */
+export type Visibility = 'public' | 'customer' | 'staff';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Endpoint {
+  /** Unique; the public document's operationId and the generated clients' method name. */
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path (`/leases/{id}`); public operations are also served at `/api` + path. */
+  path: string;
+  /** The method under `/api` where SPEC 7 names another (auto-renew is a GET there). */
+  publicMethod?: HttpMethod;
+  summary: string;
+  description?: string;
+  visibility: Visibility;
+  tags: string[];
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  headers?: z.ZodType;
+  /** Status -> body schema; the success status first. */
+  response: Record<number, z.ZodType>;
+  /** What the API page shows as the request and the answer (public operations). */
+  example?: {
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    body?: unknown;
+    answer: unknown;
+  };
+}
+
+function defineEndpoint<const E extends Endpoint>(e: E): E {
+  return e;
+}
+
+/** The fields a handler gets, as the schemas parse them. */
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+export interface EndpointInput<E extends Endpoint> {
+  params: Parsed<E['params']>;
+  query: Parsed<E['querystring']>;
+  body: Parsed<E['body']>;
+  headers: Parsed<E['headers']>;
+}
+
+const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 429: ZErrorBody };
+
+const EXAMPLE_LEASE = {
+  id: 'k7Qz-1042',
+  agentId: 'a1b2c3',
+  start: '2026-11-26T10:00:00.000Z',
+  until: '2026-11-27T10:00:00.000Z',
+  socks: { host: 'gw.example.com', ip: '203.0.113.10', port: 22080, user: 'u8f3k', pwd: '••••••' },
+  autoRenew: false,
+  exc: true,
+  purchasePriceC: 300,
+};
+
+export const ENDPOINTS = {
+  listAgents: defineEndpoint({
+    operationId: 'listAgents',
+    method: 'GET',
+    path: '/agents',
+    summary: 'List proxies for sale',
+    description:
+      'The shop: proxies of one country (cc, default US) with filters; `cursor` pages on (0 when done); `segments=true` adds the lists of regions, cities, ZIPs and ISPs.',
+    visibility: 'public',
+    tags: ['shop'],
+    querystring: ZAgentListQuery,
+    response: { 200: ZAgentListResponse, ...errors },
+    example: {
+      query: { cc: 'US', exstars: '6', limit: '10' },
+      answer: {
+        agents: [
+          {
+            id: 'a1b2c3',
+            ip: '203.0.113.*',
+            loc: { cc: 'US', reg: 'CA', city: 'Los Angeles', zip: '90001', isp: 'Example ISP' },
+            conn: 'wifi',
+            stars: 8,
+            priceExcC: 300,
+            priceShrC: 100,
+          },
+        ],
+        cursor: 10,
+        total: 42,
+      },
+    },
+  }),
+  listLeases: defineEndpoint({
+    operationId: 'listLeases',
+    method: 'GET',
+    path: '/leases',
+    summary: 'List your active leases',
+    description: 'A page of your active leases; call again with the answer’s `cursor` until it is 0.',
+    visibility: 'public',
+    tags: ['leases'],
+    querystring: ZLeasesQuery,
+    response: { 200: ZLeasesResponse, ...errors, 404: ZErrorBody },
+    example: { query: { cursor: '0' }, answer: { leases: [EXAMPLE_LEASE], cursor: 0 } },
+  }),
+  createLease: defineEndpoint({
+    operationId: 'createLease',
+    method: 'POST',
+    path: '/leases',
+    summary: 'Lease a proxy for 24 hours',
+    description:
+      '`expPriceC` is the price you saw (`priceExcC` for private, `exc: true`; `priceShrC` for shared); a different current price answers 409 `priceChanged`. `probe: true` tests the proxy first (409 `probeErrAgent` when it does not answer). 402 when the balance is short. Send an `Idempotency-Key` header to make a retry safe.',
+    visibility: 'public',
+    tags: ['leases'],
+    headers: ZIdempotencyKeyHeaders,
+    body: ZLeasePurchaseBody,
+    response: { 201: ZLease, ...errors, 402: ZErrorBody, 404: ZErrorBody, 409: ZPurchaseErrorBody },
+    example: {
+      body: { agentID: 'a1b2c3', expPriceC: 300, probe: false, exc: true },
+      answer: EXAMPLE_LEASE,
+    },
+  }),
+  refundLease: defineEndpoint({
+    operationId: 'refundLease',
+    method: 'DELETE',
+    path: '/leases/{id}',
+    summary: 'Refund a lease',
+    description:
+      'Ends the lease and returns its price to your balance when the refund rules allow (see the FAQ); otherwise 409 `agentNotDead`/`notRefundable` or 400 `leaseNotEligible`.',
+    visibility: 'public',
+    tags: ['leases'],
+    params: ZLeaseIdParams,
+    response: {
+      200: ZRefundResult,
+      ...errors,
+      404: ZErrorBody,
+      400: ZRefundErrorBody,
+      409: ZRefundErrorBody,
+    },
+    example: {
+      params: { id: 'k7Qz-1042' },
+      answer: { status: 'REFUND_STATUS_REFUNDED', leaseID: 'k7Qz-1042', refundAmountC: 300, balanceC: 1200 },
+    },
+  }),
+  setAutoRenew: defineEndpoint({
+    operationId: 'setAutoRenew',
+    method: 'PATCH',
+    publicMethod: 'GET',
+    path: '/leases/{id}/autoRenew',
+    summary: 'Turn auto-renew on or off',
+    description:
+      'With `set=true` the lease renews itself for 24 hours at its end while the balance covers it.',
+    visibility: 'public',
+    tags: ['leases'],
+    params: ZLeaseIdParams,
+    querystring: ZAutoRenewQuery,
+    response: { 200: ZLease, ...errors, 404: ZErrorBody, 409: ZErrorBody },
+    example: {
+      params: { id: 'k7Qz-1042' },
+      query: { set: 'true' },
+      answer: { ...EXAMPLE_LEASE, autoRenew: true },
+    },
+  }),
+  listApiKeys: defineEndpoint({
+    operationId: 'listApiKeys',
+    method: 'GET',
+    path: '/apikeys',
+    summary: 'Your API keys',
+    visibility: 'customer',
+    tags: ['apikeys'],
+    response: { 200: ZApiKeyList, ...errors },
+  }),
+  createApiKey: defineEndpoint({
+    operationId: 'createApiKey',
+    method: 'POST',
+    path: '/apikeys',
+    summary: 'Create an API key (the answer is the only time the key is shown)',
+    visibility: 'customer',
+    tags: ['apikeys'],
+    body: ZApiKeyCreateBody,
+    response: { 201: ZApiKeyCreated, ...errors, 409: ZErrorBody },
+  }),
+  revokeApiKey: defineEndpoint({
+    operationId: 'revokeApiKey',
+    method: 'DELETE',
+    path: '/apikeys/{id}',
+    summary: 'Revoke an API key',
+    visibility: 'customer',
+    tags: ['apikeys'],
+    params: ZApiKeyIdParams,
+    response: { 204: z.null(), ...errors, 404: ZErrorBody },
+  }),
+} as const satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+
+/** Where public operations are served besides their own path. */
+export const PUBLIC_API_PREFIX = '/api';
+
+/** The method and path a public operation has under `/api`. */
+export function publicRoute(e: Endpoint): { method: HttpMethod; path: string } {
+  return { method: e.publicMethod ?? e.method, path: `${PUBLIC_API_PREFIX}${e.path}` };
+}
+
+/** `/leases/{id}` with `{ id: 'x' }` -> `/leases/x` (each value URI-encoded). */
+export function fillPath(path: string, params: Record<string, string> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${path}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/**
+ * The password-grant token endpoint on the sign-in host (SPEC 7), as the public document and the
+ * API page describe it. Form-encoded; `client_id` is the environment's public API client.
+ */
+export const TOKEN_ENDPOINT = {
+  operationId: 'getToken',
+  method: 'POST',
+  path: '/token',
+  summary: 'Get an access token (password grant)',
+  description:
+    'Exchanges your email and password for a bearer token valid for `expires_in` seconds. Or skip it: an API key from the API page is a bearer token too, for `/api/*` only.',
+} as const;
+
+export const ZTokenRequest = z.object({
+  grant_type: z.literal('password'),
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  username: z.string(),
+  password: z.string(),
+});
+export const ZTokenResponse = z.object({
+  access_token: z.string(),
+  expires_in: z.number().int(),
+  token_type: z.string(),
+});
+export const ZTokenError = z.object({ error: z.string(), error_description: z.string().optional() });
