@@ -35,8 +35,8 @@ export class StaticShopPage {
   }
 
   async chooseConnection(option: 'Any' | 'Wifi' | 'Cell'): Promise<void> {
-    await this.page.getByRole('combobox', { name: 'Connection' }).click();
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    // The browser's own select.
+    await this.page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: option });
   }
 
   get pagerRange(): Locator {

@@ -1,6 +1,7 @@
 /**
  * Serves the built web app (apps/web/dist) the way production does: files by path, `index.html` for every
- * other route, and `/environments.json` from the given configuration. Loopback only (port 0 unless given).
+ * other route, each as the build's precompressed `.br` or `.gz` when the browser accepts it, and
+ * `/environments.json` from the given configuration. Loopback only (port 0 unless given).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -45,10 +46,23 @@ export async function startStaticServer(environments: unknown, port = 0): Promis
       const file = normalize(join(DIST_DIR, path));
       const isFile = file.startsWith(DIST_DIR) && (await stat(file).catch(() => null))?.isFile();
       const target = isFile ? file : join(DIST_DIR, 'index.html');
-      const body = await readFile(target);
+      const accepted = String(req.headers['accept-encoding'] ?? '');
+      let encoding: 'br' | 'gzip' | undefined;
+      let body: Buffer | undefined;
+      for (const [name, ext] of [
+        ['br', '.br'],
+        ['gzip', '.gz'],
+      ] as const) {
+        if (body || !new RegExp(`\\b${name}\\b`).test(accepted)) continue;
+        body = await readFile(target + ext).catch(() => undefined);
+        if (body) encoding = name;
+      }
+      body ??= await readFile(target);
       res.writeHead(200, {
         'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
         'content-security-policy': "script-src 'self'; object-src 'none'; base-uri 'none'",
+        vary: 'accept-encoding',
+        ...(encoding ? { 'content-encoding': encoding } : {}),
       });
       res.end(body);
     })().catch((e: unknown) => {

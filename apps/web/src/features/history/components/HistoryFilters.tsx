@@ -1,6 +1,7 @@
 import SearchIcon from '@mui/icons-material/Search';
-import { Button, Stack, TextField } from '@mui/material';
+import { Button, Stack } from '@mui/material';
 import { useState } from 'react';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { DateRangeFields } from '../../payments/components/DateRangeFields.tsx';
 import type { DateRange, DayBounds } from '../../payments/dateRange.ts';
 import { useSearchLockout } from '../useSearchLockout.ts';
@@ -34,13 +35,13 @@ export function HistoryFilters({ range, bounds, onRangeChange, onSearch, isMobil
         }}
         sx={{ flexGrow: isMobile ? 0 : 1, maxWidth: isMobile ? 'none' : 420 }}
       >
-        <TextField
+        <InputField
           size="small"
           placeholder="IP or note"
           value={text}
           onChange={(e) => setText(e.target.value)}
           fullWidth
-          slotProps={{ htmlInput: { 'aria-label': 'Search history', maxLength: 100 } }}
+          htmlInput={{ 'aria-label': 'Search history', maxLength: 100 }}
         />
         <Button type="submit" variant="contained" disabled={isLocked} startIcon={<SearchIcon />}>
           Search

@@ -1,12 +1,16 @@
 import { Button, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, Suspense, useState } from 'react';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { lazyNamed } from '../../../lib/lazyNamed.ts';
 import { useNow } from '../../../lib/useNow.ts';
 import { REFUND_SUCCESS_TEXT, type RenewStep, refundHint, renewHint, renewStepOf } from '../lifecycle.ts';
 import { useRefundMutation, useRenewMutation } from '../lifecycleMutations.ts';
-import { RefundDialog, type RefundStep } from './RefundDialog.tsx';
-import { RenewDialog } from './RenewDialog.tsx';
+import type { RefundStep } from './RefundDialog.tsx';
+
+// The dialogs (Modal and its transitions) load on the first click, not with My Proxies.
+const RenewDialog = lazyNamed(() => import('./RenewDialog.tsx'), 'RenewDialog');
+const RefundDialog = lazyNamed(() => import('./RefundDialog.tsx'), 'RefundDialog');
 
 /** The refund toast stays 2 s (SPEC 9). */
 const REFUND_TOAST_MS = 2_000;
@@ -72,18 +76,24 @@ export function LeaseLifecycleButtons({ lease, onRefunded }: LeaseLifecycleButto
           Refund
         </Button>
       </ButtonWithHint>
-      <RenewDialog
-        lease={lease}
-        step={renewStep}
-        onConfirm={handleRenew}
-        onClose={() => setRenewStep('OFF')}
-      />
-      <RefundDialog
-        lease={lease}
-        state={refundState}
-        onConfirm={handleRefund}
-        onClose={() => setRefundState({ step: 'OFF' })}
-      />
+      <Suspense fallback={null}>
+        {renewStep !== 'OFF' && (
+          <RenewDialog
+            lease={lease}
+            step={renewStep}
+            onConfirm={handleRenew}
+            onClose={() => setRenewStep('OFF')}
+          />
+        )}
+        {refundState.step !== 'OFF' && (
+          <RefundDialog
+            lease={lease}
+            state={refundState}
+            onConfirm={handleRefund}
+            onClose={() => setRefundState({ step: 'OFF' })}
+          />
+        )}
+      </Suspense>
     </Stack>
   );
 }

@@ -1,6 +1,6 @@
-import { TextField } from '@mui/material';
 import { MAX_NOTE_LENGTH, type TLease } from '@pm/contracts';
 import { useEffect, useRef, useState } from 'react';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { useNoteMutation } from '../mutations.ts';
 
 /**
@@ -26,7 +26,7 @@ export function LeaseNoteField({ lease }: { lease: Pick<TLease, 'agentId' | 'not
   };
 
   return (
-    <TextField
+    <InputField
       label="Add note"
       placeholder="A note only you see"
       multiline
@@ -49,7 +49,7 @@ export function LeaseNoteField({ lease }: { lease: Pick<TLease, 'agentId' | 'not
         save(note);
       }}
       helperText={`${text.length}/${MAX_NOTE_LENGTH}`}
-      slotProps={{ htmlInput: { maxLength: MAX_NOTE_LENGTH, 'aria-label': 'Add note' } }}
+      htmlInput={{ maxLength: MAX_NOTE_LENGTH, 'aria-label': 'Add note' }}
     />
   );
 }

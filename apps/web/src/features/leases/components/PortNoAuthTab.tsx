@@ -1,7 +1,8 @@
-import { Alert, Button, Stack, TextField } from '@mui/material';
+import { Alert, Button, Stack } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { useEffect, useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { useAuthPortMutation } from '../mutations.ts';
 import { canSaveWhitelist, checkWhitelist } from '../rules.ts';
 
@@ -34,7 +35,7 @@ export function PortNoAuthTab({ lease }: { lease: Pick<TLease, 'id' | 'authPort'
       ) : (
         <Alert severity="info">{NO_AUTH_PORT_TEXT}</Alert>
       )}
-      <TextField
+      <InputField
         label="Whitelist"
         placeholder="203.0.113.5, 198.51.100.7"
         value={text}
@@ -43,7 +44,7 @@ export function PortNoAuthTab({ lease }: { lease: Pick<TLease, 'id' | 'authPort'
         helperText={check.ok ? 'Comma-separated IPv4 addresses' : check.error}
         fullWidth
         size="small"
-        slotProps={{ htmlInput: { 'aria-label': 'Whitelist', spellCheck: false } }}
+        htmlInput={{ 'aria-label': 'Whitelist', spellCheck: false }}
       />
       <Button variant="contained" disabled={!canSaveWhitelist(text, saved) || isPending} onClick={handleSave}>
         Save

@@ -9,7 +9,6 @@ import {
   Skeleton,
   Stack,
   Switch,
-  TextField,
   Typography,
 } from '@mui/material';
 import type { TLease } from '@pm/contracts';
@@ -17,6 +16,7 @@ import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useNavigate } from 'react-router';
 import { useIsMobile } from '../../../app/context.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { LeaseCard } from '../components/LeaseCard.tsx';
 import { LeaseDetail } from '../components/LeaseDetail.tsx';
@@ -34,21 +34,17 @@ export function MyProxiesPage() {
   const [filterText, setFilterText] = useState('');
   const shown = leases?.filter((l) => matchesLeaseFilter(l, filterText));
   const filterBox = (
-    <TextField
+    <InputField
       size="small"
       placeholder="Filter"
       value={filterText}
       onChange={(e) => setFilterText(e.target.value)}
-      slotProps={{
-        htmlInput: { 'aria-label': 'Filter proxies' },
-        input: {
-          startAdornment: (
-            <InputAdornment position="start">
-              <SearchIcon fontSize="small" />
-            </InputAdornment>
-          ),
-        },
-      }}
+      htmlInput={{ 'aria-label': 'Filter proxies' }}
+      startAdornment={
+        <InputAdornment position="start">
+          <SearchIcon fontSize="small" />
+        </InputAdornment>
+      }
       sx={{ width: isMobile ? '100%' : 260 }}
     />
   );

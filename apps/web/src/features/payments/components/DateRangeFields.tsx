@@ -1,5 +1,6 @@
-import { Stack, TextField } from '@mui/material';
+import { Stack } from '@mui/material';
 import { useState } from 'react';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { type DateRange, type DayBounds, isDay, isWithin, withFirst, withLast } from '../dateRange.ts';
 
 /**
@@ -69,7 +70,7 @@ function DateField({
     setDraft(null);
   };
   return (
-    <TextField
+    <InputField
       type="date"
       size="small"
       label={label}
@@ -77,10 +78,8 @@ function DateField({
       onChange={(e) => handleChange(e.target.value)}
       onBlur={handleBlur}
       fullWidth={isMobile}
-      slotProps={{
-        inputLabel: { shrink: true },
-        htmlInput: { min: bounds.min, max: bounds.max, 'aria-label': label },
-      }}
+      shrinkLabel
+      htmlInput={{ min: bounds.min, max: bounds.max, 'aria-label': label }}
       sx={isMobile ? undefined : { width: 180 }}
     />
   );

@@ -1,4 +1,4 @@
-import { Autocomplete, TextField } from '@mui/material';
+import { Autocomplete, FormControl, InputLabel, OutlinedInput } from '@mui/material';
 
 interface SegmentPickerProps {
   label: string;
@@ -29,13 +29,22 @@ export function SegmentPicker({
       onChange={(_, next) => onChange(next ?? '')}
       fullWidth
       sx={fullWidth ? undefined : { width: 170 }}
+      // TextField's parts rather than TextField: it carries the Select variant, whose Menu, Popover
+      // and Modal would load with every screen that has a picker.
       renderInput={(params) => (
-        <TextField
-          {...params}
-          label={label}
-          placeholder="Any"
-          slotProps={{ ...params.slotProps, inputLabel: { ...params.slotProps.inputLabel, shrink: true } }}
-        />
+        <FormControl fullWidth={params.fullWidth} size={params.size} disabled={params.disabled}>
+          <InputLabel {...params.slotProps.inputLabel} htmlFor={params.id} shrink>
+            {label}
+          </InputLabel>
+          <OutlinedInput
+            {...params.slotProps.input}
+            id={params.id}
+            label={label}
+            notched
+            placeholder="Any"
+            inputProps={params.slotProps.htmlInput}
+          />
+        </FormControl>
       )}
     />
   );

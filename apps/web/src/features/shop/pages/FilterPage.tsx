@@ -9,7 +9,6 @@ import {
   RadioGroup,
   Slider,
   Stack,
-  TextField,
   Typography,
 } from '@mui/material';
 import { MAX_SEARCH_RADIUS_MI } from '@pm/contracts';
@@ -18,6 +17,7 @@ import { useEffect, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
 import { useApi } from '../../../app/context.tsx';
 import { FILTER_RESET_STATE_KEY } from '../../../app/layout/MobileTopBar.tsx';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { SegmentPicker } from '../components/SegmentPicker.tsx';
 import { countryName } from '../countries.ts';
@@ -144,11 +144,11 @@ export function FilterPage() {
               </Button>
               {isAdvancedShown && (
                 <Stack spacing={2} sx={{ mt: 1 }}>
-                  <TextField
+                  <InputField
                     label="Center ZIP/Postal"
                     value={draft.geozip}
                     onChange={(e) => set('geozip', e.target.value)}
-                    slotProps={{ htmlInput: { maxLength: 12, autoCapitalize: 'characters' } }}
+                    htmlInput={{ maxLength: 12, autoCapitalize: 'characters' }}
                   />
                   <Box>
                     <Typography variant="body2" color="text.secondary" id="radius-label">

@@ -1,6 +1,7 @@
-import { Chip, MenuItem, Stack, TextField } from '@mui/material';
+import { Chip, FormControl, InputLabel, NativeSelect, OutlinedInput, Stack } from '@mui/material';
 import { STATIC_CHIP_COUNTRIES } from '@pm/contracts';
 import { useEffect, useState } from 'react';
+import { InputField } from '../../../components/ui/InputField.tsx';
 import { countryName } from '../../shop/countries.ts';
 import type { StaticCountry, StaticFilter } from '../rules.ts';
 
@@ -46,18 +47,22 @@ export function StaticFilterFields({
       <TypedFilter label="IP" value={filter.ip} onCommit={(ip) => onChange({ ip })} />
       <TypedFilter label="City" value={filter.city} onCommit={(city) => onChange({ city })} />
       <TypedFilter label="ISP" value={filter.isp} onCommit={(isp) => onChange({ isp })} />
-      <TextField
-        select
-        size="small"
-        label="Connection"
-        value={filter.conn}
-        onChange={(e) => onChange({ conn: e.target.value as StaticFilter['conn'] })}
-        sx={{ minWidth: 140 }}
-      >
-        <MenuItem value="any">Any</MenuItem>
-        <MenuItem value="wifi">Wifi</MenuItem>
-        <MenuItem value="cell">Cell</MenuItem>
-      </TextField>
+      {/* The browser's own select: Material UI's menu select would load Menu, Popover and Modal. */}
+      <FormControl size="small" sx={{ minWidth: 140 }}>
+        <InputLabel htmlFor="static-conn" shrink>
+          Connection
+        </InputLabel>
+        <NativeSelect
+          value={filter.conn}
+          onChange={(e) => onChange({ conn: e.target.value as StaticFilter['conn'] })}
+          input={<OutlinedInput label="Connection" notched />}
+          inputProps={{ id: 'static-conn' }}
+        >
+          <option value="any">Any</option>
+          <option value="wifi">Wifi</option>
+          <option value="cell">Cell</option>
+        </NativeSelect>
+      </FormControl>
     </Stack>
   );
 }
@@ -79,12 +84,12 @@ function TypedFilter({
     return () => clearTimeout(timer);
   }, [draft, value, onCommit]);
   return (
-    <TextField
+    <InputField
       size="small"
       label={label}
       value={draft}
       onChange={(e) => setDraft(e.target.value)}
-      slotProps={{ htmlInput: { maxLength: 100 } }}
+      htmlInput={{ maxLength: 100 }}
     />
   );
 }
