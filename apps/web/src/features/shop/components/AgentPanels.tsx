@@ -89,7 +89,7 @@ export function ScorePanel({ check, action }: { check: TScoreCheck | null; actio
       <Typography variant="caption" color="text.secondary">
         Checked {new Date(check.time).toLocaleString()}
       </Typography>
-      {action}
+      {action && <Box>{action}</Box>}
     </Stack>
   );
 }

@@ -1,0 +1,197 @@
+/**
+ * The checks on the whole product with the demo network, as `npm start` runs them: the devnet's
+ * DNSBL server lists some demo US agents (apps/devnet/src/checks/demo.ts) and the server looks
+ * them up with Node's resolver, so the shop's Clean column, its stars filter and the proxy detail's
+ * Blacklists tab show real lookups; a lease's Update Score buys a check answered by the GetIPIntel,
+ * IPQualityScore and minFraud stand-ins in their real shapes; Test Now runs a real speed test
+ * through the gateway and the agent's tunnel.
+ *
+ * Demo agents by city: Yonkers 198.51.100.13 (8 lists), Brooklyn 203.0.113.10 (2 lists), Newark
+ * 192.0.2.12 (only the two ignored lists), Stamford 203.0.113.12 (flagged by the score providers).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TAgent, TAgentListResponse, TLease } from '@pm/contracts';
+import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { Browser } from 'playwright-core';
+import { MyProxiesPage } from './pages/MyProxiesPage.ts';
+import { ShopPage } from './pages/ShopPage.ts';
+import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import {
+  openStackVisit,
+  type StackVisit,
+  shownBalanceC,
+  signInOnStack,
+  stackApi,
+  usd,
+  waitUntil,
+} from './support/stackVisit.ts';
+
+let browser: Browser;
+let stack: TestStack;
+
+before(
+  async () => {
+    stack = await startStack({ label: 'web_e2e_checks', network: {} });
+    browser = await launchBrowser();
+  },
+  { timeout: 120_000 },
+);
+
+after(
+  async () => {
+    await browser?.close();
+    await stack?.close();
+  },
+  { timeout: 60_000 },
+);
+
+interface Visit extends StackVisit {
+  shop: ShopPage;
+  my: MyProxiesPage;
+}
+
+async function newVisit(viewport = DESKTOP): Promise<Visit> {
+  const v = await openStackVisit(browser, stack, { viewport });
+  return { ...v, shop: new ShopPage(v.page), my: new MyProxiesPage(v.page) };
+}
+
+const customer = () => stack.demo.customer;
+const api = <T>(method: string, path: string, body?: unknown) =>
+  stackApi<T>(stack, customer(), method, path, body);
+
+/** The US demo agent in `city`, as the API shows it now. */
+async function agentIn(city: string): Promise<TAgent> {
+  const list = await api<TAgentListResponse>('GET', '/agents?cc=US&limit=100');
+  const agent = list.body.agents.find((a) => a.loc.city === city);
+  assert.ok(agent, `a US agent in ${city}`);
+  return agent;
+}
+
+/** The first blacklist sweep runs as the demo network comes up; wait until it reached Yonkers. */
+async function waitForSweep(): Promise<void> {
+  await waitUntil(
+    async () => (await agentIn('Yonkers')).blacklists.listIDs.length > 0,
+    'the blacklist sweep',
+    60_000,
+  );
+}
+
+describe('the checks on the whole product with the demo network', () => {
+  it('the Clean column and the stars filter come from the DNS blacklists', async () => {
+    await waitForSweep();
+    const v = await newVisit();
+    try {
+      await signInOnStack(v, stack, customer());
+      await v.shop.waitForRows();
+      await v.shop.setRowsPerPage(50);
+      await waitUntil(async () => (await v.shop.rows.count()) > 10, 'the US list on one page');
+      // A row by its city and the shown part of its address (a city may have several agents).
+      const row = (city: string, ip: string) =>
+        v.shop.rows.filter({ hasText: city }).filter({ hasText: `${ip}.***` });
+      const cleanOf = async (city: string, ip: string) => (await v.shop.rowCells(row(city, ip)))[5];
+      assert.equal(await cleanOf('Yonkers', '198.51.100'), '4', '8 lists');
+      assert.equal(await cleanOf('Brooklyn', '203.0.113'), '8', '2 lists');
+      assert.equal(await cleanOf('Newark', '192.0.2'), '10', 'only ignored lists');
+      await saveScreenshot(v.page, 'checks-stack-desktop-clean');
+
+      await v.shop.showFilters();
+      await v.shop.chooseFilter('Clean', '5 or more');
+      await waitUntil(async () => (await row('Yonkers', '198.51.100').count()) === 0, 'Yonkers filtered out');
+      assert.equal(await row('Brooklyn', '203.0.113').count(), 1);
+      assert.equal(new URL(v.page.url()).searchParams.get('stars'), '5');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it("a 390 px phone opens a listed proxy's Blacklists and sees its lists by name", async () => {
+    await waitForSweep();
+    const yonkers = await agentIn('Yonkers');
+    const newark = await agentIn('Newark');
+    const v = await newVisit(PHONE);
+    try {
+      await signInOnStack(v, stack, customer(), `/shop/${yonkers.id}`);
+      await v.page.getByTestId('agent-info').waitFor();
+      const panel = await v.shop.openDetailTab('Blacklists');
+      const names = await panel.getByRole('listitem').allInnerTexts();
+      assert.equal(names.length, 8);
+      for (const name of [
+        'Spamhaus SBL',
+        'SpamCop',
+        'Barracuda Reputation',
+        'DroneBL',
+        'UCEPROTECT Level 1',
+      ]) {
+        assert.ok(names.includes(name), name);
+      }
+      await saveScreenshot(v.page, 'checks-stack-phone-blacklists');
+
+      await v.page.goto(new URL(`/shop/${newark.id}`, stack.webUrl).toString());
+      await v.page.getByTestId('agent-info').waitFor();
+      const clean = await v.shop.openDetailTab('Blacklists');
+      await clean.getByText('No blacklist records').waitFor();
+      await saveScreenshot(v.page, 'checks-stack-phone-no-blacklists');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it("updates a lease's score (G, I, M and warnings, charged once) and tests its speed in Mbps", async () => {
+    const stamford = await agentIn('Stamford');
+    const bought = await api<TLease>('POST', '/leases', {
+      agentID: stamford.id,
+      expPriceC: stamford.priceExcC,
+      probe: false,
+      exc: true,
+    });
+    assert.equal(bought.status, 201, JSON.stringify(bought.body));
+    const ip = bought.body.currentInfo.ip;
+    const v = await newVisit();
+    try {
+      await signInOnStack(v, stack, customer(), '/my');
+      await v.my.waitForRows();
+      await v.my.selectLease(ip);
+      const before = await shownBalanceC(v);
+      const score = await v.my.openTab('Update Score');
+      await score.getByText('No score check yet').waitFor();
+      await score.getByRole('button', { name: 'Update Score' }).click();
+      await v.shell.text('IP Score information updated').waitFor();
+      await score.getByTestId('score-check').waitFor();
+      const shown = await score.innerText();
+      assert.match(shown, /G\s+99\b/);
+      assert.match(shown, /I\s+88\b/);
+      assert.match(shown, /M\s+78\.1\b/);
+      for (const w of ['proxy', 'vpn', 'hosting', 'abuse']) assert.match(shown, new RegExp(`\\b${w}\\b`));
+      assert.doesNotMatch(shown, /\btor\b/);
+      await v.shell.waitForBalance(usd(before - 50));
+      await saveScreenshot(v.page, 'checks-stack-desktop-score');
+
+      const speed = await v.my.openTab('Test Speed');
+      await speed.getByRole('button', { name: 'Test Now' }).click();
+      await speed.getByText(/\d+\.\d Mbps/).waitFor({ timeout: 45_000 });
+      assert.equal(
+        await speed.getByRole('button', { name: 'Test Now' }).isDisabled(),
+        true,
+        'retest after 6 minutes',
+      );
+      assert.match(await speed.innerText(), /Retest available at \d\d:\d\d/);
+      await saveScreenshot(v.page, 'checks-stack-desktop-speed');
+    } finally {
+      await v.context.close();
+    }
+
+    const phone = await newVisit(PHONE);
+    try {
+      await signInOnStack(phone, stack, customer(), `/my/${bought.body.id}`);
+      const score = await phone.my.openTab('Update Score');
+      await score.getByTestId('score-check').waitFor();
+      await saveScreenshot(phone.page, 'checks-stack-phone-score');
+      const speed = await phone.my.openTab('Test Speed');
+      await speed.getByText(/\d+\.\d Mbps/).waitFor();
+      await saveScreenshot(phone.page, 'checks-stack-phone-speed');
+    } finally {
+      await phone.context.close();
+    }
+  });
+});
