@@ -142,6 +142,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       siteUrl: `${webUrl}/`,
       support: cfg.support,
       termsVersion: cfg.termsVersion,
+      publicApiClient: cfg.apiClient,
     };
     let chain: ChainSimulator | undefined;
     let payments: Parameters<typeof startServer>[0]['settings'] = {};

@@ -31,6 +31,8 @@ export interface TestStack {
   chain: ChainSimulator;
   /** The demo proxy network (gateway node and real agents), when `StackOptions.network` asked for it. */
   network: DemoNetwork | undefined;
+  /** The public API's password-grant client (also in the environment the web app reads). */
+  apiClient: { clientId: string; clientSecret: string };
   /** A market API access token for a user, by the public API client's password grant. */
   token(email: string, password: string): Promise<string>;
   /** Creates a customer (sign-in user and market account with DEPOSIT, balance $0); returns its id. */
@@ -132,6 +134,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       unknownOriginWebUrl: product.webUrl.replace('localhost', '127.0.0.1'),
       mail: { list: async () => mail.list(), waitFor: (...a) => mail.waitFor(...a) },
       demo,
+      apiClient,
       chain: product.chain!,
       network: product.network,
       async token(email, password) {

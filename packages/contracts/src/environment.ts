@@ -21,6 +21,12 @@ export const ZEnvironment = z.object({
   support: z.object({ email: z.string(), messenger: z.string(), messengerUrl: z.string() }),
   /** Current Terms version; the Terms modal shows while the accepted one is older. */
   termsVersion: z.number().int(),
+  /**
+   * The public API's password-grant client (SPEC 7) that the API page's token request names. It
+   * identifies the product's API client, not a customer (customers prove themselves with their
+   * password or an API key), so it is published. Absent: the page shows placeholders.
+   */
+  publicApiClient: z.object({ clientId: z.string(), clientSecret: z.string() }).optional(),
 });
 export type TEnvironment = z.infer<typeof ZEnvironment>;
 
