@@ -9,3 +9,4 @@ export * from './checks.ts';
 export * from './sales.ts';
 export * from './ports.ts';
 export * from './apikeys.ts';
+export * from './ratelimits.ts';
