@@ -24,6 +24,8 @@ export const AUTO_REFUND_FAIL_PCT = 40;
 export const REFUND_WINDOW_MS = 4 * 60 * 60 * 1000;
 export const REFUND_MAX_TRAFFIC_BYTES = 100 * 1000 * 1000;
 export const REFUND_MAX_SPEED_BPS = 500_000;
+/** Static proxies are refundable within 1 hour, only if unused (SPEC 9). */
+export const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
 
 const IPV4_OCTET = /^(\d{1,3})$/;
 

@@ -101,7 +101,13 @@ const ROUTES: RouteObject[] = [
           (m) => m.PaymentsPage,
         ),
       },
-      { path: 'faq', element: later('FAQ') },
+      {
+        path: 'faq',
+        element: lazyPage(
+          () => import('../features/info/pages/FaqPage.tsx'),
+          (m) => m.FaqPage,
+        ),
+      },
       { path: 'api', element: later('API') },
       { path: 'download', element: later('Downloads') },
       {

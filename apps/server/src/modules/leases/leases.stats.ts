@@ -4,6 +4,7 @@ import {
   REFUND_MAX_TRAFFIC_BYTES,
   REFUND_WINDOW_MS,
   RENEW_WINDOW_MS,
+  STATIC_REFUND_WINDOW_MS,
   type TLeaseStats,
 } from '@pm/contracts';
 
@@ -24,8 +25,8 @@ export interface AgentStatsInput {
   speedBps: number | null;
 }
 
-/** Static proxies are refundable within 1 hour, only if unused (SPEC 9). */
-export const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
+/** Static proxies are refundable within 1 hour, only if unused (SPEC 9); the FAQ reads the same constant. */
+export { STATIC_REFUND_WINDOW_MS };
 
 /** fails / reqs * 100, rounded to 2 decimals; 0 without requests. */
 export function computeFailPct(reqs: number, fails: number): number {
