@@ -42,6 +42,11 @@ export interface TestStack {
    * judges the renewal window (last 5 hours) and the refund window (first 4 hours) by them.
    */
   ageLease(leaseId: string, ms: number): Promise<void>;
+  /**
+   * Ends a lease now as the expiry job would (`expired`), optionally with `trafficBytes` moved
+   * through it (split evenly both ways): the admin area's credit and traffic highlight need both.
+   */
+  endLease(leaseId: string, o?: { trafficBytes?: number }): Promise<void>;
   stopApi(): Promise<void>;
   close(): Promise<void>;
 }
@@ -169,6 +174,15 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           [leaseId, ms],
         );
         if (moved.length !== 1) throw new Error(`ageLease: no lease ${leaseId}`);
+      },
+      async endLease(leaseId, o = {}) {
+        const half = Math.floor((o.trafficBytes ?? 0) / 2);
+        const ended = await db.query(
+          `UPDATE leases SET ended_at = now(), end_reason = 'expired', auto_renew = false,
+             in_bytes = in_bytes + $2, out_bytes = out_bytes + $3 WHERE id = $1 RETURNING id`,
+          [leaseId, half, (o.trafficBytes ?? 0) - half],
+        );
+        if (ended.length !== 1) throw new Error(`endLease: no lease ${leaseId}`);
       },
       stopApi: product.stopApi,
       async close() {

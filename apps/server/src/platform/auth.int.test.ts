@@ -130,6 +130,18 @@ describe('staff routes', () => {
           payload: { permissions: { add: ['DEPOSIT'] } },
         },
         { method: 'GET' as const, url: `/txrecords?uid=${target.userId}` },
+        // The admin area's staff routes (issue 26).
+        { method: 'GET' as const, url: '/leases/abcd-1234' },
+        { method: 'GET' as const, url: `/admin/leases?uid=${target.userId}` },
+        { method: 'POST' as const, url: '/admin/leases/abcd-1234/credit', payload: {} },
+        { method: 'POST' as const, url: '/admin/leases/abcd-1234/refund' },
+        { method: 'GET' as const, url: `/crypto/transactions?user_id=${target.userId}` },
+        { method: 'POST' as const, url: '/crypto/deep-check/', payload: { user_id: target.userId } },
+        { method: 'GET' as const, url: '/crypto/held' },
+        { method: 'POST' as const, url: '/crypto/held/1/release', payload: { note: 'x' } },
+        { method: 'POST' as const, url: '/crypto/held/1/return', payload: { note: 'x' } },
+        { method: 'GET' as const, url: '/crypto/vanished' },
+        { method: 'GET' as const, url: '/admin/audit' },
       ];
       for (const call of calls) {
         const res = await t.app.inject({ ...call, headers });

@@ -10,7 +10,7 @@ const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
 
 /** Lease Info: id search from pasted text, details, credit of the purchase price once ended; leases by customer or IP. */
 export function LeaseInfoTab() {
-  const { client, user } = useAdmin();
+  const { client, user, updateUser } = useAdmin();
   const [text, setText] = useState('');
   const [reason, setReason] = useState('');
   const [ip, setIp] = useState('');
@@ -19,6 +19,8 @@ export function LeaseInfoTab() {
   const credit = useAction(async (lease: TAdminLease) => {
     const r = await client.creditLease(lease.id, reason);
     await lookup.start(lease.id);
+    // The loaded customer's balance shown elsewhere follows the credit.
+    if (user?.userId === r.userId) updateUser({ account: await client.account(r.userId) });
     return r;
   });
   const list = useAction(async (filter: { uid?: string; ip?: string }) => client.leases(filter, 200));

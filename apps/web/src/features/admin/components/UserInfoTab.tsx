@@ -32,6 +32,7 @@ export function UserInfoTab() {
   });
   const block = useAction(async (blocked: boolean) => {
     if (!user?.email) return;
+    setDone(null);
     setBlockFailed(false);
     try {
       const r = await client.setBlocked(user.email, blocked, reason);
@@ -44,17 +45,20 @@ export function UserInfoTab() {
   });
   const changePassword = useAction(async () => {
     if (!user?.email) return;
+    setDone(null);
     await client.setPassword(user.email, password, reason);
     setPassword('');
     setDone('Password changed; the user was mailed that support changed it');
   });
   const resetLink = useAction(async () => {
     if (!user?.email) return;
+    setDone(null);
     await client.mailResetLink(user.email, reason);
     setDone('Reset link mailed');
   });
   const deposit = useAction(async (grant: boolean) => {
     if (!user) return;
+    setDone(null);
     updateUser({ account: await client.setDeposit(user.userId, grant) });
     setDone(grant ? 'DEPOSIT granted' : 'DEPOSIT revoked');
   });

@@ -1,0 +1,294 @@
+/**
+ * The admin area on the whole product (issue 26), as `npm start` runs it: the demo admin finds the
+ * demo customer by e-mail, blocks them (their next API call is refused and their proxy stops within
+ * 5 seconds), unblocks, changes their password, revokes and grants DEPOSIT, changes the balance with
+ * a reason, looks up a lease from pasted text and credits it once it has ended, looks up the crypto
+ * transactions and deep checks, lists payments with traffic over 100 MB highlighted, and finds every
+ * action in Audit. A customer sees ACCESS DENIED and every admin call answers 403.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import {
+  SOCKS_PORT_OFFSETS,
+  type TAccount,
+  type TAgentListResponse,
+  type TCryptoCreateResponse,
+  type TLease,
+} from '@pm/contracts';
+import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { Browser, Page } from 'playwright-core';
+import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
+import { openStackVisit, signInOnStack, stackApi, waitUntil } from './support/stackVisit.ts';
+
+const run = promisify(execFile);
+const PAGE_TEXT = 'hello through the customer proxy';
+
+let browser: Browser;
+let stack: TestStack;
+let target: LoopbackPage;
+
+before(
+  async () => {
+    target = await startLoopbackPage(PAGE_TEXT);
+    stack = await startStack({
+      label: 'web_e2e_admin',
+      network: { agentCount: 6 },
+      paymentsWatchIntervalSeconds: 2,
+    });
+    browser = await launchBrowser();
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await browser?.close();
+    await stack?.close();
+    target?.close();
+  },
+  { timeout: 60_000 },
+);
+
+async function curlThrough(lease: TLease): Promise<boolean> {
+  const { user, pwd, ip, port } = lease.socks;
+  const proxy = `socks5h://${user}:${pwd}@${ip}:${port + SOCKS_PORT_OFFSETS[0]}`;
+  try {
+    const { stdout } = await run('curl', ['-sS', '--max-time', '3', '--proxy', proxy, target.url]);
+    return stdout.includes(PAGE_TEXT);
+  } catch {
+    return false;
+  }
+}
+
+async function tab(page: Page, name: string) {
+  await page.getByRole('tab', { name }).click();
+}
+
+async function noHorizontalOverflow(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `the page overflows by ${overflow} px`);
+}
+
+describe('admin area on the real stack (issue 26)', () => {
+  it('staff walk every admin action, and each one is in Audit', { timeout: 240_000 }, async () => {
+    const customer = { ...stack.demo.customer };
+    const customerApi = <T>(method: string, path: string, body?: unknown) =>
+      stackApi<T>(stack, customer, method, path, body);
+
+    // The customer's running lease (bought through the API) and a paid crypto charge.
+    const list = await customerApi<TAgentListResponse>('GET', '/agents?cursor=0&limit=50&leases=none');
+    const agent = list.body.agents.find((a) => a.online);
+    assert.ok(agent, 'an online unleased agent');
+    const bought = await customerApi<TLease>('POST', '/leases', {
+      agentID: agent.id,
+      expPriceC: agent.priceExcC,
+      exc: true,
+    });
+    assert.equal(bought.status, 201, JSON.stringify(bought.body));
+    const lease = bought.body;
+    await waitUntil(() => curlThrough(lease), 'the lease carries traffic', 10_000);
+    const me = (await customerApi<TAccount>('GET', '/accounts/my')).body;
+    const charge = await customerApi<TCryptoCreateResponse>('POST', '/crypto/create', {
+      amount: 500,
+      type: 'ltc',
+    });
+    assert.equal(charge.status, 200, JSON.stringify(charge.body));
+    const txid = stack.chain.pay('ltc', charge.body.address, charge.body.amount);
+
+    const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
+    const { page } = v;
+    try {
+      await signInOnStack(v, stack, stack.demo.admin, '/bigadmin');
+      await page.getByRole('tab', { name: 'User Info' }).waitFor();
+      // Actions stay disabled until a user is loaded.
+      assert.equal(await page.getByTestId('admin-block').isDisabled(), true);
+
+      await page.getByTestId('admin-email').fill(customer.email);
+      await page.getByRole('button', { name: 'Find by e-mail' }).click();
+      await page.getByTestId('admin-user-details').waitFor();
+      assert.match((await page.getByTestId('admin-user-details').textContent()) ?? '', new RegExp(me.userID));
+      await saveScreenshot(page, 'admin-user-info-1280');
+
+      // Block: the customer's token is refused and the proxy stops within 5 seconds.
+      const tokenBefore = await stack.token(customer.email, customer.password);
+      await page.getByTestId('admin-reason').fill('chargeback investigation');
+      const blockedAt = Date.now();
+      await page.getByTestId('admin-block').click();
+      await page.getByTestId('admin-blocked-state').getByText('Blocked').waitFor();
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${stack.apiUrl}/accounts/my`, {
+            headers: { authorization: `Bearer ${tokenBefore}` },
+          });
+          return res.status === 401 || res.status === 403;
+        },
+        "the blocked customer's next call is refused",
+        5_000,
+      );
+      await waitUntil(async () => !(await curlThrough(lease)), "the blocked customer's proxy stops", 5_000);
+      assert.ok(Date.now() - blockedAt < 6_000, 'both within seconds');
+
+      await page.getByTestId('admin-block').click();
+      await page.getByTestId('admin-blocked-state').getByText('Active').waitFor();
+      await waitUntil(() => curlThrough(lease), 'the proxy works again after unblock', 10_000);
+
+      // Password change: the customer signs in with the new one.
+      const newPassword = 'Support-set password 42!';
+      await page.getByTestId('admin-password').fill(newPassword);
+      await page.getByTestId('admin-change-password').click();
+      await page.getByTestId('admin-done').getByText('Password changed').waitFor();
+      customer.password = newPassword;
+      assert.ok(await stack.token(customer.email, customer.password));
+
+      // DEPOSIT: revoke, then grant.
+      await page.getByTestId('admin-revoke-deposit').click();
+      await page.getByTestId('admin-done').getByText('DEPOSIT revoked').waitFor();
+      await page.getByTestId('admin-grant-deposit').click();
+      await page.getByTestId('admin-done').getByText('DEPOSIT granted').waitFor();
+
+      // Balance change in cents with a reason; zero is ignored.
+      await tab(page, 'User Balance');
+      await page.getByTestId('admin-balance-delta').fill('0');
+      await page.getByTestId('admin-balance-reason').fill('goodwill for the outage');
+      assert.equal(await page.getByTestId('admin-balance-apply').isDisabled(), true, 'zero is ignored');
+      const before = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      await page.getByTestId('admin-balance-delta').fill('250');
+      await page.getByTestId('admin-balance-apply').click();
+      await page.getByTestId('admin-balance-done').waitFor();
+      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, before + 250);
+
+      // Lease Info: pasted text, credit refused while running, allowed once ended.
+      await tab(page, 'Lease Info');
+      await page
+        .getByTestId('admin-lease-search')
+        .fill(`please refund Lease ${lease.id.toUpperCase()} (private)`);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByTestId('admin-lease-details').waitFor();
+      assert.equal(
+        await page.getByTestId('admin-credit-lease').isDisabled(),
+        true,
+        'a running lease is not credited',
+      );
+      await stack.endLease(lease.id, { trafficBytes: 150 * 1024 * 1024 });
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByTestId('admin-credit-lease').and(page.locator(':not([disabled])')).waitFor();
+      const beforeCredit = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      await page.getByTestId('admin-credit-reason').fill('proxy dead for most of the day');
+      await page.getByTestId('admin-credit-lease').click();
+      await page.getByTestId('admin-credit-done').waitFor();
+      assert.equal(
+        (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC,
+        beforeCredit + lease.purchasePriceC,
+      );
+      await saveScreenshot(page, 'admin-lease-info-1280');
+
+      // Transaction Info: the paid charge's transaction and a deep check of it.
+      await tab(page, 'Transaction Info');
+      await waitUntil(
+        async () => {
+          await page.getByTestId('admin-load-crypto').click();
+          await page.waitForTimeout(300);
+          return (await page.getByTestId('admin-crypto-row').count()) > 0;
+        },
+        'the crypto transaction is listed',
+        30_000,
+      );
+      await page.getByTestId('admin-deep-txid').fill(txid);
+      await page.getByTestId('admin-deep-uid').fill(charge.body.uid);
+      await page.getByTestId('admin-deep-check').click();
+      await page
+        .getByTestId('admin-deep-result')
+        .getByText(/1 charge/)
+        .waitFor();
+
+      // User Payments: the ended lease's purchase row is highlighted (150 MB > 100 MB).
+      await tab(page, 'User Payments');
+      const future = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+      const last = page.getByTestId('admin-pay-last');
+      const lastBefore = await last.inputValue();
+      await last.fill(future);
+      assert.equal(await last.inputValue(), lastBefore, 'a future day is refused');
+      await page.getByTestId('admin-load-payments').click();
+      await page.getByTestId('admin-payment-row').first().waitFor();
+      const heavy = page.locator('[data-testid="admin-payment-row"][data-heavy="true"]');
+      assert.ok((await heavy.count()) >= 1, 'the heavy lease is highlighted');
+      assert.match((await heavy.first().textContent()) ?? '', new RegExp(lease.id));
+      await saveScreenshot(page, 'admin-payments-1280');
+
+      // Audit: every action above, with who did it.
+      await tab(page, 'Audit');
+      await page.getByTestId('admin-load-audit').click();
+      await page.getByTestId('admin-audit-row').first().waitFor();
+      const actions = await page
+        .getByTestId('admin-audit-row')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+      for (const a of [
+        'user.block',
+        'user.unblock',
+        'user.password',
+        'account.permissions',
+        'account.balance',
+        'lease.credit',
+      ]) {
+        assert.ok(actions.includes(a), `${a} in the audit list (${actions.join(', ')})`);
+      }
+      await saveScreenshot(page, 'admin-audit-1280');
+
+      // At 390 px the area stays usable, with no horizontal overflow.
+      await page.setViewportSize(PHONE);
+      for (const name of ['Audit', 'User Payments', 'User Info']) {
+        await tab(page, name);
+        await noHorizontalOverflow(page);
+      }
+      await saveScreenshot(page, 'admin-user-info-390');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('a customer sees ACCESS DENIED and every admin call answers 403', { timeout: 120_000 }, async () => {
+    const customer = { email: 'plain-customer@example.com', password: 'Plain customer pw 123!' };
+    const customerId = await stack.addCustomer(customer.email, customer.password);
+    const v = await openStackVisit(browser, stack, { viewport: PHONE });
+    try {
+      await signInOnStack(v, stack, customer, '/bigadmin');
+      await v.page.getByTestId('access-denied').waitFor();
+      await saveScreenshot(v.page, 'admin-access-denied-390');
+    } finally {
+      await v.context.close();
+    }
+    const token = await stack.token(customer.email, customer.password);
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const calls: [string, string, string, unknown?][] = [
+      [stack.apiUrl, 'GET', `/accounts/${customerId}`],
+      [stack.apiUrl, 'PATCH', `/accounts/${customerId}`, { balanceDeltaC: 100 }],
+      [stack.apiUrl, 'GET', '/leases/abcd-1234'],
+      [stack.apiUrl, 'GET', `/admin/leases?uid=${customerId}`],
+      [stack.apiUrl, 'POST', '/admin/leases/abcd-1234/credit', {}],
+      [stack.apiUrl, 'GET', `/txrecords?uid=${customerId}&offset=0&limit=1000`],
+      [stack.apiUrl, 'GET', `/crypto/transactions?user_id=${customerId}`],
+      [stack.apiUrl, 'POST', '/crypto/deep-check/', { user_id: customerId }],
+      [stack.apiUrl, 'GET', '/crypto/held'],
+      [stack.apiUrl, 'GET', '/admin/audit'],
+      [stack.issuer, 'POST', '/administator/user/info/', { email: customer.email }],
+      [stack.issuer, 'POST', '/administator/user/block/', { email: customer.email, blocked: true }],
+      [
+        stack.issuer,
+        'POST',
+        '/administator/user/password/change',
+        { email: customer.email, password: 'x'.repeat(16) },
+      ],
+      [stack.issuer, 'POST', '/administator/user/password/reset-link', { email: customer.email }],
+    ];
+    for (const [base, method, path, body] of calls) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: auth,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      assert.equal(res.status, 403, `${method} ${path}`);
+    }
+  });
+});
