@@ -1,0 +1,113 @@
+import type { DbHandle } from './client.ts';
+
+/** One counted hit: how many in the current window and when the window ends (epoch ms). */
+export interface RateHit {
+  hits: number;
+  resetAtMs: number;
+}
+
+/**
+ * The account slow-down's schedule: the first `freeFailures` hits cost nothing; after that each
+ * hit makes the next one wait `baseDelayMs`, doubling per hit, at most `maxDelayMs`. The count is
+ * forgotten `forgetAfterMs` after the last hit.
+ */
+export interface PaceSchedule {
+  freeFailures: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  forgetAfterMs: number;
+}
+
+export type PaceAnswer = { ok: true } | { ok: false; retryAfterMs: number };
+
+/**
+ * Rate-limit counters every process shares. Keys name the app, the limit and the caller
+ * (`api:POST /leases:user-1`, `id:fip:203.0.113.5`).
+ */
+export interface RateCounter {
+  /** Counts one hit in a fixed window of `windowMs` (a window that has ended starts over at 1). */
+  hit(key: string, windowMs: number): Promise<RateHit>;
+  /** Gives one hit of the current window back (never below 0). */
+  giveBack(key: string): Promise<void>;
+  /** Forgets the key. */
+  clear(key: string): Promise<void>;
+  /**
+   * Takes the next slot of a slow-down, or answers how long to wait. The slot is reserved in the
+   * same statement that checks it, so parallel callers cannot share one.
+   */
+  pace(key: string, schedule: PaceSchedule): Promise<PaceAnswer>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const MS = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+
+/** The wait after `hits` failures, in SQL over parameters $3 free, $4 base, $5 max (ms). */
+const delayAfter = (hits: string) =>
+  `CASE WHEN ${hits} < $3 THEN 0 ELSE LEAST($5::float8, $4::float8 * power(2, LEAST(${hits} - $3, 30))) END`;
+
+/**
+ * The counters in the `rate_limits` table: each call is one atomic statement (INSERT … ON
+ * CONFLICT DO UPDATE … RETURNING), so N processes allow the limit once, not N times. Works on
+ * PostgreSQL and PGlite. `now` is the caller's clock (hosts keep time with NTP; tests move it).
+ */
+export function createPgRateCounter(
+  handle: Pick<DbHandle, 'query'>,
+  now: () => number = Date.now,
+): RateCounter {
+  return {
+    async hit(key, windowMs) {
+      const t = now();
+      const [row] = await handle.query<{ hits: number; reset_ms: number }>(
+        `INSERT INTO rate_limits AS r (key, hits, reset_at) VALUES ($1, 1, $3::timestamptz)
+         ON CONFLICT (key) DO UPDATE SET
+           hits = CASE WHEN r.reset_at <= $2::timestamptz THEN 1 ELSE r.hits + 1 END,
+           reset_at = CASE WHEN r.reset_at <= $2::timestamptz THEN excluded.reset_at ELSE r.reset_at END
+         RETURNING hits, ${MS('reset_at')} AS reset_ms`,
+        [key, iso(t), iso(t + windowMs)],
+      );
+      if (!row) throw new Error(`rate limit ${key}: no row returned`);
+      return { hits: Number(row.hits), resetAtMs: Number(row.reset_ms) };
+    },
+    async giveBack(key) {
+      await handle.query(
+        'UPDATE rate_limits SET hits = GREATEST(hits - 1, 0) WHERE key = $1 AND reset_at > $2::timestamptz',
+        [key, iso(now())],
+      );
+    },
+    async clear(key) {
+      await handle.query('DELETE FROM rate_limits WHERE key = $1', [key]);
+    },
+    async pace(key, s) {
+      const t = now();
+      // A row past reset_at is forgotten (starts at 1); one whose not_before is ahead is left alone.
+      const fresh = 'r.reset_at <= $2::timestamptz';
+      const next = `CASE WHEN ${fresh} THEN 1 ELSE r.hits + 1 END`;
+      const taken = await handle.query(
+        `INSERT INTO rate_limits AS r (key, hits, reset_at, not_before)
+           VALUES ($1, 1, $6::timestamptz, $2::timestamptz + (${delayAfter('1')}) * interval '1 millisecond')
+         ON CONFLICT (key) DO UPDATE SET
+           hits = ${next},
+           reset_at = excluded.reset_at,
+           not_before = $2::timestamptz + (${delayAfter(next)}) * interval '1 millisecond'
+         WHERE ${fresh} OR r.not_before IS NULL OR r.not_before <= $2::timestamptz
+         RETURNING hits`,
+        [key, iso(t), s.freeFailures, s.baseDelayMs, s.maxDelayMs, iso(t + s.forgetAfterMs)],
+      );
+      if (taken.length > 0) return { ok: true };
+      const [row] = await handle.query<{ nb: number | null }>(
+        `SELECT ${MS('not_before')} AS nb FROM rate_limits WHERE key = $1`,
+        [key],
+      );
+      const wait = row?.nb == null ? 1000 : Number(row.nb) - t;
+      return { ok: false, retryAfterMs: Math.max(1, wait) };
+    },
+  };
+}
+
+/** Deletes rows whose window has ended before `beforeMs`; returns how many. */
+export async function sweepRateLimits(handle: Pick<DbHandle, 'query'>, beforeMs: number = Date.now()) {
+  const rows = await handle.query('DELETE FROM rate_limits WHERE reset_at <= $1::timestamptz RETURNING 1', [
+    iso(beforeMs),
+  ]);
+  return rows.length;
+}
