@@ -61,6 +61,7 @@ const Env = z.object({
   AUTH_PORT_MAX: port(20999),
   CHAIN_PORT: port(7305),
   TICKER_PORT: port(7306),
+  PORTS_PORT: port(7307),
   PAYMENTS_BONUS_PCT: z.coerce.number().int().min(0).max(100).default(0),
   DEMO_AGENTS: z.coerce.number().int().min(0).max(200).default(DEMO_AGENT_COUNT),
   // A person trying the product signs up, tops up and buys: DEPOSIT at sign-up ('' = staff review, as in production).
@@ -164,6 +165,7 @@ const product = await startProduct({
     identity: env.IDENTITY_PORT,
     mailWeb: env.MAIL_PORT,
     smtp: env.MAIL_SMTP_PORT,
+    portsApi: env.PORTS_PORT,
   },
   extraWebOrigins: env.PUBLIC_HOST === 'localhost' ? [`http://127.0.0.1:${env.WEB_PORT}`] : [],
   smtpUrl: env.SMTP_URL,
@@ -221,6 +223,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Open:            ${product.webUrl}
   Sign-in host:    ${product.issuer}
   Market API:      ${product.apiUrl}  (OpenAPI: ${product.apiUrl}/openapi.json)
+  Ports API:       ${product.portsApiUrl}  (rotation links: GET /port/change/ip/{port}/{key})
   API metrics:     curl -H 'Authorization: Bearer ${metricsToken}' ${product.apiUrl}/metrics
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)

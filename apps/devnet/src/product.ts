@@ -19,6 +19,8 @@ export interface ProductPorts {
   identity: number;
   mailWeb: number;
   smtp: number;
+  /** The Ports API's own listener (default 0: a free port). */
+  portsApi?: number | undefined;
 }
 
 export interface ProductConfig {
@@ -76,6 +78,8 @@ export interface PaymentsDevnetConfig {
 export interface Product {
   webUrl: string;
   apiUrl: string;
+  /** The Ports API's base address (its own listener). */
+  portsApiUrl: string;
   issuer: string;
   mailUrl: string | undefined;
   mail: MailCatcher | undefined;
@@ -98,6 +102,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
     await pick(cfg.ports.api, host),
     await pick(cfg.ports.identity, host),
   ];
+  const portsApiPort = await pick(cfg.ports.portsApi ?? 0, host);
+  const portsApiUrl = `http://${publicHost}:${portsApiPort}`;
   const webUrl = `http://${publicHost}:${webPort}`;
   const apiUrl = `http://${publicHost}:${apiPort}`;
   const issuer = `http://${publicHost}:${identityPort}`;
@@ -135,7 +141,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       name: 'local',
       origins: webOrigins,
       apiUrl,
-      portsApiUrl: apiUrl,
+      portsApiUrl,
       issuer,
       clientId: cfg.webClientId,
       audience: cfg.apiAudience,
@@ -201,6 +207,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       roles: ['http', 'worker'],
       host,
       port: apiPort,
+      ports: { host, port: portsApiPort },
       db: cfg.db,
       oidc: { issuer, audience: cfg.apiAudience, algorithms: ['ES256'], permissionsClaim: 'permissions' },
       corsOrigins: webOrigins,
@@ -228,6 +235,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
     return {
       webUrl,
       apiUrl,
+      portsApiUrl,
       issuer,
       mailUrl: mail?.webUrl.replace(`//${host}:`, `//${publicHost}:`),
       mail,

@@ -123,7 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  registerMetrics(app, composition.platform.metrics);
+  // One registry per composition: the Ports API's listener shares the market API's and adds no second /metrics.
+  if (deps.surface !== 'ports') registerMetrics(app, composition.platform.metrics);
   // Routes opt in with `config.rateLimit`; counted per signed-in user (the auth hook has run by preHandler), else per IP.
   await app.register(fastifyRateLimit, {
     global: false,

@@ -75,6 +75,25 @@ describe('start()', () => {
     await assert.rejects(fetch(`${server.apiUrl}/healthz`, { signal: AbortSignal.timeout(2000) }));
   });
 
+  test('serves the Ports API on its own listener: its routes there, not on the market API', async () => {
+    const server = await startOnLoopback({ roles: ['http'], ports: { host: '127.0.0.1', port: 0 } });
+    try {
+      assert.match(server.portsUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(server.portsUrl, server.apiUrl);
+      const rotate = await fetch(`${server.portsUrl}/port/change/ip/30000/nokey`, {
+        signal: AbortSignal.timeout(5000),
+      });
+      assert.equal(rotate.status, 404);
+      assert.equal((await rotate.json()).message, 'Port not found', 'the ports route answered');
+      const onMarket = await fetch(`${server.apiUrl}/port/change/ip/30000/nokey`, {
+        signal: AbortSignal.timeout(5000),
+      });
+      assert.equal((await onMarket.json()).message, 'Not found');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('close does not wait for an open socket that never sent a request', async () => {
     const server = await startOnLoopback({ roles: ['http'] });
     // Browsers pre-open connections like this one; shutdown must not wait for their headers timeout.
@@ -95,7 +114,7 @@ describe('start()', () => {
       const schedules = await db.query<{ name: string }>('SELECT name FROM pgboss.schedule ORDER BY name');
       assert.deepEqual(
         schedules.map((s) => s.name),
-        ['leases.autoRefund', 'leases.expire', 'payments.watch'],
+        ['leases.autoRefund', 'leases.expire', 'payments.watch', 'ports.suspendDue'],
       );
     } finally {
       await server.close();

@@ -28,6 +28,8 @@ export type { FeatureSettings, OidcConfig, ServerConfig, ServerRole, WebConfig }
 export interface ServerHandle {
   /** The API's URL; undefined without the http role. */
   apiUrl?: string;
+  /** The Ports API's URL, when `config.ports` is set. */
+  portsUrl?: string;
   webUrl?: string;
   /**
    * Queues a module's job by name now, with its cron payload unless one is given, as its schedule
@@ -85,6 +87,21 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
     started.push(api);
     await api.listen({ host: config.host, port: config.port });
     handle.apiUrl = httpUrl(config.host, (api.server.address() as { port: number }).port);
+    if (config.ports) {
+      // The Ports API: the same services, only the modules' `portsRoutes`, on its own listener.
+      const portsApi = await buildApp({
+        db: config.db,
+        oidc: config.oidc,
+        corsOrigins: config.corsOrigins,
+        blockCacheMs: config.blockCacheMs,
+        trustProxyHops: config.trustProxyHops,
+        composition,
+        surface: 'ports',
+      });
+      started.push(portsApi);
+      await portsApi.listen({ host: config.ports.host, port: config.ports.port });
+      handle.portsUrl = httpUrl(config.ports.host, (portsApi.server.address() as { port: number }).port);
+    }
     if (config.web) {
       const web = await buildWebApp({
         root: config.web.root,

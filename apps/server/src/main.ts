@@ -8,6 +8,7 @@
  *
  * Environment variables:
  *   PORT               API port (default 7301; 0 picks a free one)
+ *   PORTS_PORT         Ports API port (default 7307; 0 picks a free one), PORTS_HOST (default HOST)
  *   HOST               API listen address (default 127.0.0.1)
  *   DATABASE_URL       postgres://… ; when unset, PGlite under DATA_DIR
  *   DATA_DIR           local state directory for PGlite (default ./data)
@@ -52,6 +53,7 @@ await migrateDb(db);
 const server = await start({ ...env, db, roles });
 const parts = [
   server.apiUrl ? `market API on ${server.apiUrl}` : undefined,
+  server.portsUrl ? `ports API on ${server.portsUrl}` : undefined,
   server.webUrl ? `web on ${server.webUrl}` : undefined,
   roles.includes('worker') ? 'job workers running' : undefined,
 ];

@@ -43,7 +43,7 @@ const nyRequest = (userId: string, price: number, over: Record<string, unknown> 
   switch: { type: 'timer', timer: 5 },
   ...over,
 });
-const post = (url: string, headers: Record<string, string>, payload: unknown) =>
+const post = (url: string, headers: Record<string, string>, payload: object) =>
   ports().inject({
     method: 'POST',
     url,
@@ -383,7 +383,7 @@ describe('GET|PUT /pricing/ports (staff, market API)', () => {
     const rows = table.rows.map((r: { kind: string; key: string; value: number }) =>
       r.kind === 'gb' && r.key === '1' ? { ...r, value: 500 } : r,
     );
-    const put = (body: unknown) =>
+    const put = (body: object) =>
       t.app.inject({
         method: 'PUT',
         url: '/pricing/ports',
