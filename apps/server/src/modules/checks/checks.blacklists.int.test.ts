@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
+import { buildAccount, buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { type DnsblServer, startDnsblServer } from '@pm/devnet/checks';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type ChecksSettings, DEFAULT_CHECKS_SETTINGS } from './checks.config.ts';
@@ -104,4 +104,18 @@ test("an agent's new address is looked up at the next sweep; the old result no l
   assert.deepEqual((await get()).blacklists.listIDs, []);
   await service().sweepBlacklists();
   assert.equal((await get()).stars, 4);
+});
+
+test("a lease shows its agent's current lists and clean score", async () => {
+  const node = await buildNode(t.db);
+  const agent = await buildAgent(t.db, { ip: '198.51.100.13', cc: 'DE', nodeId: node.id, online: true, stars: 9 });
+  await service().checkAgentBlacklists(agent.id);
+  const userId = newUserId();
+  await buildAccount(t.db, { userId });
+  await buildLease(t.db, agent.id, { userId });
+  const res = await t.app.inject({ method: 'GET', url: '/leases', headers: await t.auth(userId) });
+  assert.equal(res.statusCode, 200, res.body);
+  const lease = res.json().leases[0];
+  assert.equal(lease.currentInfo.score, 4);
+  assert.equal(lease.currentInfo.blacklists.length, 8);
 });

@@ -30,8 +30,8 @@ export function toLeaseInfo(agent: AgentRow, activeLeases: number): TLeaseInfo {
     age: agent.firstSeen?.toISOString() ?? null,
     actv: agent.actv,
     conn: agent.conn,
-    // Blacklist checks are not stored yet; an empty list is "on none".
-    blacklists: [],
+    // The lists of the agent's current address (checks module); none before its first lookup.
+    blacklists: agent.blacklistIds ?? [],
   };
 }
 

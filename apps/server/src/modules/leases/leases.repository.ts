@@ -1,5 +1,7 @@
 import {
   ACTIVE_LEASE,
+  agentBlacklistIdsSql,
+  agentCleanStarsSql,
   agentNotes,
   agentPresence,
   agents,
@@ -9,12 +11,20 @@ import {
   leases,
   type Tx,
 } from '@pm/db';
-import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 
 export type LeaseRow = typeof leases.$inferSelect;
 export type NewLeaseRow = typeof leases.$inferInsert;
-export type AgentRow = typeof agents.$inferSelect;
+/** The agent row with the checks' clean score as `stars` and the blacklists of its current address. */
+export type AgentRow = typeof agents.$inferSelect & { blacklistIds?: string[] };
 export type NodeRow = typeof gatewayNodes.$inferSelect;
+
+/** The agent as a lease shows it: the clean score and blacklists the checks module keeps. */
+const agentWithChecks = {
+  ...getTableColumns(agents),
+  stars: agentCleanStarsSql,
+  blacklistIds: agentBlacklistIdsSql,
+};
 
 /** A lease with the node that serves it (null only if the lease was stored without one). */
 export interface LeaseWithNode {
@@ -71,7 +81,7 @@ export function createLeaseRepository(db: Db) {
       tx: DbOrTx = db,
     ): Promise<(LeaseWithNode & { agent: AgentRow })[]> {
       return tx
-        .select({ lease: leases, node: gatewayNodes, agent: agents })
+        .select({ lease: leases, node: gatewayNodes, agent: agentWithChecks })
         .from(leases)
         .innerJoin(agents, eq(agents.id, leases.agentId))
         .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
@@ -166,7 +176,7 @@ export function createLeaseRepository(db: Db) {
     },
 
     async findAgent(agentId: string, tx: DbOrTx = db): Promise<AgentRow | undefined> {
-      const rows = await tx.select().from(agents).where(eq(agents.id, agentId));
+      const rows = await tx.select(agentWithChecks).from(agents).where(eq(agents.id, agentId));
       return rows[0];
     },
 
