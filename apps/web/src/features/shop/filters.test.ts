@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   CLEANLINESS_DEFAULT,
+  dropRejectedField,
   emptyFilter,
   filterFromParams,
   filterPageDraft,
@@ -161,5 +162,27 @@ describe("the Filter page's Cleanliness slider (SPEC 9: default 6)", () => {
     assert.equal(filterPageDraft(toParams(any)).stars, 1, 'reopening the Filter page keeps Any');
     assert.equal(toAgentListQuery(any, { page: 0, rowsPerPage: 10 }).exstars, undefined);
     assert.equal(toAgentListQuery({ ...any, stars: 6 }, { page: 0, rowsPerPage: 10 }).exstars, 6);
+  });
+});
+
+describe('a filter value the API refuses (400 naming the field)', () => {
+  const bad = { ...emptyFilter('US'), city: 'Austin', geozip: '99999', georad: 30 };
+
+  it('drops an unknown postal code and its radius, keeps the rest, and says so', () => {
+    const dropped = dropRejectedField(bad, { error: 'VALIDATION_FAILED', message: 'x', field: 'geozip' });
+    assert.deepEqual(dropped?.filter, { ...emptyFilter('US'), city: 'Austin' });
+    assert.equal(
+      dropped?.message,
+      'Unknown ZIP/postal code for this country: 99999 was removed from the search.',
+    );
+  });
+
+  it('drops any other named filter field the same way; nothing to drop is null', () => {
+    const ip = dropRejectedField({ ...emptyFilter('US'), ip: '9.x' }, { field: 'ip2' });
+    assert.equal(ip?.filter.ip, '');
+    assert.match(ip?.message ?? '', /The IP "9\.x" was not accepted/);
+    assert.equal(dropRejectedField(bad, { field: 'limit' }), null, 'not a filter field');
+    assert.equal(dropRejectedField(emptyFilter('US'), { field: 'geozip' }), null, 'already empty: no loop');
+    assert.equal(dropRejectedField(bad, 'not json'), null);
   });
 });

@@ -205,3 +205,52 @@ export const withCountry = (f: ShopFilter, cc: string): ShopFilter => ({
   geozip: '',
   georad: 0,
 });
+
+/** The field error of Advanced Search and the Filter page when the server knows no such code. */
+export const UNKNOWN_POSTAL_TEXT = 'Unknown ZIP/postal code for this country';
+
+/** The filter's fields behind each query parameter `GET /agents` may name in a 400. */
+const FILTER_FIELDS_OF: Record<string, { keys: (keyof ShopFilter)[]; label: string }> = {
+  geozip: { keys: ['geozip', 'georad'], label: 'ZIP/postal code' },
+  georad: { keys: ['geozip', 'georad'], label: 'search radius' },
+  zip: { keys: ['zip'], label: 'ZIP' },
+  city: { keys: ['city'], label: 'city' },
+  reg: { keys: ['reg'], label: 'region' },
+  isp: { keys: ['isp'], label: 'ISP' },
+  ip1: { keys: ['ip'], label: 'IP' },
+  ip2: { keys: ['ip'], label: 'IP' },
+  exstars: { keys: ['stars'], label: 'clean score' },
+  conn: { keys: ['conn'], label: 'connection' },
+  leases: { keys: ['type'], label: 'type' },
+  fresh: { keys: ['age'], label: 'age' },
+};
+
+/** The field a 400 answer names (`{ field }` of the API's error body), if any. */
+export const rejectedField = (body: unknown): string | undefined => {
+  const field = typeof body === 'object' && body !== null ? (body as { field?: unknown }).field : undefined;
+  return typeof field === 'string' ? field : undefined;
+};
+
+/**
+ * A `GET /agents` 400 that names one of the filter's fields (a value from the address: a bookmark,
+ * an edited link): the filter without that value, and the message that says what was dropped, so
+ * the shop shows the rest instead of an error screen. Null when the 400 names nothing droppable.
+ */
+export function dropRejectedField(
+  filter: ShopFilter,
+  body: unknown,
+): { filter: ShopFilter; message: string } | null {
+  const field = rejectedField(body);
+  const entry = field ? FILTER_FIELDS_OF[field] : undefined;
+  if (!entry) return null;
+  const empty = emptyFilter(filter.cc);
+  if (entry.keys.every((k) => filter[k] === empty[k])) return null;
+  const next = { ...filter };
+  for (const k of entry.keys) (next as Record<string, unknown>)[k] = empty[k];
+  const shown = field === 'geozip' || field === 'georad' ? filter.geozip : String(filter[entry.keys[0]!]);
+  const message =
+    field === 'geozip'
+      ? `${UNKNOWN_POSTAL_TEXT}: ${shown} was removed from the search.`
+      : `The ${entry.label} "${shown}" was not accepted and was removed from the search.`;
+  return { filter: next, message };
+}

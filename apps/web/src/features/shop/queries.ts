@@ -7,8 +7,15 @@ import {
   ZCountryTotals,
 } from '@pm/contracts';
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type { ApiClient } from '../../lib/api/transport.ts';
-import { type ShopFilter, type ShopPaging, toAgentListQuery } from './filters.ts';
+import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+import {
+  isRadiusActive,
+  rejectedField,
+  type ShopFilter,
+  type ShopPaging,
+  toAgentListQuery,
+  UNKNOWN_POSTAL_TEXT,
+} from './filters.ts';
 
 /** Query keys of the shop; a purchase invalidates `agentKeys.all`. */
 export const agentKeys = {
@@ -22,8 +29,26 @@ export const agentKeys = {
   totals: () => [...agentKeys.all, 'totals'] as const,
 };
 
-const listAgents = (api: ApiClient, query: Record<string, string | number | boolean>, signal: AbortSignal) =>
-  api.get('/agents', { query, schema: ZAgentListResponse, signal });
+// A 400 names the filter field it refused (from the address): the shop drops it and goes on
+// (useDropRejectedFilter), so it is not the global error screen.
+const listAgents = (api: ApiClient, query: Record<string, string | number | boolean>, signal?: AbortSignal) =>
+  api.get('/agents', { query, schema: ZAgentListResponse, signal, ignoreStatuses: [400] });
+
+/**
+ * Checks a radius search's postal code before it is applied (Advanced Search, the Filter page):
+ * the field error to show, or null when the server knows the code (or no radius search is set).
+ */
+export async function postalCodeProblem(api: ApiClient, filter: ShopFilter): Promise<string | null> {
+  if (!isRadiusActive(filter)) return null;
+  const { cc, geozip, georad } = filter;
+  try {
+    await listAgents(api, { cc, geozip: geozip.trim().toUpperCase(), georad, limit: 1 });
+    return null;
+  } catch (e) {
+    if (isApiError(e) && e.status === 400 && rejectedField(e.body) === 'geozip') return UNKNOWN_POSTAL_TEXT;
+    throw e;
+  }
+}
 
 /**
  * One page of the desktop table (`GET /agents`), with the filter row's option lists (`segments=true`).

@@ -11,8 +11,10 @@ import {
 } from '@mui/material';
 import { SEARCH_RADII_MI } from '@pm/contracts';
 import { useState } from 'react';
+import { useApi } from '../../../app/context.tsx';
 import { countryName } from '../countries.ts';
 import type { ShopFilter } from '../filters.ts';
+import { postalCodeProblem } from '../queries.ts';
 
 interface AdvancedSearchDialogProps {
   open: boolean;
@@ -34,10 +36,18 @@ export function AdvancedSearchDialog({ open, filter, onApply, onClose }: Advance
 }
 
 function AdvancedSearchForm({ filter, onApply, onClose }: Omit<AdvancedSearchDialogProps, 'open'>) {
+  const api = useApi();
   const [zip, setZip] = useState(filter.geozip);
   const [radius, setRadius] = useState(filter.georad);
-  const apply = (geozip: string, georad: number) => {
-    onApply({ ...filter, geozip: geozip.trim().toUpperCase(), georad });
+  const [zipError, setZipError] = useState<string | null>(null);
+  const [isChecking, setChecking] = useState(false);
+  // The code is checked before it applies: an unknown one is this field's error, the dialog stays.
+  const apply = async (geozip: string, georad: number) => {
+    const next = { ...filter, geozip: geozip.trim().toUpperCase(), georad };
+    setChecking(true);
+    const problem = await postalCodeProblem(api, next).finally(() => setChecking(false));
+    if (problem) return setZipError(problem);
+    onApply(next);
     onClose();
   };
   return (
@@ -51,7 +61,12 @@ function AdvancedSearchForm({ filter, onApply, onClose }: Omit<AdvancedSearchDia
           <TextField
             label="Center ZIP/Postal code"
             value={zip}
-            onChange={(e) => setZip(e.target.value)}
+            onChange={(e) => {
+              setZip(e.target.value);
+              setZipError(null);
+            }}
+            error={zipError !== null}
+            helperText={zipError ?? ' '}
             slotProps={{ htmlInput: { maxLength: 12, autoCapitalize: 'characters' } }}
           />
           <TextField select label="Radius" value={radius} onChange={(e) => setRadius(Number(e.target.value))}>
@@ -64,8 +79,8 @@ function AdvancedSearchForm({ filter, onApply, onClose }: Omit<AdvancedSearchDia
         </Stack>
       </DialogContent>
       <DialogActions>
-        <Button onClick={() => apply('', 0)}>Reset</Button>
-        <Button variant="contained" onClick={() => apply(zip, radius)}>
+        <Button onClick={() => void apply('', 0)}>Reset</Button>
+        <Button variant="contained" disabled={isChecking} onClick={() => void apply(zip, radius)}>
           Apply
         </Button>
       </DialogActions>

@@ -11,6 +11,7 @@ import { countryName } from '../countries.ts';
 import { isEmptyFilter, isRadiusActive, isRadiusSearchCountry, withCountry } from '../filters.ts';
 import { proxyCount } from '../format.ts';
 import { agentPageQuery } from '../queries.ts';
+import { useDropRejectedFilter } from '../useDropRejectedFilter.ts';
 import { usePurchaseFlow } from '../usePurchaseFlow.ts';
 import { useShopFilter } from '../useShopFilter.ts';
 import { CountryChips } from './CountryChips.tsx';
@@ -27,7 +28,8 @@ const PurchaseDialogs = lazyNamed(() => import('./PurchaseDialogs.tsx'), 'Purcha
 export function DesktopShop() {
   const api = useApi();
   const { filter, paging, setFilter, setPaging } = useShopFilter();
-  const { data, isError } = useQuery(agentPageQuery(api, filter, paging));
+  const { data, isError, error } = useQuery(agentPageQuery(api, filter, paging));
+  useDropRejectedFilter(error, filter, setFilter);
   const [isFilterRowShown, setFilterRowShown] = useState(() => !isEmptyFilter(filter));
   const [isAdvancedOpen, setAdvancedOpen] = useState(false);
   const [selected, setSelected] = useState<TAgent | null>(null);
@@ -108,7 +110,10 @@ export function DesktopShop() {
           <AdvancedSearchDialog
             open
             filter={filter}
-            onApply={setFilter}
+            onApply={(next) => {
+              setSelected(null);
+              setFilter(next);
+            }}
             onClose={() => setAdvancedOpen(false)}
           />
         )}

@@ -8,6 +8,7 @@ import { countryName } from '../countries.ts';
 import { isEmptyFilter, withCountry } from '../filters.ts';
 import { proxyCount } from '../format.ts';
 import { agentMoreQuery } from '../queries.ts';
+import { useDropRejectedFilter } from '../useDropRejectedFilter.ts';
 import { useShopFilter } from '../useShopFilter.ts';
 import { CountryChips } from './CountryChips.tsx';
 import { ProxyCard } from './ProxyCard.tsx';
@@ -19,6 +20,7 @@ export function MobileShop() {
   const { search } = useLocation();
   const { filter, paging, setFilter } = useShopFilter();
   const list = useInfiniteQuery(agentMoreQuery(api, filter, paging.rowsPerPage));
+  useDropRejectedFilter(list.error, filter, setFilter);
   const agents = list.data?.pages.flatMap((p) => p.agents);
   const total = list.data?.pages[0]?.total;
   return (

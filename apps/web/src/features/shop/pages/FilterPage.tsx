@@ -13,8 +13,8 @@ import {
 } from '@mui/material';
 import { MAX_SEARCH_RADIUS_MI } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { Link as RouterLink, useLocation } from 'react-router';
+import { type MouseEvent, useEffect, useState } from 'react';
+import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
 import { useApi } from '../../../app/context.tsx';
 import { FILTER_RESET_STATE_KEY } from '../../../app/layout/MobileTopBar.tsx';
 import { InputField } from '../../../components/ui/InputField.tsx';
@@ -24,12 +24,13 @@ import { countryName } from '../countries.ts';
 import {
   emptyFilter,
   filterPageDraft,
+  isRadiusActive,
   isRadiusSearchCountry,
   resetFilterDraft,
   type ShopFilter,
   toParams,
 } from '../filters.ts';
-import { agentSegmentsQuery } from '../queries.ts';
+import { agentSegmentsQuery, postalCodeProblem } from '../queries.ts';
 
 const RADIUS_MARKS = Array.from({ length: MAX_SEARCH_RADIUS_MI / 10 + 1 }, (_, i) => ({
   value: i * 10,
@@ -43,6 +44,8 @@ const RADIUS_MARKS = Array.from({ length: MAX_SEARCH_RADIUS_MI / 10 + 1 }, (_, i
 export function FilterPage() {
   const api = useApi();
   const location = useLocation();
+  const navigate = useNavigate();
+  const [zipError, setZipError] = useState<string | null>(null);
   const [draft, setDraft] = useState<ShopFilter>(() => filterPageDraft(new URLSearchParams(location.search)));
   const [isAdvancedShown, setAdvancedShown] = useState(() => draft.geozip !== '' || draft.georad > 0);
   const resetAt = (location.state as Record<string, unknown> | null)?.[FILTER_RESET_STATE_KEY];
@@ -55,6 +58,15 @@ export function FilterPage() {
   const set = <K extends keyof ShopFilter>(key: K, value: ShopFilter[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
   const applied = toParams({ ...draft, geozip: draft.geozip.trim().toUpperCase() }).toString();
+  const target = `/shop${applied ? `?${applied}` : ''}`;
+  // A radius search's code is checked first: an unknown one is the field's error, and the page stays.
+  const checkThenApply = async () => {
+    const problem = await postalCodeProblem(api, draft);
+    if (problem) {
+      setAdvancedShown(true);
+      setZipError(problem);
+    } else void navigate(target);
+  };
 
   return (
     <Page title="Filter">
@@ -147,7 +159,12 @@ export function FilterPage() {
                   <InputField
                     label="Center ZIP/Postal"
                     value={draft.geozip}
-                    onChange={(e) => set('geozip', e.target.value)}
+                    onChange={(e) => {
+                      set('geozip', e.target.value);
+                      setZipError(null);
+                    }}
+                    error={zipError !== null}
+                    helperText={zipError ?? undefined}
                     htmlInput={{ maxLength: 12, autoCapitalize: 'characters' }}
                   />
                   <Box>
@@ -171,7 +188,12 @@ export function FilterPage() {
           )}
           <Button
             component={RouterLink}
-            to={`/shop${applied ? `?${applied}` : ''}`}
+            to={target}
+            onClick={(e: MouseEvent) => {
+              if (!isRadiusActive(draft)) return;
+              e.preventDefault();
+              void checkThenApply();
+            }}
             variant="contained"
             size="large"
           >
