@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DbHandle } from '@pm/db';
+import { createPgRateCounter, type DbHandle, sweepRateLimits } from '@pm/db';
 import { exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
 import type { Context, Next } from 'koa';
 import { errors } from 'oidc-provider';
@@ -122,7 +122,8 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   const mailer = createMailer(config.smtpUrl, config.mailFrom);
   const repo = createUsersRepository(config.db.db);
   const users = createUsersService({ repo, mailer, issuer: () => issuer, appUrl: config.appUrl });
-  const limits = createLimits(config.rateLimits);
+  // Counted in the shared `rate_limits` table: every identity process spends one budget.
+  const limits = createLimits(config.rateLimits, Date.now, createPgRateCounter(config.db));
 
   const provider = createProvider({
     issuer,
@@ -181,7 +182,13 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
 
   server.on('request', provider.callback());
 
-  const purge = setInterval(() => void purgeExpiredPayloads(config.db).catch(() => {}), 10 * 60 * 1000);
+  const purge = setInterval(
+    () => {
+      void purgeExpiredPayloads(config.db).catch(() => {});
+      void sweepRateLimits(config.db).catch(() => {});
+    },
+    10 * 60 * 1000,
+  );
   purge.unref();
 
   return {

@@ -1,4 +1,4 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { createMemoryRateCounter, type PaceSchedule, type RateCounter } from '@pm/db';
 
 export const TOO_MANY = 'Too many attempts, try again later.';
 
@@ -48,9 +48,6 @@ export const ACCOUNT_SLOWDOWN: AccountSlowdown = {
   forgetAfterS: 24 * 60 * 60,
 };
 
-/** Bound on the per-account table (oldest entries are dropped first). */
-const MAX_ACCOUNT_ENTRIES = 100_000;
-
 /** One admitted sign-in attempt: report how it ended exactly once. */
 export interface LoginTicket {
   /** The password was right: gives the IP's point back and clears the email's failures. */
@@ -70,7 +67,7 @@ export interface Limits {
    */
   beginLogin(email: string, ip: string, opts?: { knownIp?: boolean }): Promise<LoginAdmission>;
   /** After a password reset through the mailed link: the account's slow-down starts over. */
-  clearAccount(email: string): void;
+  clearAccount(email: string): Promise<void>;
   /** Counts one sign-up attempt; false when over the limit. */
   takeSignup(email: string, ip: string): Promise<boolean>;
   /** Counts one reset-mail request; false when over the limit. */
@@ -81,87 +78,60 @@ export interface LimitOverrides extends Partial<Record<LimitName, LimitSpec>> {
   account?: Partial<AccountSlowdown>;
 }
 
-/** Take one point from each limiter; false (without throwing) as soon as one is out of points. */
-async function takeAll(pairs: [RateLimiterMemory, string][]): Promise<boolean> {
-  let ok = true;
-  for (const [limiter, key] of pairs) {
-    try {
-      await limiter.consume(key);
-    } catch {
-      ok = false;
-    }
-  }
-  return ok;
-}
+const KEY_PREFIX = 'id';
 
-/** Seconds a refused consume asks the caller to wait (at least 1). */
-function retryAfter(e: unknown): number {
-  const ms = (e as { msBeforeNext?: number } | undefined)?.msBeforeNext ?? 1000;
-  return Math.max(1, Math.ceil(ms / 1000));
-}
-
-/** Consecutive failures per email and when the next attempt is allowed (in memory, bounded). */
-function createAccountSlowdown(s: AccountSlowdown, now: () => number) {
-  const entries = new Map<string, { failures: number; nextAtMs: number; lastMs: number }>();
-  const delayMs = (failures: number) =>
-    failures < s.freeFailures
-      ? 0
-      : Math.min(s.maxDelayS, s.baseDelayS * 2 ** Math.min(failures - s.freeFailures, 30)) * 1000;
-
-  return {
-    /**
-     * Admits an attempt (counting it as a failure until it succeeds) or answers how long to wait.
-     * The slot is reserved before the password check, so parallel attempts cannot share it.
-     */
-    admit(email: string): { ok: true } | { ok: false; retryAfterS: number } {
-      const t = now();
-      let e = entries.get(email);
-      if (e && t - e.lastMs > s.forgetAfterS * 1000) e = undefined;
-      const failures = e?.failures ?? 0;
-      if (e && t < e.nextAtMs) return { ok: false, retryAfterS: Math.ceil((e.nextAtMs - t) / 1000) };
-      entries.delete(email);
-      entries.set(email, { failures: failures + 1, nextAtMs: t + delayMs(failures + 1), lastMs: t });
-      if (entries.size > MAX_ACCOUNT_ENTRIES) entries.delete(entries.keys().next().value as string);
-      return { ok: true };
-    },
-    clear(email: string): void {
-      entries.delete(email);
-    },
-  };
-}
-
-/** In-memory limiters (per process); a multi-replica deployment would swap in RateLimiterPostgres. */
-export function createLimits(overrides: LimitOverrides = {}, now: () => number = Date.now): Limits {
+/**
+ * The limits over shared counters (`rate_limits`, see `@pm/db` createPgRateCounter in the
+ * app; an in-memory counter in unit tests): every identity process counts the same budget.
+ * A refused hit still counts, as before; a success gives the IP's point back.
+ */
+export function createLimits(
+  overrides: LimitOverrides = {},
+  now: () => number = Date.now,
+  counter: RateCounter = createMemoryRateCounter(now),
+): Limits {
   const { account: accountOverrides, ...limitOverrides } = overrides;
   const l = { ...LIMITS, ...limitOverrides };
-  const failsEmailIp = new RateLimiterMemory({ keyPrefix: 'fei', ...l.failsPerEmailIp });
-  const failsIp = new RateLimiterMemory({ keyPrefix: 'fip', ...l.failsPerIpDay });
-  const signupIp = new RateLimiterMemory({ keyPrefix: 'sip', ...l.signupPerIp });
-  const signupEmail = new RateLimiterMemory({ keyPrefix: 'sem', ...l.signupPerEmail });
-  const resetIp = new RateLimiterMemory({ keyPrefix: 'rip', ...l.resetPerIp });
-  const resetEmail = new RateLimiterMemory({ keyPrefix: 'rem', ...l.resetPerEmail });
-  const accounts = createAccountSlowdown({ ...ACCOUNT_SLOWDOWN, ...accountOverrides }, now);
+  const a = { ...ACCOUNT_SLOWDOWN, ...accountOverrides };
+  const pace: PaceSchedule = {
+    freeFailures: a.freeFailures,
+    baseDelayMs: a.baseDelayS * 1000,
+    maxDelayMs: a.maxDelayS * 1000,
+    forgetAfterMs: a.forgetAfterS * 1000,
+  };
+  const key = (name: LimitName | 'account', caller: string) => `${KEY_PREFIX}:${name}:${caller}`;
+  /** Takes one point: null when within the limit, else the seconds to wait (at least 1). */
+  const take = async (name: LimitName, caller: string): Promise<number | null> => {
+    const spec = l[name];
+    const { hits, resetAtMs } = await counter.hit(key(name, caller), spec.duration * 1000);
+    return hits <= spec.points ? null : Math.max(1, Math.ceil((resetAtMs - now()) / 1000));
+  };
+  /** Takes one point of each; false as soon as one is out of points (all are counted). */
+  const takeAll = async (pairs: [LimitName, string][]): Promise<boolean> => {
+    let ok = true;
+    for (const [name, caller] of pairs) if ((await take(name, caller)) !== null) ok = false;
+    return ok;
+  };
   const pair = (email: string, ip: string) => `${email}|${ip}`;
 
   return {
     async beginLogin(email, ip, opts = {}) {
-      // RateLimiterMemory counts synchronously, so of N parallel attempts only the allowed number pass.
-      try {
-        await failsIp.consume(ip);
-      } catch (e) {
-        return { ok: false, retryAfterS: retryAfter(e) };
-      }
-      try {
-        await failsEmailIp.consume(pair(email, ip));
-      } catch (e) {
-        await failsIp.reward(ip);
-        return { ok: false, retryAfterS: retryAfter(e) };
+      // Each take is one atomic upsert, so of N parallel attempts (on any process) only the allowed number pass.
+      const ipWait = await take('failsPerIpDay', ip);
+      if (ipWait !== null) return { ok: false, retryAfterS: ipWait };
+      const pairWait = await take('failsPerEmailIp', pair(email, ip));
+      if (pairWait !== null) {
+        await counter.giveBack(key('failsPerIpDay', ip));
+        return { ok: false, retryAfterS: pairWait };
       }
       if (!opts.knownIp) {
-        const admitted = accounts.admit(email);
+        const admitted = await counter.pace(key('account', email), pace);
         if (!admitted.ok) {
-          await Promise.all([failsIp.reward(ip), failsEmailIp.reward(pair(email, ip))]);
-          return admitted;
+          await Promise.all([
+            counter.giveBack(key('failsPerIpDay', ip)),
+            counter.giveBack(key('failsPerEmailIp', pair(email, ip))),
+          ]);
+          return { ok: false, retryAfterS: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)) };
         }
       }
       let reported = false;
@@ -171,8 +141,11 @@ export function createLimits(overrides: LimitOverrides = {}, now: () => number =
           async succeeded() {
             if (reported) return;
             reported = true;
-            accounts.clear(email);
-            await Promise.all([failsIp.reward(ip), failsEmailIp.delete(pair(email, ip))]);
+            await Promise.all([
+              counter.clear(key('account', email)),
+              counter.giveBack(key('failsPerIpDay', ip)),
+              counter.clear(key('failsPerEmailIp', pair(email, ip))),
+            ]);
           },
           async failed() {
             reported = true;
@@ -180,16 +153,16 @@ export function createLimits(overrides: LimitOverrides = {}, now: () => number =
         },
       };
     },
-    clearAccount: (email) => accounts.clear(email),
+    clearAccount: (email) => counter.clear(key('account', email)),
     takeSignup: (email, ip) =>
       takeAll([
-        [signupIp, ip],
-        [signupEmail, email],
+        ['signupPerIp', ip],
+        ['signupPerEmail', email],
       ]),
     takeReset: (email, ip) =>
       takeAll([
-        [resetIp, ip],
-        [resetEmail, email],
+        ['resetPerIp', ip],
+        ['resetPerEmail', email],
       ]),
   };
 }

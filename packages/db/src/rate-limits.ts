@@ -111,3 +111,49 @@ export async function sweepRateLimits(handle: Pick<DbHandle, 'query'>, beforeMs:
   ]);
   return rows.length;
 }
+
+/**
+ * The same counters in this process's memory (bounded, oldest dropped first): for unit tests and
+ * tools that have no database. Never for a deployment, where processes must share the count.
+ */
+export function createMemoryRateCounter(now: () => number = Date.now, maxEntries = 100_000): RateCounter {
+  const rows = new Map<string, { hits: number; resetAtMs: number; notBeforeMs: number | null }>();
+  const put = (key: string, row: { hits: number; resetAtMs: number; notBeforeMs: number | null }) => {
+    rows.delete(key);
+    rows.set(key, row);
+    if (rows.size > maxEntries) rows.delete(rows.keys().next().value as string);
+  };
+  return {
+    async hit(key, windowMs) {
+      const t = now();
+      const r = rows.get(key);
+      const row =
+        r && r.resetAtMs > t
+          ? { ...r, hits: r.hits + 1 }
+          : { hits: 1, resetAtMs: t + windowMs, notBeforeMs: null };
+      put(key, row);
+      return { hits: row.hits, resetAtMs: row.resetAtMs };
+    },
+    async giveBack(key) {
+      const r = rows.get(key);
+      if (r && r.resetAtMs > now()) r.hits = Math.max(0, r.hits - 1);
+    },
+    async clear(key) {
+      rows.delete(key);
+    },
+    async pace(key, s) {
+      const t = now();
+      const r = rows.get(key);
+      const live = r && r.resetAtMs > t ? r : undefined;
+      if (live?.notBeforeMs != null && live.notBeforeMs > t)
+        return { ok: false, retryAfterMs: live.notBeforeMs - t };
+      const hits = (live?.hits ?? 0) + 1;
+      const delay =
+        hits < s.freeFailures
+          ? 0
+          : Math.min(s.maxDelayMs, s.baseDelayMs * 2 ** Math.min(hits - s.freeFailures, 30));
+      put(key, { hits, resetAtMs: t + s.forgetAfterMs, notBeforeMs: t + delay });
+      return { ok: true };
+    },
+  };
+}

@@ -304,7 +304,7 @@ export function createPageRouter(d: PageDeps): Router {
     if (!isCsrfValid(ctx, body)) return show(CSRF_ERROR, 403);
     try {
       const { email } = await users.resetPassword(token, body.password);
-      limits.clearAccount(email);
+      await limits.clearAccount(email);
     } catch (e) {
       if (isAppError(e) && e.code === 'VALIDATION_FAILED') return show(e.userMessage);
       throw e;
