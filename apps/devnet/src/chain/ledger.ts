@@ -313,6 +313,32 @@ export class SimLedger {
     };
   }
 
+  /**
+   * TronGrid's `GET /v1/transactions/:txid/events` for a TRC-20 transaction: its Transfer events
+   * with addresses as 0x-hex (20 bytes, without TRON's 0x41 prefix), as TronGrid decodes them.
+   * `only_confirmed`: nothing until the transfer is solidified.
+   */
+  trc20Events(txid: string, q: URLSearchParams, toHex: (base58: string) => string): object {
+    const rows = [...this.transfers.values()].filter(
+      (t) => t.txid === txid && (q.get('only_confirmed') === 'true' ? t.confirmed : true),
+    );
+    return {
+      data: rows.map((t) => ({
+        block_number: t.confirmed ? this.tipHeight('tron') : null,
+        block_timestamp: t.timestamp,
+        contract_address: t.contract,
+        event_index: 0,
+        event_name: 'Transfer',
+        result: { from: toHex(t.from), to: toHex(t.to), value: t.value.toString() },
+        result_type: { from: 'address', to: 'address', value: 'uint256' },
+        event: 'Transfer(address indexed from, address indexed to, uint256 value)',
+        transaction_id: t.txid,
+      })),
+      success: true,
+      meta: { at: this.now(), page_size: rows.length },
+    };
+  }
+
   /** The latest transactions of every chain, newest first, for the devnet page. */
   recent(
     limit = 20,

@@ -12,6 +12,20 @@ import { type SimChainId, SimLedger } from './ledger.ts';
 
 export { type SimChainId, SimLedger, USDT_CONTRACT } from './ledger.ts';
 
+/** A TRON base58check address as TronGrid's events show it: 0x and the 20 bytes after the 0x41 prefix. */
+function tronHex(base58: string): string {
+  const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  let n = 0n;
+  for (const ch of base58) {
+    const d = ALPHABET.indexOf(ch);
+    if (d < 0) return `0x${'0'.repeat(40)}`;
+    n = n * 58n + BigInt(d);
+  }
+  // 25 bytes: 0x41, the 20-byte account, a 4-byte checksum.
+  const hex = n.toString(16).padStart(50, '0');
+  return `0x${hex.slice(2, 42)}`;
+}
+
 /** Base-unit decimals per simulated chain (TRON: USDT's 6). */
 export const SIM_DECIMALS: Record<SimChainId, number> = { btc: 8, ltc: 8, tron: 6 };
 
@@ -118,6 +132,8 @@ export async function startChainSimulator(config: ChainSimulatorConfig): Promise
     served[chain]++;
     if (outages.has(chain) || outages.has('all')) return send(res, 503, 'Service Unavailable', 'text/plain');
     if (chain === 'tron') {
+      const ev = /^\/v1\/transactions\/([0-9a-fA-F]{64})\/events$/.exec(rest);
+      if (ev) return send(res, 200, ledger.trc20Events((ev[1] as string).toLowerCase(), query, tronHex));
       const m = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/.exec(rest);
       if (!m) return send(res, 404, { success: false, error: 'not found' });
       const limit = Number(query.get('limit') ?? 20);

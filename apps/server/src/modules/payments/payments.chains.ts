@@ -3,7 +3,9 @@
  * USDT TRC-20. Each turns an address's history into the outputs paid to it, in base units,
  * keyed the way they are credited: (txid, vout) on UTXO chains, (txid, recipient) on TRON.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
 import type { CurrencyId } from '@pm/contracts';
+import { createBase58check, hex } from '@scure/base';
 import { confirmationsFor, maxConfirmations, type PaymentsSettings } from './payments.config.ts';
 
 /** One payment to an address as the chain API reports it now. */
@@ -57,10 +59,9 @@ export interface ChainClient {
 export type OnMalformed = (detail: Record<string, unknown>) => void;
 
 const TIMEOUT_MS = 10_000;
+const base58check = createBase58check(sha256);
 /** A credited UTXO output is re-read until this deep (then final). */
 const FINAL_DEPTH = 6;
-/** TRON verify lists transfers from a little before the one it re-reads. */
-const TRON_VERIFY_SLACK_MS = 60_000;
 /** No output can carry more than the coin's supply (21M BTC, 84M LTC; USDT: 10^12 coins is absurd). */
 const MAX_BASE: Record<CurrencyId, bigint> = {
   btc: 21_000_000n * 10n ** 8n,
@@ -221,6 +222,23 @@ export function createEsploraClient(
   };
 }
 
+/** One decoded event of TronGrid's `/v1/transactions/:id/events` (addresses as 0x-hex). */
+interface TronEvent {
+  event_name?: string;
+  contract_address?: string;
+  block_timestamp?: number;
+  result?: { to?: string; value?: string };
+}
+
+/** A TRON address as TronGrid's events write it: 0x and the 20 bytes after the 0x41 prefix. */
+function tronHex(address: string): string {
+  try {
+    return `0x${hex.encode(base58check.decode(address).slice(1))}`;
+  } catch {
+    return '';
+  }
+}
+
 interface TronRow {
   transaction_id: string;
   token_info?: { address?: string };
@@ -318,15 +336,41 @@ export function createTronGridClient(
       return list(address, o.sinceMs, 'only_confirmed');
     },
     async verify(output, address) {
-      // Re-read from TronGrid's solidified list (a second answer, not the one that listed it):
-      // the transfer must be there, to this address, with the same summed value.
-      const since = (output.blockTime ?? 0) - TRON_VERIFY_SLACK_MS;
-      const again = (await list(address, since, 'only_confirmed')).find((x) => x.txid === output.txid);
-      if (!again) return { state: 'missing' };
-      if (again.valueBase !== output.valueBase) {
-        return { state: 'mismatch', detail: `transfer pays ${again.valueBase}, not ${output.valueBase}` };
+      // Re-read through another TronGrid answer than the list: the transaction's own solidified
+      // Transfer events, which must pay this address this (summed) value of the USDT contract.
+      if (!TXID.test(output.txid)) return { state: 'missing' };
+      const res = await request(
+        f,
+        `${url}/v1/transactions/${output.txid}/events?only_confirmed=true`,
+        headers,
+      );
+      if (res.status === 404) return { state: 'missing' };
+      if (!res.ok) throw new ChainApiError(`trc20 events ${output.txid}: HTTP ${res.status}`);
+      const body = (await res.json()) as { data?: unknown; success?: boolean };
+      if (body.success === false || !Array.isArray(body.data))
+        throw new ChainApiError('trc20 events: unsuccessful answer');
+      const to = tronHex(address);
+      let sum = 0n;
+      let blockTime: number | undefined;
+      for (const e of body.data as TronEvent[]) {
+        if (e?.event_name !== 'Transfer' || e.contract_address !== usdtContract) continue;
+        if (typeof e.result?.to !== 'string' || e.result.to.toLowerCase() !== to) continue;
+        if (!/^\d{1,30}$/.test(e.result.value ?? ''))
+          return { state: 'mismatch', detail: 'malformed event value' };
+        sum += BigInt(e.result.value as string);
+        blockTime = typeof e.block_timestamp === 'number' ? e.block_timestamp : blockTime;
       }
-      return { state: 'deep', depth: 1, output: again };
+      if (sum === 0n)
+        return body.data.length === 0
+          ? { state: 'missing' }
+          : { state: 'mismatch', detail: 'no USDT transfer to this address' };
+      if (sum !== output.valueBase)
+        return { state: 'mismatch', detail: `transfer pays ${sum}, not ${output.valueBase}` };
+      return {
+        state: 'deep',
+        depth: 1,
+        output: { ...output, confirmed: true, blockTime: blockTime ?? output.blockTime },
+      };
     },
   };
 }

@@ -105,11 +105,11 @@ export const DEFAULT_PAYMENTS_SETTINGS: PaymentsSettings = {
   lateAllowanceMs: 3600_000,
   capMultiple: 10,
   maxOpenCharges: 3,
-  // Blockstream's free Esplora plan: 500,000 requests a month (~16,000 a day); litecoinspace has
-  // no published quota, so the same; TronGrid: 100,000 a day and 15 a second per API key.
+  // TronGrid: 100,000 requests a day and 15 a second per API key. The public Esplora instances
+  // (blockstream.info, litecoinspace) publish no quota: 20,000 a day at 5 a second is polite.
   budgets: {
-    btc: { perSecond: 5, perDay: 15_000 },
-    ltc: { perSecond: 5, perDay: 15_000 },
+    btc: { perSecond: 5, perDay: 20_000 },
+    ltc: { perSecond: 5, perDay: 20_000 },
     tron: { perSecond: 10, perDay: 50_000 },
   },
   bonusPct: 0,

@@ -36,6 +36,7 @@ export const paymentsModule = defineModule({
     const settings = platform.settings.payments;
     const f = settings?.fetch ?? fetch;
     const repo = createPaymentsRepository(platform.db.db);
+    const staffRepo = createPaymentsStaffRepository(platform.db.db);
     const log = platform.log.child({ component: 'payments' });
     const budgets: Partial<Record<CurrencyId, RequestBudgetHandle>> = {};
     const clients = settings
@@ -70,11 +71,11 @@ export const paymentsModule = defineModule({
       log,
     });
     registerWatcherMetrics(platform.metrics, repo, Object.keys(clients) as CurrencyId[], platform.now);
-    const staffRepo = createPaymentsStaffRepository(platform.db.db);
     registerAddressGapMetric(platform.metrics, staffRepo, settings?.xpubs ?? {});
     const payments = createPaymentService({
       db: platform.db.db,
       repo,
+      staffRepo,
       accounts,
       rates,
       clients,

@@ -105,16 +105,23 @@ export function isLate(p: {
 const MIN = 60_000;
 /** While a payment waits for confirmations. */
 export const PENDING_POLL_MS = MIN;
-/** Longest pause between polls of an open charge before its expiry. */
-export const OPEN_POLL_MAX_MS = 30 * MIN;
+/**
+ * How the pause grows with a charge's age before expiry, per chain: TRON (40-minute charges,
+ * credited within a minute) looks at half the age, at most every 30 minutes; Bitcoin and Litecoin
+ * (6-hour charges, credited only after a block or more) at the age, at most every hour.
+ */
+export const OPEN_POLL = {
+  fast: { ageFactor: 0.5, maxMs: 30 * MIN },
+  slow: { ageFactor: 1, maxMs: 60 * MIN },
+} as const;
 /** First pause in the grace window; each later one is twice the time since expiry. */
 export const GRACE_POLL_MIN_MS = 60 * MIN;
 
 /**
  * When to poll a charge next: every `intervalMs` in its first minutes and while a payment waits
- * for confirmations; then half its age (at most 30 minutes) until it expires, as most customers
- * pay within minutes; in the grace window after expiry rarely (an hour, then twice the time since
- * expiry: +1 h, +3 h, +9 h, …). Never after `watchUntil`, the hard end.
+ * for confirmations; then a pause growing with its age (`pace`, see OPEN_POLL) until it expires,
+ * as most customers pay within minutes; in the grace window after expiry rarely (an hour, then
+ * twice the time since expiry: +1 h, +3 h, +9 h, …). Never after `watchUntil`, the hard end.
  */
 export function nextCheckAt(c: {
   now: Date;
@@ -123,12 +130,14 @@ export function nextCheckAt(c: {
   watchUntil: Date;
   hasPending: boolean;
   intervalMs: number;
+  pace?: (typeof OPEN_POLL)[keyof typeof OPEN_POLL];
 }): Date {
+  const pace = c.pace ?? OPEN_POLL.fast;
   const now = c.now.getTime();
   let delay: number;
   if (c.hasPending) delay = Math.max(c.intervalMs, PENDING_POLL_MS);
   else if (now < c.expiresAt.getTime()) {
-    delay = Math.min(Math.max((now - c.createdAt.getTime()) / 2, c.intervalMs), OPEN_POLL_MAX_MS);
+    delay = Math.min(Math.max((now - c.createdAt.getTime()) * pace.ageFactor, c.intervalMs), pace.maxMs);
     // The last look before expiry: exactly at it, so an on-time payment is seen on time.
     if (now + delay > c.expiresAt.getTime()) delay = Math.max(c.expiresAt.getTime() - now, 1000);
   } else delay = Math.max(GRACE_POLL_MIN_MS, 2 * (now - c.expiresAt.getTime()));

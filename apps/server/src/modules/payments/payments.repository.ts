@@ -9,7 +9,7 @@ import {
   paymentWatchState,
   type Tx,
 } from '@pm/db';
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { ObservedOutput } from './payments.chains.ts';
 
 /** A charge as stored. */
@@ -399,33 +399,6 @@ export function createPaymentsRepository(db: Db) {
         })
         .returning({ chain: paymentWatchState.chain });
       return rows.length === 1;
-    },
-    /** A user's payments (staff list), newest first, with their charges' uid and address. */
-    async listUserPayments(
-      f: { userId: string; offset: number; limit: number; start?: Date | undefined; end?: Date | undefined },
-      tx: DbOrTx = db,
-    ): Promise<{ rows: { p: PaymentRow; c: ChargeRow }[]; total: number }> {
-      const where = and(
-        eq(cryptoCharges.userId, f.userId),
-        f.start ? gte(cryptoPayments.firstSeenAt, f.start) : undefined,
-        f.end ? lt(cryptoPayments.firstSeenAt, f.end) : undefined,
-      );
-      const [rows, total] = await Promise.all([
-        tx
-          .select({ p: cryptoPayments, c: cryptoCharges })
-          .from(cryptoPayments)
-          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
-          .where(where)
-          .orderBy(desc(cryptoPayments.id))
-          .offset(f.offset)
-          .limit(f.limit),
-        tx
-          .select({ n: count() })
-          .from(cryptoPayments)
-          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
-          .where(where),
-      ]);
-      return { rows, total: Number(total[0]?.n ?? 0) };
     },
   };
 }

@@ -24,12 +24,14 @@ import { toChargePage, toCryptoTransaction } from './payments.mapper.ts';
 import { chargeCapC } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
 import type { ChargeRow, PaymentsRepository } from './payments.repository.ts';
+import type { PaymentsStaffRepository } from './payments.staff.repository.ts';
 import type { PaymentWatcher } from './payments.watcher.ts';
 
 /** What the payments service is built from. */
 export interface PaymentServiceDeps {
   db: Db;
   repo: PaymentsRepository;
+  staffRepo: Pick<PaymentsStaffRepository, 'listUserPayments'>;
   accounts: Pick<AccountService, 'getAccount'>;
   rates: Pick<RateSource, 'quote'>;
   clients: Partial<Record<CurrencyId, ChainClient>>;
@@ -209,7 +211,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       start?: Date | undefined;
       end?: Date | undefined;
     }): Promise<TCryptoTransactionsResponse> {
-      const { rows, total } = await repo.listUserPayments(f);
+      const { rows, total } = await deps.staffRepo.listUserPayments(f);
       return { transactions: rows.map((r) => toCryptoTransaction(r.p, r.c)), total };
     },
 

@@ -1,13 +1,19 @@
 import type { CurrencyId } from '@pm/contracts';
 import { cryptoCharges, cryptoHeldCredits, cryptoPayments, type Db, type DbOrTx, type Tx } from '@pm/db';
-import { and, count, desc, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
+
+/** A payment as stored. */
+type PaymentRow = typeof cryptoPayments.$inferSelect;
+/** A charge as stored. */
+type ChargeRow = typeof cryptoCharges.$inferSelect;
 
 /** A held credit as stored, with its payment's txid and charge's address. */
 export type HeldRow = typeof cryptoHeldCredits.$inferSelect & { txid: string; address: string };
 
 /**
- * What staff look at and decide beside the watcher: held credits (`crypto_held_credits`),
- * credited payments that vanished from the chain, and the wallet gap of each currency.
+ * What staff look at and decide beside the watcher: a user's payments, held credits
+ * (`crypto_held_credits`), credited payments that vanished from the chain, and the wallet gap of
+ * each currency.
  */
 export function createPaymentsStaffRepository(db: Db) {
   const heldSelect = (tx: DbOrTx, where: SQL | undefined) =>
@@ -54,6 +60,33 @@ export function createPaymentsStaffRepository(db: Db) {
       tx: Tx,
     ): Promise<void> {
       await tx.update(cryptoHeldCredits).set(set).where(eq(cryptoHeldCredits.id, id));
+    },
+    /** A user's payments (staff list), newest first, with their charges' uid and address. */
+    async listUserPayments(
+      f: { userId: string; offset: number; limit: number; start?: Date | undefined; end?: Date | undefined },
+      tx: DbOrTx = db,
+    ): Promise<{ rows: { p: PaymentRow; c: ChargeRow }[]; total: number }> {
+      const where = and(
+        eq(cryptoCharges.userId, f.userId),
+        f.start ? gte(cryptoPayments.firstSeenAt, f.start) : undefined,
+        f.end ? lt(cryptoPayments.firstSeenAt, f.end) : undefined,
+      );
+      const [rows, total] = await Promise.all([
+        tx
+          .select({ p: cryptoPayments, c: cryptoCharges })
+          .from(cryptoPayments)
+          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
+          .where(where)
+          .orderBy(desc(cryptoPayments.id))
+          .offset(f.offset)
+          .limit(f.limit),
+        tx
+          .select({ n: count() })
+          .from(cryptoPayments)
+          .innerJoin(cryptoCharges, eq(cryptoCharges.id, cryptoPayments.chargeId))
+          .where(where),
+      ]);
+      return { rows, total: Number(total[0]?.n ?? 0) };
     },
     /** Credited payments found gone from the chain, newest first (at most 500). */
     async listVanished(tx: DbOrTx = db) {

@@ -8,17 +8,16 @@
  * found in chain order (earliest paid first), so "first load" means first on chain.
  */
 import type { CurrencyId } from '@pm/contracts';
-import type { Db, Tx } from '@pm/db';
-import { cents } from '@pm/money';
+import type { Db } from '@pm/db';
 import type { Logger } from '../../platform/logger.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ReferralService } from '../referral/referral.service.ts';
-import { creditCents, DECIMALS, formatCoins, percentOf } from './payments.amounts.ts';
-import type { RequestBudgetHandle } from './payments.budget.ts';
-import { ChainApiError, type ChainClient, type ObservedOutput } from './payments.chains.ts';
+import { creditCents, DECIMALS } from './payments.amounts.ts';
+import { BudgetExhaustedError, type RequestBudgetHandle } from './payments.budget.ts';
+import { ChainApiError, type ChainClient } from './payments.chains.ts';
 import type { PaymentsSettings } from './payments.config.ts';
-import { chargeStatus, paidAt } from './payments.mapper.ts';
-import { chargeCapC, isLate, nextCheckAt, priceOutput } from './payments.pricing.ts';
+import { type Candidate, createCrediting, RECHECK_MS } from './payments.crediting.ts';
+import { nextCheckAt, OPEN_POLL } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
 import type { ChargeRow, DueCharge, PaymentRow, PaymentsRepository } from './payments.repository.ts';
 
@@ -48,20 +47,8 @@ export interface ChainPassResult {
   overBudget: boolean;
 }
 
-/** A confirmed, verified output waiting to be credited in this pass. */
-interface Candidate {
-  charge: ChargeRow;
-  verified: ObservedOutput;
-  depth: number;
-}
-
-const LABEL: Record<CurrencyId, string> = { btc: 'BTC', ltc: 'LTC', trc20usdt: 'USDT TRC20' };
-/** USDT payments under this many cents pay the small-payment fee (SPEC 5: under $10). */
-const USDT_FEE_BELOW_C = 1000;
 /** TRC-20 history is read from a little before the charge existed (clock skew between us and TRON). */
 const TRON_HISTORY_SLACK_MS = 3600_000;
-/** A credited output not yet final is re-read this often. */
-const RECHECK_MS = 10 * 60_000;
 /** Requests one poll may cost (address list, then a transaction and the tip for a credit). */
 const POLL_COST = 3;
 
@@ -78,181 +65,12 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
 export function createPaymentWatcher(deps: WatcherDeps) {
   const { repo, settings } = deps;
   const clock = () => new Date(deps.now());
-  const capOf = (c: ChargeRow) => c.capC ?? chargeCapC(c.amountUsdC, settings.capMultiple);
-
-  /** Recomputes a charge's aggregates and status from its payments, under its row lock. */
-  async function settleCharge(chargeId: string, tx: Tx) {
-    const charge = await repo.lockCharge(chargeId, tx);
-    if (!charge) return;
-    const payments = await repo.findPayments([chargeId], tx);
-    const credited = payments.filter((p) => p.state === 'credited');
-    const hasPending = payments.some((p) => p.state === 'pending');
-    const receivedBase = credited.reduce((s, p) => s + p.valueBase, 0n);
-    const status = chargeStatus({
-      dueBase: charge.dueBase,
-      receivedBase,
-      hasPending,
-      expiresAt: hasPending ? charge.watchUntil : charge.expiresAt,
-      now: clock(),
-    });
-    await repo.updateCharge(
-      chargeId,
-      {
-        status,
-        receivedBase,
-        creditedC: cents(credited.reduce((s, p) => s + (p.creditedC ?? 0), 0)),
-        bonusC: cents(credited.reduce((s, p) => s + (p.bonusC ?? 0), 0)),
-        late: credited.some((p) => p.late),
-      },
-      tx,
-    );
-  }
+  const { settleCharge, creditInOrder } = createCrediting(deps);
 
   /** Minimum depth for an output of `charge`: by its value at the locked rate. */
   function depthFor(charge: ChargeRow, valueBase: bigint): number {
     const client = deps.clients[charge.currency];
     return client?.confirmationsFor(creditCents(valueBase, charge.rateC, DECIMALS[charge.currency])) ?? 1;
-  }
-
-  /**
-   * Credits one verified output of a charge, once: the part within the amount due at the locked
-   * rate (late: the lower of locked and current), the part above it at the lower rate, at most
-   * the charge's cap; anything past the cap becomes a held credit. Skipped this time when a
-   * current rate is needed and none is to be had. Returns the credited row, or undefined.
-   */
-  async function creditOutput({ charge, verified, depth }: Candidate): Promise<PaymentRow | undefined> {
-    const existing = await repo.findPayment(charge.currency, verified.txid, verified.outKey);
-    if (!existing || existing.state === 'credited' || existing.chargeId !== charge.id) return undefined;
-    const blockTime = verified.blockTime === undefined ? existing.blockTime : new Date(verified.blockTime);
-    const late = isLate({
-      paidAt: paidAt({ firstSeenAt: existing.firstSeenAt, blockTime }),
-      confirmedAt: blockTime ?? clock(),
-      expiresAt: charge.expiresAt,
-      allowanceMs: settings.lateAllowanceMs,
-    });
-    let currentRateC: ReturnType<typeof cents> | undefined;
-    const mayNeedRate = late || charge.receivedBase + existing.valueBase > charge.dueBase;
-    if (mayNeedRate) {
-      try {
-        currentRateC = (await deps.rates.quote(charge.currency)).rateC;
-      } catch (e) {
-        deps.log.warn({ err: e, txid: verified.txid }, 'payment waits for a fresh rate (late or over)');
-        return undefined;
-      }
-    }
-    const dec = DECIMALS[charge.currency];
-    const client = deps.clients[charge.currency];
-    const key = `${charge.currency}:${existing.txid}:${existing.outKey}`;
-    const amount = `${formatCoins(existing.valueBase, dec)} ${LABEL[charge.currency]}`;
-    return deps.db.transaction(async (tx) => {
-      const locked = await repo.lockCharge(charge.id, tx);
-      if (!locked) return undefined;
-      const before = (await repo.findPayments([charge.id], tx)).filter((p) => p.state === 'credited');
-      const priced = priceOutput({
-        valueBase: existing.valueBase,
-        decimals: dec,
-        dueBase: locked.dueBase,
-        receivedBefore: before.reduce((s, p) => s + p.valueBase, 0n),
-        creditedBefore: cents(before.reduce((s, p) => s + (p.creditedC ?? 0), 0)),
-        lockedRateC: locked.rateC,
-        currentRateC,
-        late,
-        capC: capOf(locked),
-        smallPaymentFee:
-          charge.currency === 'trc20usdt'
-            ? { belowC: USDT_FEE_BELOW_C, feeC: settings.usdtSmallPaymentFeeC }
-            : undefined,
-      });
-      if (priced === 'needsRate') return undefined;
-      const now = clock();
-      const final = depth >= (client?.finalDepth ?? 1);
-      const { creditC, heldC } = priced;
-      const bonusC = percentOf(creditC, charge.bonusPct);
-      const won = await repo.markCredited(
-        existing.id,
-        {
-          creditedAt: now,
-          rateC: priced.rateC,
-          creditedC: creditC,
-          bonusC,
-          late,
-          blockHeight: verified.blockHeight ?? existing.blockHeight,
-          blockHash: verified.blockHash ?? existing.blockHash,
-          blockTime,
-          finalAt: final ? now : null,
-          recheckAt: final ? null : new Date(now.getTime() + RECHECK_MS),
-        },
-        tx,
-      );
-      if (!won) return undefined;
-      if (heldC > 0 || priced.heldReason) {
-        await repo.insertHeld(
-          {
-            paymentId: existing.id,
-            chargeId: charge.id,
-            userId: charge.userId,
-            currency: charge.currency,
-            valueBase: priced.heldBase,
-            amountC: heldC,
-            rateC: priced.overRateC,
-            reason: priced.heldReason ?? 'overCap',
-            createdAt: now,
-          },
-          tx,
-        );
-        deps.log.warn(
-          { chargeId: charge.id, txid: existing.txid, heldC },
-          'payment past the charge cap held for staff',
-        );
-      }
-      if (creditC > 0) {
-        const fee = priced.feeC > 0 ? `, $${priced.feeC / 100} fee` : '';
-        const memo = `${amount} deposit${late ? ' (late)' : ''}${fee}, tx ${existing.txid.slice(0, 12)}…`;
-        await deps.ledger.move(
-          { userId: charge.userId, amountC: creditC, type: 'deposit', memo, idemKey: `deposit:${key}` },
-          tx,
-        );
-        if (bonusC > 0) {
-          await deps.ledger.move(
-            {
-              userId: charge.userId,
-              amountC: bonusC,
-              type: 'bonus',
-              memo: `${charge.bonusPct}% bonus on a ${amount} deposit`,
-              idemKey: `bonus:${key}`,
-            },
-            tx,
-          );
-        }
-        await deps.referral.rewardLoad({ userId: charge.userId, loadC: creditC, loadKey: key }, tx);
-      }
-      await settleCharge(charge.id, tx);
-      return {
-        ...existing,
-        state: 'credited' as const,
-        creditedC: creditC,
-        bonusC,
-        late,
-        rateC: priced.rateC,
-      };
-    });
-  }
-
-  /** Credits candidates earliest paid on chain first (then by block height and txid). */
-  async function creditInOrder(candidates: Candidate[]): Promise<PaymentRow[]> {
-    const when = (c: Candidate) => c.verified.blockTime ?? Number.MAX_SAFE_INTEGER;
-    candidates.sort(
-      (a, b) =>
-        when(a) - when(b) ||
-        (a.verified.blockHeight ?? 0) - (b.verified.blockHeight ?? 0) ||
-        a.verified.txid.localeCompare(b.verified.txid),
-    );
-    const credited: PaymentRow[] = [];
-    for (const c of candidates) {
-      const row = await creditOutput(c);
-      if (row) credited.push(row);
-    }
-    return credited;
   }
 
   /**
@@ -374,6 +192,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       due,
       settings.watchConcurrency,
       async (charge) => {
+        // A poll's first request is counted as it starts (before this worker yields).
         if (budget && budget.remaining() < POLL_COST) {
           result.overBudget = true;
           return;
@@ -384,7 +203,9 @@ export function createPaymentWatcher(deps: WatcherDeps) {
           ok++;
           if (r !== 'idle') candidates.push(...r);
         } catch (error) {
-          failed.push({ charge, error: error as Error });
+          // Out of budget is no failure of the address: it stays due for tomorrow's budget.
+          if (error instanceof BudgetExhaustedError) result.overBudget = true;
+          else failed.push({ charge, error: error as Error });
         }
       },
       // An outage: the first answers all failed, so the rest would too.
@@ -400,6 +221,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
           watchUntil: c.watchUntil,
           hasPending: c.status === 'pending' || candidates.some((x) => x.charge.id === c.id),
           intervalMs: settings.watchIntervalSeconds * 1000,
+          pace: currency === 'trc20usdt' ? OPEN_POLL.fast : OPEN_POLL.slow,
         }),
       })),
       now,
