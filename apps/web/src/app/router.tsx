@@ -108,7 +108,13 @@ const ROUTES: RouteObject[] = [
           (m) => m.FaqPage,
         ),
       },
-      { path: 'api', element: later('API') },
+      {
+        path: 'api',
+        element: lazyPage(
+          () => import('../features/apidocs/pages/ApiPage.tsx'),
+          (m) => m.ApiPage,
+        ),
+      },
       { path: 'download', element: later('Downloads') },
       {
         path: 'charges/:transactionId',

@@ -1,4 +1,12 @@
-import { TOKEN_ENDPOINT, ZTokenError, ZTokenRequest, ZTokenResponse } from '@pm/contracts';
+import {
+  ENDPOINTS,
+  type Endpoint,
+  publicRoute,
+  TOKEN_ENDPOINT,
+  ZTokenError,
+  ZTokenRequest,
+  ZTokenResponse,
+} from '@pm/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ApiApp, Platform } from '../../platform/module.ts';
@@ -41,6 +49,27 @@ function tokenPathItem(tokenUrl: string): { path: string; item: Record<string, u
   };
 }
 
+interface Operation {
+  parameters?: { name: string; in: string; example?: unknown }[];
+  requestBody?: { content?: Record<string, { example?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { example?: unknown }> }>;
+}
+
+/** Copies the contract's example (parameters, request, answer) into the operation, as OpenAPI `example`s. */
+function addExample(op: Operation, e: Endpoint): void {
+  const ex = e.example;
+  if (!ex) return;
+  for (const p of op.parameters ?? []) {
+    const value = p.in === 'path' ? ex.params?.[p.name] : p.in === 'query' ? ex.query?.[p.name] : undefined;
+    if (value !== undefined) p.example = value;
+  }
+  const body = op.requestBody?.content?.['application/json'];
+  if (body && ex.body !== undefined) body.example = ex.body;
+  const success = Object.keys(e.response)[0];
+  const answer = success ? op.responses?.[success]?.content?.['application/json'] : undefined;
+  if (answer) answer.example = ex.answer;
+}
+
 /**
  * The public API's OpenAPI document: the `/api/*` operations of the full document (those the
  * endpoint contract declares public), the token endpoint first, and `servers` naming the address
@@ -50,8 +79,15 @@ export function publicOpenApi(app: FastifyInstance, apiBase: string, tokenUrl: s
   const full = app.swagger() as OpenApiDoc;
   const token = tokenPathItem(tokenUrl);
   const paths: Record<string, Record<string, unknown>> = { [token.path]: token.item };
-  for (const [path, item] of Object.entries(full.paths ?? {})) {
-    if (path.startsWith('/api/')) paths[path] = item;
+  // In the contract's order (SPEC 7's: proxies, leases, lease, refund, auto-renew).
+  for (const e of Object.values(ENDPOINTS) as Endpoint[]) {
+    if (e.visibility !== 'public') continue;
+    const route = publicRoute(e);
+    const item = full.paths?.[route.path];
+    if (!item) continue;
+    paths[route.path] ??= structuredClone(item);
+    const op = paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
+    if (op) addExample(op, e);
   }
   return {
     openapi: '3.0.3',

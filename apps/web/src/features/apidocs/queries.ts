@@ -1,0 +1,32 @@
+import { ENDPOINTS, type TApiKeyCreated, type TApiKeyList } from '@pm/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
+import type { ApiClient } from '../../lib/api/transport.ts';
+
+export const apiKeysKeys = { all: ['apikeys'] as const };
+
+/** The public API's document, from the API itself (`GET /api/openapi.json`, no token needed). */
+export const publicDocQuery = (apiUrl: string) =>
+  queryOptions({
+    queryKey: ['public-openapi', apiUrl],
+    queryFn: async ({ signal }): Promise<unknown> => {
+      const res = await fetch(`${apiUrl.replace(/\/+$/, '')}/api/openapi.json`, { signal });
+      if (!res.ok) throw new Error(`GET /api/openapi.json: ${res.status}`);
+      return res.json();
+    },
+    staleTime: 10 * 60_000,
+    retry: 1,
+  });
+
+/** The caller's API keys (`GET /apikeys`). */
+export const apiKeysQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: apiKeysKeys.all,
+    queryFn: ({ signal }): Promise<TApiKeyList> => callEndpoint(api, ENDPOINTS.listApiKeys, { signal }),
+  });
+
+export const createApiKey = (api: ApiClient, name: string): Promise<TApiKeyCreated> =>
+  callEndpoint(api, ENDPOINTS.createApiKey, { body: { name }, ignoreStatuses: [400, 409, 429] });
+
+export const revokeApiKey = (api: ApiClient, id: string): Promise<unknown> =>
+  callEndpoint(api, ENDPOINTS.revokeApiKey, { params: { id }, ignoreStatuses: [404] });
