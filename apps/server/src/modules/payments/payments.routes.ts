@@ -41,7 +41,7 @@ export function registerPaymentsRoutes(
       schema: {
         tags: ['payments'],
         body: ZCryptoCreateRequest,
-        response: { 200: ZCryptoCreateResponse, ...errors, 503: ZErrorBody },
+        response: { 200: ZCryptoCreateResponse, ...errors, 429: ZErrorBody, 503: ZErrorBody },
       },
     },
     async (req) => deps.payments.createCharge({ userId: getPrincipal(req).userId }, req.body),
