@@ -182,6 +182,8 @@ describe('admin area on the real stack (issue 26)', () => {
         (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC,
         beforeCredit + lease.purchasePriceC,
       );
+      await page.getByTestId('admin-load-ports').click();
+      await page.getByText('No ports').waitFor();
       await saveScreenshot(page, 'admin-lease-info-1280');
 
       // Transaction Info: the paid charge's transaction and a deep check of it.

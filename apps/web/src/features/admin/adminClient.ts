@@ -9,6 +9,7 @@ import type {
   THeldCredit,
   THeldCreditsResponse,
   TLeaseCreditResult,
+  TPortPackage,
   TTxRecordsResponse,
   TVanishedPaymentsResponse,
 } from '@pm/contracts';
@@ -77,10 +78,20 @@ const handled = { ignoreStatuses: HANDLED };
 /**
  * The admin area's one typed client. Users (info, block, password, reset link) live on the identity
  * host's admin API (`/administator/user/*`, kept as SPEC 7 names it for outside callers); accounts,
- * leases, payments and the audit trail on the market API's staff routes. Both go through the app's
+ * leases, payments and the audit trail on the market API's staff routes; a customer's ports on the
+ * ports API (`GET /users/{id}/packages`, which lets staff read anyone's). Both go through the app's
  * transport (bearer token, timeout, 401 → sign-in) and every failure becomes an `AdminError`.
  */
-export function createAdminClient({ api, identity }: { api: ApiClient; identity: ApiClient }) {
+export function createAdminClient({
+  api,
+  identity,
+  ports,
+}: {
+  api: ApiClient;
+  identity: ApiClient;
+  /** The ports API (its own base address); staff read any customer's packages there. */
+  ports: ApiClient;
+}) {
   async function call<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -150,6 +161,11 @@ export function createAdminClient({ api, identity }: { api: ApiClient; identity:
           ...handled,
           body: reason.trim() ? { reason: reason.trim() } : {},
         }),
+      ),
+
+    portPackages: (userId: string) =>
+      call(() =>
+        ports.get<{ packages: TPortPackage[] }>(`/users/${encodeURIComponent(userId)}/packages`, handled),
       ),
 
     cryptoTransactions: (userId: string) =>

@@ -5,6 +5,7 @@ import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
+import { PortsSection } from './PortsSection.tsx';
 
 const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
 
@@ -186,6 +187,8 @@ export function LeaseInfoTab() {
           </TableScroll>
         )}
       </Section>
+
+      <PortsSection />
     </>
   );
 }
