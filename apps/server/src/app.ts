@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyCors from '@fastify/cors';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
-import type { DbHandle } from '@pm/db';
+import { createPgRateCounter, type DbHandle } from '@pm/db';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -19,6 +19,7 @@ import { registerInputRules } from './platform/input.ts';
 import { createLogger } from './platform/logger.ts';
 import { registerMetrics } from './platform/metrics.ts';
 import type { AnyModule, ApiSurface } from './platform/module.ts';
+import { sharedRateLimitStore } from './platform/rate-limit.ts';
 
 export interface AppDeps {
   db: DbHandle;
@@ -125,10 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // One registry per composition: the Ports API's listener shares the market API's and adds no second /metrics.
   if (deps.surface !== 'ports') registerMetrics(app, composition.platform.metrics);
-  // Routes opt in with `config.rateLimit`; counted per signed-in user (the auth hook has run by preHandler), else per IP.
+  // Routes opt in with `config.rateLimit`; counted per signed-in user (the auth hook has run by preHandler), else per IP,
+  // in the shared `rate_limits` table so every API process counts one budget.
+  const { db, now } = composition.platform;
   await app.register(fastifyRateLimit, {
     global: false,
     hook: 'preHandler',
+    store: sharedRateLimitStore(createPgRateCounter(db, now), deps.surface ?? 'market', now),
     keyGenerator: (req) => req.principal?.userId ?? req.ip,
   });
   app.addHook(

@@ -30,9 +30,15 @@ const AUTH_OF: Record<Endpoint['visibility'], AuthLevel> = {
  * bearer token or an API key; 403 without one). One implementation behind both paths.
  */
 export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: EndpointRoute<E>): void {
-  // One limiter for both paths (a per-route `config.rateLimit` would count each path apart).
+  // One limiter for both paths (a per-route `config.rateLimit` would count each path apart),
+  // one bucket of the shared counters named after the operation.
   const limiter = route.rateLimit
-    ? (app as unknown as { rateLimit(o: RateLimit): preHandlerAsyncHookHandler }).rateLimit(route.rateLimit)
+    ? (
+        app as unknown as { rateLimit(o: RateLimit & { bucket: string }): preHandlerAsyncHookHandler }
+      ).rateLimit({
+        ...route.rateLimit,
+        bucket: e.operationId,
+      })
     : undefined;
   const schema = {
     tags: e.tags,

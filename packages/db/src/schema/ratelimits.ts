@@ -5,7 +5,7 @@ import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
  * per limit and caller, keyed `<app>:<limit>:<caller>`), counted with one atomic upsert
  * (`packages/db/src/rate-limits.ts`). A fixed window: `hits` since the window began, until
  * `reset_at`. `not_before` is the account slow-down's next allowed attempt. Rows past
- * `reset_at` mean nothing and are swept by the market API's `platform.sweep-rate-limits` job.
+ * `reset_at` mean nothing and are swept by the market API's `health.sweepRateLimits` job.
  */
 export const rateLimits = pgTable(
   'rate_limits',

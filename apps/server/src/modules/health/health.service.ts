@@ -1,10 +1,12 @@
-import type { DbHandle } from '@pm/db';
+import { type DbHandle, sweepRateLimits } from '@pm/db';
 
 const READY_TIMEOUT_MS = 2000;
 
 /** What the health service is built from. */
 export interface HealthServiceDeps {
   db: Pick<DbHandle, 'query'>;
+  /** Clock (the platform's). */
+  now?: () => number;
   /** How long the database may take to answer; default 2000 ms. */
   readyTimeoutMs?: number;
 }
@@ -28,5 +30,7 @@ export function createHealthService(deps: HealthServiceDeps) {
         clearTimeout(timer);
       }
     },
+    /** Deletes the shared rate-limit rows (API and identity) whose window has ended; returns how many. */
+    sweepRateLimits: (): Promise<number> => sweepRateLimits(deps.db, (deps.now ?? Date.now)()),
   };
 }
