@@ -86,7 +86,7 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       socksPorts: socksPortsOf(config.node.socksBasePort),
       tls: config.tls,
       plaintextTunnel: config.plaintextTunnel,
-      directory: plane.directory,
+      directory: plane.served,
       meter: plane.meter,
       registry: plane.registry,
       handshakeTimeoutMs: config.handshakeTimeoutMs ?? 10_000,

@@ -35,6 +35,24 @@ const FLUSH_SQL = `
   WITH v AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
       AS v(id, reqs, fails, up, down, agent_fails)
+  ), packages AS (
+    -- Package ports meter under their package id; a package at its volume is suspended here, and
+    -- the trigger's NOTIFY makes the gateway refuse its ports (docs/gateway.md, "Port packages").
+    UPDATE port_packages AS p SET
+      requests = p.requests + v.reqs,
+      errors = p.errors + v.fails,
+      upload = p.upload + v.up,
+      download = p.download + v.down,
+      stats_flushed_at = now(),
+      status = CASE WHEN p.traffic_type = 'limit'
+        AND p.upload + p.download + v.up + v.down >= p.traffic_gb::bigint * 1073741824
+        THEN 'suspend' ELSE p.status END,
+      suspend_reason = CASE WHEN p.traffic_type = 'limit'
+        AND p.upload + p.download + v.up + v.down >= p.traffic_gb::bigint * 1073741824
+        THEN 'volume' ELSE p.suspend_reason END
+    FROM v
+    WHERE p.id = v.id AND p.status = 'active'
+    RETURNING p.id
   ), totals AS (
     UPDATE leases AS l SET
       reqs = l.reqs + v.reqs,

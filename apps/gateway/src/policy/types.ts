@@ -25,6 +25,12 @@ export interface LeaseEntry {
    * stream limit. Otherwise (shared, or not said) each lease gets a sharer's part of it.
    */
   exclusive?: boolean;
+  /**
+   * The seam between an entitlement and its exit: when set, each connection asks it for the agent
+   * to use (a package port: a sticky agent matching its geo, re-chosen on rotation or when offline),
+   * given which agents have a live tunnel here; undefined means no exit now. Unset: `agentId`.
+   */
+  resolveAgent?(isOnline: (agentId: string) => boolean): string | undefined;
 }
 
 /** The gateway's in-memory view of active leases on this node, kept fresh by the control plane. */
@@ -33,6 +39,13 @@ export interface LeaseDirectory {
   findByCredentials(user: string, pwd: string): LeaseEntry | undefined;
   /** Lease owning a no-auth port if `sourceIp` is whitelisted for it, else undefined. */
   findByAuthPort(port: number, sourceIp: string): LeaseEntry | undefined;
+  /**
+   * A port of this node that takes RFC 1929 credentials instead of a source whitelist (a package
+   * port with login access); such a port is checked with `findByPortCredentials`.
+   */
+  portNeedsCredentials?(port: number): boolean;
+  /** The entitlement of a credentials port for this user name and password, or undefined. */
+  findByPortCredentials?(port: number, user: string, pwd: string): LeaseEntry | undefined;
   /** Every no-auth port currently allocated on this node (the data path listens on these). */
   authPorts(): number[];
   /** Called with a lease id whenever a lease ends, is refunded or its credentials/whitelist change. */

@@ -63,6 +63,17 @@ export function streamShare(limit: number, exclusive: boolean | undefined): numb
   return exclusive ? limit : Math.max(1, Math.floor(limit / MAX_SHARED_LEASES));
 }
 
+/** The agent a connection of this entitlement goes out through now ('' when none is online). */
+export function exitOf(lease: LeaseEntry, ctx: Pick<SessionContext, 'tunnels'>): string {
+  if (!lease.resolveAgent) return lease.agentId;
+  return (
+    lease.resolveAgent((id) => {
+      const mux = ctx.tunnels.get(id);
+      return mux !== undefined && !mux.closed;
+    }) ?? ''
+  );
+}
+
 /** Reports the bytes relayed since the last call to the meter and the metrics. */
 export function flushSessionBytes(s: Session, ctx: SessionContext): void {
   const st = s.stream;
@@ -158,7 +169,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         const g = parseGreeting(buf);
         if (!g) return;
         buf = buf.subarray(g.length);
-        if (noAuthPort !== undefined) {
+        if (noAuthPort !== undefined && !ctx.directory.portNeedsCredentials?.(noAuthPort)) {
           entry = ctx.directory.findByAuthPort(noAuthPort, peerIp());
           if (!entry || !g.value.includes(METHOD_NO_AUTH)) {
             return fail(entry ? 'no-method' : 'not-whitelisted', encodeMethodSelection(METHOD_NO_ACCEPTABLE));
@@ -176,7 +187,10 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         const a = parseUserPass(buf);
         if (!a) return;
         buf = buf.subarray(a.length);
-        entry = ctx.directory.findByCredentials(a.value.user, a.value.pwd);
+        entry =
+          noAuthPort === undefined
+            ? ctx.directory.findByCredentials(a.value.user, a.value.pwd)
+            : ctx.directory.findByPortCredentials?.(noAuthPort, a.value.user, a.value.pwd);
         if (!entry || entry.untilMs <= Date.now()) {
           const delayMs = ctx.limiter.fail(peerIp(), a.value.user);
           state = 'done';
@@ -221,7 +235,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       ctx.meter.countRequest(lease.leaseId, 'policy');
       return fail('lease-ended', encodeReply(REP_NOT_ALLOWED));
     }
-    const mux = ctx.tunnels.get(lease.agentId);
+    const mux = ctx.tunnels.get(exitOf(lease, ctx));
     if (!mux || mux.closed) {
       // No tunnel: the proxy stopped working, the agent's failure.
       ctx.meter.countRequest(lease.leaseId, 'agent');

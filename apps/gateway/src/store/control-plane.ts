@@ -1,8 +1,10 @@
 import type { DbHandle } from '@pm/db';
 import type { GeoLookup } from '../geo/geo.ts';
 import { createPgLeaseMeter, type PgLeaseMeter } from '../metering/lease-meter.ts';
+import type { LeaseDirectory } from '../policy/types.ts';
 import { createPgAgentRegistry, type GatewayNodeInfo, type PgAgentRegistry } from './agent-registry.ts';
 import { createPgLeaseDirectory, type PgLeaseDirectory } from './lease-directory.ts';
+import { type PackagePorts, withPackagePorts } from './package-ports.ts';
 
 export interface ControlPlaneOptions {
   db: DbHandle;
@@ -21,6 +23,9 @@ export interface ControlPlaneOptions {
 
 export interface ControlPlane {
   directory: PgLeaseDirectory;
+  /** What the data path serves: the leases plus this node's package ports (`store/package-ports.ts`). */
+  served: LeaseDirectory;
+  packages: PackagePorts;
   meter: PgLeaseMeter;
   registry: PgAgentRegistry;
   /** Flushes the meter and marks this node's agents offline; call after the gateway closed. */
@@ -44,13 +49,18 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   await registry.ready;
   const directory = createPgLeaseDirectory({ db, nodeId, reloadMs: options.reloadMs, onError });
   await directory.ready;
+  const { directory: served, packages } = withPackagePorts(directory, { db, nodeId, onError });
+  await packages.ready;
   const meter = createPgLeaseMeter({ db, flushMs: options.flushMs, onError });
   return {
     directory,
+    served,
+    packages,
     meter,
     registry,
     async close() {
       await meter.close();
+      await packages.close();
       await directory.close();
       await registry.close();
     },

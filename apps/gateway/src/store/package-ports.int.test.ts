@@ -1,0 +1,273 @@
+/**
+ * Package ports on the real data path: two gateway nodes on one database, real agents with
+ * synthetic locations, packages written as the server writes them. Rotation, geo and connection
+ * routing, sticky exits, login and whitelist access, and suspension at the volume.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { type AgentHandle, startAgent } from '@pm/agent';
+import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { freePort } from '../free-port.ts';
+import { type GatewayHandle, startGateway } from '../gateway.ts';
+import { createOverrideGeo } from '../geo/geo.ts';
+import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
+import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
+import { type ControlPlane, startControlPlane } from './control-plane.ts';
+import { insertAgent } from './network.testkit.ts';
+
+interface Node {
+  id: string;
+  plane: ControlPlane;
+  gateway: GatewayHandle;
+}
+
+let db: TestDatabase;
+let target: HttpTarget;
+const nodes: Node[] = [];
+const agents = new Map<string, AgentHandle>();
+const tls = makeSelfSignedCert();
+const NY = { cc: 'US', reg: 'New York', city: 'New York', zip: '10001', isp: 'Example Cable', mob: false };
+const geo = createOverrideGeo({
+  '192.0.2.51': NY,
+  '192.0.2.52': NY,
+  '192.0.2.53': NY,
+  '203.0.113.61': {
+    cc: 'US',
+    reg: 'California',
+    city: 'Los Angeles',
+    zip: '90001',
+    isp: 'Example Mobile',
+    mob: true,
+  },
+});
+
+async function startNode(id: string): Promise<Node> {
+  const plane = await startControlPlane({
+    db,
+    nodeId: id,
+    node: { publicHost: `${id}.gw.test`, publicIp: '127.0.0.1', socksBasePort: 10000 },
+    geo,
+    reverseDns: false,
+    flushMs: 500,
+  });
+  const gateway = await startGateway({
+    nodeId: id,
+    host: '127.0.0.1',
+    tunnelPort: 0,
+    socksPorts: [0],
+    tls,
+    directory: plane.served,
+    meter: plane.meter,
+    registry: plane.registry,
+    handshakeTimeoutMs: 5000,
+    trustAgentIp: true,
+    meterFlushMs: 200,
+  });
+  return { id, plane, gateway };
+}
+
+async function connectAgent(node: Node, ip: string, conn: 'wifi' | 'cell'): Promise<string> {
+  const a = await insertAgent(db, null);
+  const agent = startAgent({
+    gateway: { host: '127.0.0.1', port: node.gateway.tunnelPort },
+    key: a.key,
+    tls: { ca: tls.cert },
+    allowLoopback: true,
+    ipOverride: ip,
+    conn,
+    dev: 'android',
+    backoffMinMs: 50,
+    backoffMaxMs: 500,
+  });
+  agents.set(a.id, agent);
+  await agent.waitConnected(5000);
+  await node.plane.registry.idle();
+  return a.id;
+}
+
+interface TestPackage {
+  id: string;
+  login: string;
+  password: string;
+  ports: number[];
+}
+
+/** A package as the server's ports module writes it (one or more ports on `nodeId`). */
+async function insertPackage(
+  nodeId: string,
+  o: {
+    state?: string;
+    city?: string;
+    conn?: string;
+    gb?: number;
+    ports?: number;
+    timer?: number | null;
+  } = {},
+): Promise<TestPackage> {
+  const id = `pp-${randomBytes(6).toString('hex')}`;
+  const login = `u${randomBytes(5).toString('hex')}`;
+  const password = randomBytes(8).toString('hex');
+  await db.query(
+    `INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
+       connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
+       port_amount, status, date_start, date_finish)
+     VALUES ($1, 'user-1', 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
+       now(), now() + interval '1 day')`,
+    [
+      id,
+      o.gb ?? 1,
+      o.state ?? 'New York',
+      o.city ?? '',
+      o.conn ?? 'both',
+      o.timer === null ? 'api' : 'timer',
+      o.timer === null ? null : (o.timer ?? 5),
+      randomBytes(8).toString('hex'),
+      login,
+      password,
+      nodeId,
+      o.ports ?? 1,
+    ],
+  );
+  const ports: number[] = [];
+  for (let i = 0; i < (o.ports ?? 1); i++) {
+    const port = await freePort();
+    ports.push(port);
+    await db.query('INSERT INTO package_ports (package_id, node_id, port) VALUES ($1, $2, $3)', [
+      id,
+      nodeId,
+      port,
+    ]);
+  }
+  return { id, login, password, ports };
+}
+
+const fetchVia = (proxy: string, bytes = 1000, extra: string[] = []) =>
+  curl([...extra, '--socks5-hostname', proxy, `http://127.0.0.1:${target.port}/bytes/${bytes}`], 5);
+const viaLogin = (p: TestPackage, port = p.ports[0]!, pwd = p.password, bytes = 1000) =>
+  fetchVia(`${p.login}:${pwd}@127.0.0.1:${port}`, bytes);
+
+let n1: Node;
+let n2: Node;
+const nyExits: string[] = [];
+let laExit: string;
+
+before(async () => {
+  db = await createTestDatabase('package_ports');
+  target = await startHttpTarget();
+  n1 = await startNode('n1');
+  n2 = await startNode('n2');
+  nodes.push(n1, n2);
+  for (const ip of ['192.0.2.51', '192.0.2.52', '192.0.2.53'])
+    nyExits.push(await connectAgent(n1, ip, 'wifi'));
+  laExit = await connectAgent(n2, '203.0.113.61', 'cell');
+  await n1.plane.packages.reload();
+  await n2.plane.packages.reload();
+});
+
+after(async () => {
+  for (const a of agents.values()) await a.close();
+  for (const n of nodes) {
+    await n.gateway.close();
+    await n.plane.close();
+  }
+  await target?.close();
+  await db?.drop();
+});
+
+describe('package ports on two gateway nodes', () => {
+  test('a login port answers on its own node only, through a matching exit, sticky between connections', async () => {
+    const p = await insertPackage('n1');
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000), 'node 1 listens');
+    assert.equal(n2.gateway.authPorts().includes(p.ports[0]!), false, 'node 2 does not');
+    const r = await viaLogin(p);
+    assert.equal(r.code, 0, r.stderr);
+    const exit = n1.plane.packages.stickyExit(p.ports[0]!);
+    assert.ok(exit && nyExits.includes(exit), `exit ${exit}`);
+    for (let i = 0; i < 3; i++) assert.equal((await viaLogin(p)).code, 0);
+    assert.equal(n1.plane.packages.stickyExit(p.ports[0]!), exit, 'sticky');
+    assert.notEqual((await viaLogin(p, p.ports[0], 'wrong')).code, 0, 'wrong password');
+    const noAuth = await fetchVia(`127.0.0.1:${p.ports[0]}`);
+    assert.notEqual(noAuth.code, 0, 'a login port takes no anonymous connection');
+  });
+
+  test("geo and connection: a California mobile package exits through node 2's cell agent; none matching refuses", async () => {
+    const la = await insertPackage('n2', { state: 'California', conn: 'mobile' });
+    assert.ok(await waitFor(() => n2.gateway.authPorts().includes(la.ports[0]!), 2000));
+    assert.equal((await viaLogin(la)).code, 0);
+    assert.equal(n2.plane.packages.stickyExit(la.ports[0]!), laExit);
+    const wifiLa = await insertPackage('n2', { state: 'California', conn: 'wifi' });
+    assert.ok(await waitFor(() => n2.gateway.authPorts().includes(wifiLa.ports[0]!), 2000));
+    assert.notEqual((await viaLogin(wifiLa)).code, 0, 'no wifi exit in California');
+  });
+
+  test('rotation by the link moves the port to another exit; an offline exit is replaced at once', async () => {
+    const p = await insertPackage('n1', { timer: null });
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    assert.equal((await viaLogin(p)).code, 0);
+    const first = n1.plane.packages.stickyExit(p.ports[0]!)!;
+    await db.query('UPDATE package_ports SET rotate_seq = rotate_seq + 1, agent_id = NULL WHERE port = $1', [
+      p.ports[0],
+    ]);
+    let second: string | undefined;
+    assert.ok(
+      await waitFor(() => {
+        void viaLogin(p);
+        second = n1.plane.packages.stickyExit(p.ports[0]!);
+        return second !== undefined && second !== first;
+      }, 3000),
+      'rotated within 3 s',
+    );
+    assert.ok(nyExits.includes(second!));
+    // The exit goes offline: the next connection takes another agent, no rotation needed.
+    await agents.get(second!)!.close();
+    agents.delete(second!);
+    const r = await viaLogin(p);
+    assert.equal(r.code, 0, r.stderr);
+    const third = n1.plane.packages.stickyExit(p.ports[0]!);
+    assert.ok(third && third !== second && nyExits.includes(third));
+  });
+
+  test('switching to a whitelist applies within 2 s; login refused after it', async () => {
+    const p = await insertPackage('n1');
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await db.query(
+      `UPDATE port_packages SET access_type = 'whitelist', whitelist_ips = '{127.0.0.3}' WHERE id = $1`,
+      [p.id],
+    );
+    const started = Date.now();
+    assert.ok(
+      await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, 2000),
+    );
+    assert.ok(Date.now() - started < 2000);
+    const from3 = await fetchVia(`127.0.0.1:${p.ports[0]}`, 1000, ['--interface', '127.0.0.3']);
+    assert.equal(from3.code, 0, from3.stderr);
+    const from2 = await fetchVia(`127.0.0.1:${p.ports[0]}`, 1000, ['--interface', '127.0.0.2']);
+    assert.notEqual(from2.code, 0);
+    assert.notEqual((await viaLogin(p)).code, 0);
+  });
+
+  test('at the volume the package is suspended by the meter and its ports refuse within 5 s', async () => {
+    const p = await insertPackage('n1');
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    // 20 KB left of the 1 Gb.
+    await db.query('UPDATE port_packages SET download = 1073741824 - 20000 WHERE id = $1', [p.id]);
+    assert.equal((await viaLogin(p, p.ports[0], p.password, 50_000)).code, 0);
+    const started = Date.now();
+    const suspended = async () =>
+      (await db.query<{ status: string }>('SELECT status FROM port_packages WHERE id = $1', [p.id]))[0]
+        ?.status;
+    for (let i = 0; i < 50 && (await suspended()) !== 'suspend'; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await suspended(), 'suspend');
+    assert.ok(await waitFor(() => !n1.gateway.authPorts().includes(p.ports[0]!), 5000));
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+    assert.notEqual((await viaLogin(p)).code, 0);
+    const [row] = await db.query<{ download: string; requests: string }>(
+      'SELECT download, requests FROM port_packages WHERE id = $1',
+      [p.id],
+    );
+    assert.ok(Number(row?.download) >= 1073741824, 'the counters reached the package');
+    assert.equal(Number(row?.requests), 1);
+  });
+});

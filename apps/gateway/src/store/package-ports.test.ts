@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chooseExit, matchesGeo } from './package-ports.ts';
+
+const all = () => true;
+
+describe('chooseExit', () => {
+  test('sticky until the timer runs out, then another exit', () => {
+    const s = { agentId: undefined as string | undefined, chosenAtMs: 0, seq: -1 };
+    const o = { seq: 0, timerMs: 5 * 60_000, candidates: ['a', 'b', 'c'], isOnline: all, random: () => 0 };
+    assert.equal(chooseExit(s, { ...o, nowMs: 1000 }), 'a');
+    assert.equal(chooseExit(s, { ...o, nowMs: 1000 + 5 * 60_000 - 1 }), 'a', 'still sticky');
+    assert.equal(chooseExit(s, { ...o, nowMs: 1000 + 5 * 60_000 }), 'b', 'the timer rotates it');
+  });
+
+  test('a rotation (new sequence) or an offline exit re-chooses at once; one exit is kept', () => {
+    const s = { agentId: 'a', chosenAtMs: 0, seq: 0 };
+    const o = { timerMs: null, nowMs: 10, candidates: ['a', 'b'], isOnline: all, random: () => 0 };
+    assert.equal(chooseExit(s, { ...o, seq: 0 }), 'a');
+    assert.equal(chooseExit(s, { ...o, seq: 1 }), 'b');
+    assert.equal(chooseExit(s, { ...o, seq: 1, isOnline: (id) => id !== 'b' }), 'a');
+    assert.equal(chooseExit(s, { ...o, seq: 2, candidates: ['a'] }), 'a', 'the only exit stays');
+    assert.equal(chooseExit(s, { ...o, seq: 2, isOnline: () => false }), undefined);
+  });
+});
+
+describe('matchesGeo', () => {
+  const agent = { id: 'x', cc: 'US', reg: 'New York', city: 'New York', conn: 'cell' as const };
+  test('country, state and city in any case, and the connection type', () => {
+    assert.ok(matchesGeo(agent, { country: 'US', state: 'new york', city: '', connectionType: 'both' }));
+    assert.ok(matchesGeo(agent, { country: 'US', state: '', city: 'NEW YORK', connectionType: 'mobile' }));
+    assert.equal(matchesGeo(agent, { country: 'US', state: '', city: '', connectionType: 'wifi' }), false);
+    assert.equal(matchesGeo(agent, { country: 'CA', state: '', city: '', connectionType: 'both' }), false);
+    assert.equal(
+      matchesGeo(agent, { country: 'US', state: 'California', city: '', connectionType: 'both' }),
+      false,
+    );
+  });
+});
