@@ -161,6 +161,20 @@ describe('polling schedule', () => {
     assert.equal(next(3 * HOUR, true), 3 * HOUR + MIN);
   });
 
+  test('the schedule scales with the watcher cycle (the devnet runs every 2 s)', () => {
+    const at = (nowMs: number, hasPending: boolean) =>
+      nextCheckAt({
+        now: new Date(nowMs),
+        createdAt,
+        expiresAt,
+        watchUntil,
+        hasPending,
+        intervalMs: 2000,
+      }).getTime() - nowMs;
+    assert.equal(at(3 * HOUR, true), 4000);
+    assert.equal(at(45 * MIN, false), 4 * MIN);
+  });
+
   test('a USDT charge costs at most 20 polls over its whole watch (1,000 charges: under 20,000 requests)', () => {
     let polls = 0;
     for (let t = 0; t < watchUntil.getTime() && polls < 1000; t = next(t)) polls++;

@@ -122,6 +122,7 @@ export const GRACE_POLL_MIN_MS = 60 * MIN;
  * for confirmations; then a pause growing with its age (`pace`, see OPEN_POLL) until it expires,
  * as most customers pay within minutes; in the grace window after expiry rarely (an hour, then
  * twice the time since expiry: +1 h, +3 h, +9 h, …). Never after `watchUntil`, the hard end.
+ * The figures are for the default 30-second cycle; another `intervalMs` scales them.
  */
 export function nextCheckAt(c: {
   now: Date;
@@ -134,12 +135,17 @@ export function nextCheckAt(c: {
 }): Date {
   const pace = c.pace ?? OPEN_POLL.fast;
   const now = c.now.getTime();
+  // The schedule is written for the default 30 s cycle and scales with it (the devnet runs 2 s).
+  const scale = c.intervalMs / 30_000;
   let delay: number;
-  if (c.hasPending) delay = Math.max(c.intervalMs, PENDING_POLL_MS);
+  if (c.hasPending) delay = scale * PENDING_POLL_MS;
   else if (now < c.expiresAt.getTime()) {
-    delay = Math.min(Math.max((now - c.createdAt.getTime()) * pace.ageFactor, c.intervalMs), pace.maxMs);
+    delay = Math.min(
+      Math.max((now - c.createdAt.getTime()) * pace.ageFactor, c.intervalMs),
+      scale * pace.maxMs,
+    );
     // The last look before expiry: exactly at it, so an on-time payment is seen on time.
     if (now + delay > c.expiresAt.getTime()) delay = Math.max(c.expiresAt.getTime() - now, 1000);
-  } else delay = Math.max(GRACE_POLL_MIN_MS, 2 * (now - c.expiresAt.getTime()));
+  } else delay = scale * Math.max(GRACE_POLL_MIN_MS, 2 * (now - c.expiresAt.getTime()));
   return new Date(Math.min(now + Math.round(delay), Math.max(c.watchUntil.getTime() - 1000, now + 1000)));
 }
