@@ -96,7 +96,7 @@ export function createStaffLeaseService(deps: StaffLeaseDeps) {
         if (lease.endedAt === null) {
           throw new AppError('VALIDATION_FAILED', {
             userMessage: 'The lease has not ended yet; credit it once it has ended',
-            details: { errorCode: 'leaseNotEnded' },
+            details: { errorCode: 'leaseNotEnded', field: 'id' },
           });
         }
         if (lease.refundedAt !== null) {
@@ -108,7 +108,7 @@ export function createStaffLeaseService(deps: StaffLeaseDeps) {
         if (lease.purchasePriceC <= 0) {
           throw new AppError('VALIDATION_FAILED', {
             userMessage: 'The lease was free; there is nothing to credit',
-            details: { errorCode: 'nothingToCredit' },
+            details: { errorCode: 'nothingToCredit', field: 'id' },
           });
         }
         const moved = await deps.ledger.move(
