@@ -1,7 +1,11 @@
-/** Issue 23 hole 4: the watcher stays within each chain API's request budget for the day. */
+/**
+ * Issue 23 holes 4 and 6: the watcher stays within each chain API's request budget for the day;
+ * the address gap metric.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cents } from '@pm/money';
+import { METRICS_AUTH } from '../../test/app.ts';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
 
 let h: PaymentsHarness;
@@ -47,5 +51,23 @@ describe('per-chain request budget', () => {
     );
     const nextDay = await tron();
     assert.ok((nextDay?.polled ?? 0) > 0, 'a new day, a new budget');
+  });
+});
+
+describe('address gap metric', () => {
+  test('payments_address_gap_max is the longest run of indexes that never saw a payment', async () => {
+    const gap = async () => {
+      const res = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
+      return Number(/payments_address_gap_max\{currency="trc20usdt"\} (\d+)/.exec(res.body)?.[1]);
+    };
+    // The 8 USDT charges above: indexes 0-7, none paid.
+    assert.equal(await gap(), 8);
+    // A payment seen on index 3 (recorded as the watcher records one).
+    await h.db.query(
+      `INSERT INTO crypto_payments (charge_id, currency, txid, out_key, value_base, first_seen_at)
+       SELECT id, currency, repeat('ab', 32), address, 1000000, now() FROM crypto_charges
+       WHERE currency = 'trc20usdt' AND derivation_index = 3`,
+    );
+    assert.equal(await gap(), 4, 'indexes 4-7 after the paid 3 (0-2 is 3 long)');
   });
 });
