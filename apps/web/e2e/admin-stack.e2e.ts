@@ -142,6 +142,11 @@ describe('admin area on the real stack (issue 26)', () => {
       customer.password = newPassword;
       assert.ok(await stack.token(customer.email, customer.password));
 
+      // The preferred way: a reset link mailed to the customer.
+      await page.getByTestId('admin-reset-link').click();
+      await page.getByTestId('admin-done').getByText('Reset link mailed').waitFor();
+      await stack.mail.waitFor(customer.email, (m) => /reset-password\?token=/.test(m.text));
+
       // DEPOSIT: revoke, then grant.
       await page.getByTestId('admin-revoke-deposit').click();
       await page.getByTestId('admin-done').getByText('DEPOSIT revoked').waitFor();
@@ -230,6 +235,7 @@ describe('admin area on the real stack (issue 26)', () => {
         'user.block',
         'user.unblock',
         'user.password',
+        'user.resetLink',
         'account.permissions',
         'account.balance',
         'lease.credit',
