@@ -145,6 +145,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition, deps.surface);
-  if (!deps.composition) app.addHook('onClose', () => composition.jobs.stop());
+  if (!deps.composition) {
+    // Caches cleared when any process commits a change they hold (the shop after a sale, the price
+    // list); with a composition passed in, its owner (`start()`) starts and stops the listener.
+    await composition.changes.start();
+    app.addHook('onClose', () => composition.close());
+  }
   return app;
 }

@@ -6,6 +6,7 @@
 import type { DbHandle } from '@pm/db';
 import { Registry } from 'prom-client';
 import { MODULES, type Services } from './modules/index.ts';
+import { type ChangeFeed, createChangeFeed } from './platform/changes.ts';
 import type { FeatureSettings } from './platform/config.ts';
 import { createJobRuntime, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
@@ -17,6 +18,10 @@ export interface Composition {
   services: Services;
   modules: readonly AnyModule[];
   jobs: JobRuntime;
+  /** Cross-process cache invalidation; `start()` by the API role. */
+  changes: ChangeFeed;
+  /** Stops the job runtime and the change listener. */
+  close(): Promise<void>;
 }
 
 /** The platform's parts and the process's role. */
@@ -43,6 +48,7 @@ export function compose(options: ComposeOptions): Composition {
     isWorker: options.isWorker ?? false,
     pollingIntervalMs: options.jobPollingIntervalMs,
   });
+  const changes = createChangeFeed(options.db, options.log);
   const platform: Platform = {
     db: options.db,
     now: options.now ?? Date.now,
@@ -50,6 +56,7 @@ export function compose(options: ComposeOptions): Composition {
     log: options.log,
     metrics: new Registry(),
     settings: options.settings ?? {},
+    changes,
   };
   const modules: readonly AnyModule[] = [...MODULES, ...(options.extraModules ?? [])];
   const built: Record<string, unknown> = {};
@@ -67,7 +74,17 @@ export function compose(options: ComposeOptions): Composition {
     }
     Object.assign(built, provided);
   }
-  return { platform, services: built as Services, modules, jobs };
+  return {
+    platform,
+    services: built as Services,
+    modules,
+    jobs,
+    changes,
+    async close() {
+      await jobs.stop();
+      await changes.stop();
+    },
+  };
 }
 
 /** Declares every module's routes of one surface (the market API, or the Ports API's listener) on the app. */

@@ -70,12 +70,14 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
     },
     async close() {
       for (const app of started.reverse()) await app.close();
-      await composition.jobs.stop();
+      await composition.close();
     },
   };
   try {
     if (roles.includes('worker')) await composition.jobs.work(bindModuleJobs(composition));
     if (!roles.includes('http')) return handle;
+    // The API's caches are cleared when any process commits a change they hold.
+    await composition.changes.start();
     const api = await buildApp({
       db: config.db,
       oidc: config.oidc,

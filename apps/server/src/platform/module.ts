@@ -10,6 +10,7 @@ import type { DbHandle } from '@pm/db';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
+import type { ChangeFeed } from './changes.ts';
 import type { FeatureSettings } from './config.ts';
 import type { AnyJob, JobQueue } from './jobs.ts';
 import type { Logger } from './logger.ts';
@@ -24,6 +25,8 @@ export interface Platform {
   metrics: Registry;
   /** Feature settings; each module reads its own part. */
   settings: FeatureSettings;
+  /** Cache invalidation across processes (NOTIFY after commit): publish in a write, clear on change. */
+  changes: Pick<ChangeFeed, 'publish' | 'onChange'>;
 }
 
 /** The Fastify instance routes are declared on: zod schemas type params, query, body and responses. */

@@ -20,6 +20,7 @@ export const agentsModule = defineModule({
       pricing,
       now: platform.now,
       cacheMs: platform.settings.shopCacheMs,
+      changes: platform.changes,
     }),
   }),
   routes: registerAgentsRoutes,

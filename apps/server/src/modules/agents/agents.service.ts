@@ -10,6 +10,7 @@ import {
 } from '@pm/contracts';
 import type { Db, DbOrTx, Tx } from '@pm/db';
 import { boundingBox, type LatLon, lookupPostal } from '@pm/geo';
+import type { ChangeFeed } from '../../platform/changes.ts';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
@@ -35,6 +36,8 @@ export interface AgentsServiceDeps {
    * (default 1000 ms; then served up to 2 s longer while one refresh runs). 0 turns it off.
    */
   cacheMs?: number;
+  /** Cross-process invalidation: a sale clears every API process's shared pages after its commit. */
+  changes?: Pick<ChangeFeed, 'publish' | 'onChange'> | undefined;
   /** A postal code's centre (default `@pm/geo`'s bundled centroids). */
   lookupPostal?: (cc: string, code: string) => Promise<LatLon | undefined>;
 }
@@ -67,6 +70,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   function clearCaches(): void {
     for (const cache of [pages, counts, segmentLists, totals, callers, lapsedLeases]) cache.clear();
   }
+  deps.changes?.onChange('shop', clearCaches);
 
   /** Checks the query's combinations and resolves the radius centre and the IP prefix. */
   async function resolveFilter(q: TAgentListQuery): Promise<ShopFilter> {
@@ -249,11 +253,14 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     /**
      * For the purchase, inside its transaction: records the sale (the agent stops being New for
      * 30 days) and drops this process's shared pages and callers' leases, so the buyer's next list
-     * shows it taken and unmasked (other API processes within `cacheMs`, 3 s at most).
+     * shows it taken and unmasked; every other API process clears them when the sale commits
+     * (NOTIFY `shop`; `cacheMs` + 2 s at the latest should a notification be lost).
      */
     async markSold(agentId: string, tx: Tx): Promise<void> {
       await repo.setLastSold(agentId, new Date(now()), tx);
+      // This process at once (as before); every process, this one again, when the sale commits.
       clearCaches();
+      await deps.changes?.publish('shop', tx);
     },
 
     /** Drops the shared pages, counts, segments and totals (after writes this service did not make). */

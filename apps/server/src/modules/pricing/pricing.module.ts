@@ -10,6 +10,12 @@ import { createPricingService } from './pricing.service.ts';
 export const pricingModule = defineModule({
   name: 'pricing',
   needs: [],
-  services: (platform) => ({ pricing: createPricingService({ db: platform.db.db }) }),
+  services: (platform) => ({
+    pricing: createPricingService({
+      db: platform.db.db,
+      cacheMs: platform.settings.shopCacheMs,
+      changes: platform.changes,
+    }),
+  }),
   routes: registerPricingRoutes,
 });

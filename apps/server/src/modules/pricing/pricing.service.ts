@@ -1,5 +1,6 @@
 import { AppError, type TPricingRule, type TPricingRules } from '@pm/contracts';
 import type { Db, DbOrTx } from '@pm/db';
+import type { ChangeFeed } from '../../platform/changes.ts';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
 import { createPricingRepository, type PricingRuleRow } from './pricing.repository.ts';
 import { type AgentPrices, type PricedAgent, type PriceRule, priceFor } from './pricing.rules.ts';
@@ -8,7 +9,9 @@ import { type AgentPrices, type PricedAgent, type PriceRule, priceFor } from './
 export interface PricingServiceDeps {
   db: Db;
   /** How long this process prices the shop from the list it read last; default 1000 ms. */
-  cacheMs?: number;
+  cacheMs?: number | undefined;
+  /** Cross-process invalidation: a saved list clears every process's copy after the commit. */
+  changes?: Pick<ChangeFeed, 'publish' | 'onChange'> | undefined;
 }
 
 /** The pricing service's functions (derived from the factory). */
@@ -32,6 +35,7 @@ function toRule(row: PricingRuleRow): PriceRule {
 export function createPricingService(deps: PricingServiceDeps) {
   const repo = createPricingRepository(deps.db);
   const cache = createTtlCache<PriceRule[]>({ ttlMs: deps.cacheMs ?? 1000, maxEntries: 1 });
+  deps.changes?.onChange('pricing', () => cache.clear());
 
   async function loadRules(tx?: DbOrTx): Promise<PriceRule[]> {
     const rules = (await repo.findRules(tx)).map(toRule);
@@ -59,7 +63,8 @@ export function createPricingService(deps: PricingServiceDeps) {
 
     /**
      * Replaces the whole list in one transaction (validated by the contract: a catch-all last,
-     * prices within bounds) and makes this process price with it at once; others within `cacheMs`.
+     * prices within bounds) and makes this process price with it at once; the others as soon as
+     * they hear the commit's NOTIFY (`cacheMs` at the latest if they missed it).
      */
     async replaceRules(rules: readonly TPricingRule[], updatedBy: string): Promise<TPricingRules> {
       const result = await deps.db.transaction(async (tx) => {
@@ -68,6 +73,7 @@ export function createPricingService(deps: PricingServiceDeps) {
           updatedBy,
           tx,
         );
+        await deps.changes?.publish('pricing', tx);
         return getRules(tx);
       });
       cache.clear();

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ZAgentListQuery } from '@pm/contracts';
+import { buildAgent, buildNode, createTestDatabase, newUserId, type TestDatabase } from '@pm/db/testing';
+import { cents } from '@pm/money';
+import { type Composition, compose } from '../compose.ts';
+import { createLogger } from './logger.ts';
+
+/** Two API processes on one database, as two hosts would run them: caches kept a minute. */
+let db: TestDatabase;
+let a: Composition;
+let b: Composition;
+
+const query = (q: Record<string, string>) => ZAgentListQuery.parse({ limit: '100', ...q });
+
+/** Polls `check` every 25 ms for at most `ms`; true once it holds. */
+async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+before(async () => {
+  db = await createTestDatabase('changes_shared');
+  const process = () => {
+    const c = compose({ db, log: createLogger({ level: 'silent' }), settings: { shopCacheMs: 60_000 } });
+    return c;
+  };
+  a = process();
+  b = process();
+  await a.changes.start();
+  await b.changes.start();
+});
+after(async () => {
+  await a?.close();
+  await b?.close();
+  await db?.drop();
+});
+
+describe('caches are cleared in every process after the commit (NOTIFY server_changes)', () => {
+  test('a price list saved through process B prices the shop of process A within 2 s', async () => {
+    const before = await a.services.pricing.currentRules();
+    const { rules } = await b.services.pricing.getRules();
+    const changed = rules.map((r) => ({ ...r, priceExcC: cents(r.priceExcC + 111) }));
+    await b.services.pricing.replaceRules(changed, newUserId('staff'));
+    const seen = await within(2000, async () => {
+      const now = await a.services.pricing.currentRules();
+      return now[0]?.priceExcC === (before[0]?.priceExcC ?? 0) + 111;
+    });
+    assert.ok(seen, 'process A still prices with the old list');
+  });
+
+  test('a sale recorded by process B leaves the fresh shop of process A within 2 s', async () => {
+    const node = await buildNode(db);
+    const agent = await buildAgent(db, { nodeId: node.id, cc: 'IT', stars: 7 });
+    const me = newUserId();
+    const fresh = query({ cc: 'IT', fresh: 'true' });
+    assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
+    await db.db.transaction((tx) => b.services.agents.markSold(agent.id, tx));
+    const gone = await within(2000, async () => (await a.services.agents.listAgents(fresh, me)).total === 0);
+    assert.ok(gone, 'process A still shows the sold agent as New');
+  });
+
+  test('a rolled-back sale notifies nobody: the page stays cached', async () => {
+    const node = await buildNode(db);
+    const agent = await buildAgent(db, { nodeId: node.id, cc: 'FR', stars: 7 });
+    const me = newUserId();
+    const fresh = query({ cc: 'FR', fresh: 'true' });
+    assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
+    // Written behind the cache's back: only an invalidation would make A read it.
+    await db.query('UPDATE agents SET last_sold_at = now() WHERE id = $1', [agent.id]);
+    await assert.rejects(
+      db.db.transaction(async (tx) => {
+        await b.services.agents.markSold(agent.id, tx);
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
+  });
+});
