@@ -108,7 +108,13 @@ test("an agent's new address is looked up at the next sweep; the old result no l
 
 test("a lease shows its agent's current lists and clean score", async () => {
   const node = await buildNode(t.db);
-  const agent = await buildAgent(t.db, { ip: '198.51.100.13', cc: 'DE', nodeId: node.id, online: true, stars: 9 });
+  const agent = await buildAgent(t.db, {
+    ip: '198.51.100.13',
+    cc: 'DE',
+    nodeId: node.id,
+    online: true,
+    stars: 9,
+  });
   await service().checkAgentBlacklists(agent.id);
   const userId = newUserId();
   await buildAccount(t.db, { userId });

@@ -108,17 +108,28 @@ export function createScoreProviders(
   };
 }
 
-/** Runs every provider at once, each within `timeoutMs`; never throws. */
+/** Runs every provider at once, each within `timeoutMs` (its request aborted then); never throws. */
 export async function runScoreProviders(
   providers: Record<ScoreProviderLabel, ScoreProvider>,
   ip: string,
   timeoutMs: number,
 ): Promise<Record<ScoreProviderLabel, ProviderResult>> {
   const run = async (p: ScoreProvider): Promise<ProviderResult> => {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    // Raced as well as aborted: a client that ignores the signal still cannot hold the check.
+    const timeout = new Promise<ProviderResult>((resolve) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        resolve(fail(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
     try {
-      return await p(ip, AbortSignal.timeout(timeoutMs));
+      return await Promise.race([p(ip, abort.signal), timeout]);
     } catch (e) {
       return fail((e as Error).message);
+    } finally {
+      clearTimeout(timer);
     }
   };
   const [G, I, M] = await Promise.all([run(providers.G), run(providers.I), run(providers.M)]);

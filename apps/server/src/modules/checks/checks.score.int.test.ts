@@ -144,7 +144,11 @@ test('short balance or no account is 402 and leaves the token unspent', async ()
   const blocked = newUserId();
   await buildAccount(t.db, { userId: blocked, balanceC: 1000, blocked: true });
   // A blocked account is refused before any handler (401/403), and is never charged.
-  const b = await buy(await t.auth(blocked), { agentID, expectedPriceC: PRICE, oneTimeToken: q.oneTimeToken });
+  const b = await buy(await t.auth(blocked), {
+    agentID,
+    expectedPriceC: PRICE,
+    oneTimeToken: q.oneTimeToken,
+  });
   assert.ok([401, 403].includes(b.statusCode), String(b.statusCode));
   assert.equal(await balanceOf(blocked), 1000);
   // Topped up, the same quote still buys.
