@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { type ScoreStandIns, startScoreStandIns } from '@pm/devnet/checks';
+import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createLedgerService } from '../ledger/ledger.service.ts';
 import { DEFAULT_CHECKS_SETTINGS } from './checks.config.ts';
+import { createScoreProviders } from './checks.providers.ts';
+import { createScoreService } from './checks.score.ts';
 
 let t: TestApp;
 let providers: ScoreStandIns;
@@ -197,4 +201,49 @@ test('quotes are rate limited per customer (429)', async () => {
   }
   assert.equal(codes.filter((s) => s === 200).length, 10);
   assert.equal(codes.at(-1), 429);
+});
+
+test('a check a crash left running is refunded once, however often recovery runs', async () => {
+  const c = await customer();
+  const agentID = await agentAt('192.0.2.54');
+  const q = await quote(c.headers);
+  // As if the process died after the charge and before the providers answered.
+  const ledger = createLedgerService({ db: t.db.db });
+  await t.db.db.transaction(async (tx) => {
+    await t.db.query(`UPDATE score_check_quotes SET used_at = now() WHERE token = $1`, [q.oneTimeToken]);
+    await ledger.charge(
+      {
+        userId: c.userId,
+        amountC: cents(PRICE),
+        type: 'scorecheck',
+        memo: 'crash',
+        idemKey: `scorecheck:${q.oneTimeToken}`,
+      },
+      tx,
+    );
+  });
+  await t.db.query(
+    `INSERT INTO score_checks (agent_id, ip, user_id, token, price_c, created_at) VALUES ($1, '192.0.2.54', $2, $3, $4, now() - interval '10 minutes')`,
+    [agentID, c.userId, q.oneTimeToken, PRICE],
+  );
+  assert.equal(await balanceOf(c.userId), 1000 - PRICE);
+  const scores = createScoreService({
+    db: t.db.db,
+    settings: DEFAULT_CHECKS_SETTINGS.score,
+    providers: createScoreProviders(DEFAULT_CHECKS_SETTINGS.score),
+    ledger,
+    now: Date.now,
+  });
+  const counts = await Promise.all([
+    scores.refundAbandoned(),
+    scores.refundAbandoned(),
+    scores.refundAbandoned(),
+  ]);
+  assert.ok(counts.every((n) => n >= 0));
+  assert.equal(await balanceOf(c.userId), 1000);
+  const refunds = await t.db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM txrecords WHERE user_id = $1 AND type = 'refund'`,
+    [c.userId],
+  );
+  assert.equal(Number(refunds[0]!.n), 1);
 });
