@@ -246,9 +246,22 @@ describe('admin area on the real stack (issue 26)', () => {
 
       // At 390 px the area stays usable, with no horizontal overflow.
       await page.setViewportSize(PHONE);
-      for (const name of ['Audit', 'User Payments', 'User Info']) {
+      for (const name of [
+        'Audit',
+        'User Payments',
+        'Transaction Info',
+        'Lease Info',
+        'User Balance',
+        'User Info',
+      ]) {
         await tab(page, name);
         await noHorizontalOverflow(page);
+        if (name === 'Audit') {
+          await page.getByTestId('admin-load-audit').click();
+          await page.getByTestId('admin-audit-row').first().waitFor();
+          await noHorizontalOverflow(page);
+          await saveScreenshot(page, 'admin-audit-390');
+        }
       }
       await saveScreenshot(page, 'admin-user-info-390');
     } finally {

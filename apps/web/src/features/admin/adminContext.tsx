@@ -93,7 +93,10 @@ export function NeedsUser() {
   );
 }
 
-/** Horizontal scroll for wide tables, so a phone's page never overflows. */
+/**
+ * Horizontal scroll for wide tables, so a phone's page never overflows: below 760 px of card width
+ * the table keeps its columns readable and scrolls inside the card instead of squeezing them.
+ */
 export function TableScroll({ children }: { children: ReactNode }) {
-  return <Box sx={{ overflowX: 'auto', maxWidth: '100%' }}>{children}</Box>;
+  return <Box sx={{ overflowX: 'auto', maxWidth: '100%', '& table': { minWidth: 760 } }}>{children}</Box>;
 }
