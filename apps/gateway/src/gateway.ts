@@ -6,6 +6,7 @@ import { isLoopbackHost, type Mux } from '@pm/tunnel';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
 import { FailureLimiter, type FailureLimiterOptions } from './session/auth-limiter.ts';
+import { handleHttpProxyConnection } from './session/http-proxy.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './session/metrics.ts';
 import {
   flushSessionBytes,
@@ -14,6 +15,9 @@ import {
   type SessionContext,
 } from './session/socks-session.ts';
 import { startTunnelServer } from './tunnel/server.ts';
+
+/** The HTTP proxy twin of a no-auth or package port listens on the port plus this (docs/gateway.md). */
+export const HTTP_PORT_OFFSET = 20000;
 
 export interface GatewayConfig {
   /** This node's name (metrics label; the control plane uses it for `socks.host` / `authPort.node`). */
@@ -24,6 +28,13 @@ export interface GatewayConfig {
   tunnelPort: number;
   /** The four SOCKS (RFC 1929) ports: base + 2080, 3080, 4080, 5080 (0 = any free port). */
   socksPorts: number[];
+  /** The leases' HTTP proxy ports (Basic `Proxy-Authorization` with the SOCKS credentials): base + 6080. */
+  httpPorts?: number[];
+  /**
+   * Every no-auth and package port also answers as an HTTP proxy on itself plus this offset
+   * (default `HTTP_PORT_OFFSET`, 20000; 0: no HTTP twins).
+   */
+  httpPortOffset?: number;
   /** PEM certificate and key of the agents' tunnel (TLS 1.3): required unless `plaintextTunnel`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
@@ -74,6 +85,8 @@ export interface GatewayConfig {
 export interface GatewayHandle extends AgentDialer {
   tunnelPort: number;
   socksPorts: number[];
+  /** The leases' HTTP proxy ports as listened on. */
+  httpPorts: number[];
   /** No-auth ports currently listened on. */
   authPorts(): number[];
   metricsPort: number | undefined;
@@ -168,13 +181,27 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     }
     handleSocksConnection(socket, ctx, authPort);
   };
+  const acceptHttp = (socket: net.Socket, authPort?: number) => {
+    const ip = socket.remoteAddress;
+    if (ip && (config.refuseLoopbackAgentExits || !isLoopbackHost(ip)) && tunnels.isAgentExit(ip)) {
+      socket.destroy();
+      return;
+    }
+    handleHttpProxyConnection(socket, ctx, authPort);
+  };
+  const httpOffset = config.httpPortOffset ?? HTTP_PORT_OFFSET;
   const servers: net.Server[] = [];
   const socksPorts: number[] = [];
-  for (const port of config.socksPorts) {
-    const server = socksServer((s) => accept(s));
+  const httpPorts: number[] = [];
+  const listeners = [
+    ...config.socksPorts.map((port) => ({ port, http: false })),
+    ...(config.httpPorts ?? []).map((port) => ({ port, http: true })),
+  ];
+  for (const { port, http: isHttp } of listeners) {
+    const server = socksServer((s) => (isHttp ? acceptHttp(s) : accept(s)));
     servers.push(server);
     try {
-      socksPorts.push(await listen(server, port, config.host));
+      (isHttp ? httpPorts : socksPorts).push(await listen(server, port, config.host));
     } catch (err) {
       // A port in use must not leave the tunnel endpoint and the other listeners open.
       for (const s of servers) s.close();
@@ -186,20 +213,26 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   // No-auth ports follow the directory.
   const authServers = new Map<number, net.Server>();
   const syncAuthPorts = () => {
-    const wanted = new Set(config.directory.authPorts());
+    // Each no-auth or package port, and its HTTP twin (listened on as port + offset, keyed negative).
+    const wanted = new Set<number>();
+    for (const port of config.directory.authPorts()) {
+      wanted.add(port);
+      if (httpOffset > 0 && port + httpOffset <= 65535) wanted.add(-port);
+    }
     for (const [port, server] of authServers) {
       if (!wanted.has(port)) {
         authServers.delete(port);
         server.close();
       }
     }
-    for (const port of wanted) {
-      if (authServers.has(port)) continue;
-      const server = socksServer((s) => accept(s, port));
-      authServers.set(port, server);
+    for (const key of wanted) {
+      if (authServers.has(key)) continue;
+      const port = key < 0 ? -key + httpOffset : key;
+      const server = socksServer((s) => (key < 0 ? acceptHttp(s, -key) : accept(s, key)));
+      authServers.set(key, server);
       listen(server, port, config.host).catch((err: Error) => {
         log('no-auth port listen failed', { port, error: err.message });
-        if (authServers.get(port) === server) authServers.delete(port);
+        if (authServers.get(key) === server) authServers.delete(key);
       });
     }
   };
@@ -257,7 +290,8 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
   return {
     tunnelPort: tunnels.port,
     socksPorts,
-    authPorts: () => [...authServers.keys()].sort((a, b) => a - b),
+    httpPorts,
+    authPorts: () => [...authServers.keys()].filter((k) => k > 0).sort((a, b) => a - b),
     metricsPort,
     metrics,
     agentsOnline: () => tunnels.agentIds(),

@@ -52,6 +52,14 @@ export interface GatewayNode {
 }
 
 /** The SOCKS ports of a node: its base port plus `SOCKS_PORT_OFFSETS`, or any free ports for base 0. */
+/** The leases' HTTP proxy port: base + 6080 (0 = any free port). */
+export function httpPortOf(basePort: number): number {
+  return basePort ? basePort + HTTP_PORT_BASE_OFFSET : 0;
+}
+
+/** Offset of the leases' HTTP proxy port from the SOCKS base port. */
+export const HTTP_PORT_BASE_OFFSET = 6080;
+
 export function socksPortsOf(basePort: number): number[] {
   return SOCKS_PORT_OFFSETS.map((offset) => (basePort ? basePort + offset : 0));
 }
@@ -84,6 +92,7 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       tunnelHost: config.tunnelHost,
       tunnelPort: config.tunnelPort,
       socksPorts: socksPortsOf(config.node.socksBasePort),
+      httpPorts: [httpPortOf(config.node.socksBasePort)],
       tls: config.tls,
       plaintextTunnel: config.plaintextTunnel,
       directory: plane.served,

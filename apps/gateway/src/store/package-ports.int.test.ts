@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
@@ -14,12 +15,30 @@ import { createOverrideGeo } from '../geo/geo.ts';
 import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import { type ControlPlane, startControlPlane } from './control-plane.ts';
-import { insertAgent } from './network.testkit.ts';
+import { insertAgent, insertLease } from './network.testkit.ts';
 
 interface Node {
   id: string;
   plane: ControlPlane;
   gateway: GatewayHandle;
+}
+
+/** The HTTP twins of the test's package ports: port + 100 (production: + 20000). */
+const HTTP_OFFSET = 100;
+
+/** A free port whose HTTP twin is free too. */
+async function freePortPair(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freePort();
+    if (p + HTTP_OFFSET > 65535) continue;
+    const ok = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(p + HTTP_OFFSET, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (ok) return p;
+  }
+  throw new Error('no free port pair');
 }
 
 let db: TestDatabase;
@@ -56,6 +75,8 @@ async function startNode(id: string): Promise<Node> {
     host: '127.0.0.1',
     tunnelPort: 0,
     socksPorts: [0],
+    httpPorts: [0],
+    httpPortOffset: HTTP_OFFSET,
     tls,
     directory: plane.served,
     meter: plane.meter,
@@ -131,7 +152,7 @@ async function insertPackage(
   );
   const ports: number[] = [];
   for (let i = 0; i < (o.ports ?? 1); i++) {
-    const port = await freePort();
+    const port = await freePortPair();
     ports.push(port);
     await db.query('INSERT INTO package_ports (package_id, node_id, port) VALUES ($1, $2, $3)', [
       id,
@@ -269,5 +290,95 @@ describe('package ports on two gateway nodes', () => {
     );
     assert.ok(Number(row?.download) >= 1073741824, 'the counters reached the package');
     assert.equal(Number(row?.requests), 1);
+  });
+});
+
+describe('the HTTP proxy beside SOCKS5', () => {
+  const httpVia = (proxy: string, extra: string[] = [], bytes = 1000) =>
+    curl([...extra, '-x', proxy, `http://127.0.0.1:${target.port}/bytes/${bytes}`], 5);
+
+  test('a lease on the HTTP port: absolute-form and CONNECT with Basic auth; 407 without or wrong', async () => {
+    const lease = await insertLease(db, nyExits[0]!, 'n1');
+    assert.ok(
+      await waitFor(() => n1.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, 2000),
+    );
+    const port = n1.gateway.httpPorts[0]!;
+    const plain = await httpVia(`http://${lease.user}:${lease.pwd}@127.0.0.1:${port}`);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout.length, 1000);
+    const tunnel = await httpVia(`http://${lease.user}:${lease.pwd}@127.0.0.1:${port}`, ['-p']);
+    assert.equal(tunnel.code, 0, tunnel.stderr);
+    assert.equal(tunnel.stdout.length, 1000);
+    const none = await curl(
+      [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-x',
+        `http://127.0.0.1:${port}`,
+        `http://127.0.0.1:${target.port}/bytes/10`,
+      ],
+      5,
+    );
+    assert.equal(none.stdout.toString(), '407');
+    const wrong = await curl(
+      [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-x',
+        `http://${lease.user}:x@127.0.0.1:${port}`,
+        `http://127.0.0.1:${target.port}/bytes/10`,
+      ],
+      5,
+    );
+    assert.equal(wrong.stdout.toString(), '407');
+    await n1.plane.meter.flush();
+    await new Promise((r) => setTimeout(r, 400));
+    await n1.plane.meter.flush();
+    const [row] = await db.query<{ reqs: string; out_bytes: string }>(
+      'SELECT reqs, out_bytes FROM leases WHERE id = $1',
+      [lease.id],
+    );
+    assert.equal(Number(row?.reqs), 2, 'both requests metered on the lease');
+    assert.ok(Number(row?.out_bytes) >= 2000);
+  });
+
+  test("a package port's HTTP twin: login by Basic auth, then the whitelist after a switch", async () => {
+    const p = await insertPackage('n1');
+    const twin = p.ports[0]! + HTTP_OFFSET;
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    const r = await httpVia(`http://${p.login}:${p.password}@127.0.0.1:${twin}`, ['-p']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.length, 1000);
+    await db.query(
+      `UPDATE port_packages SET access_type = 'whitelist', whitelist_ips = '{127.0.0.3}' WHERE id = $1`,
+      [p.id],
+    );
+    assert.ok(
+      await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, 2000),
+    );
+    const from3 = await httpVia(`http://127.0.0.1:${twin}`, ['--interface', '127.0.0.3']);
+    assert.equal(from3.code, 0, from3.stderr);
+    const from2 = await curl(
+      [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--interface',
+        '127.0.0.2',
+        '-x',
+        `http://127.0.0.1:${twin}`,
+        `http://127.0.0.1:${target.port}/bytes/10`,
+      ],
+      5,
+    );
+    assert.equal(from2.stdout.toString(), '403');
   });
 });

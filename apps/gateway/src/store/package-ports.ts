@@ -242,7 +242,7 @@ export function withPackagePorts(
     portNeedsCredentials: (port) => byPort.get(port)?.pkg.access === 'auth',
     findByPortCredentials(port, user, pwd) {
       const hit = byPort.get(port);
-      if (!hit || hit.pkg.access !== 'auth') return undefined;
+      if (hit?.pkg.access !== 'auth') return undefined;
       return hit.pkg.login === user && hit.pkg.password === pwd ? hit.entry : undefined;
     },
     authPorts: () => [...leases.authPorts(), ...byPort.keys()],
