@@ -18,7 +18,7 @@ import { computePortPrice, portCount, toPriceTable } from './ports.pricing.ts';
 import { createPortsRepository, type NodeRow, type PackageRow } from './ports.repository.ts';
 
 /** Each package port answers HTTP proxy requests on its SOCKS5 port plus this offset (docs/gateway.md). */
-export const HTTP_PORT_OFFSET = 10000;
+export const HTTP_PORT_OFFSET = 20000;
 
 /** Who calls: the signed-in user (staff may read anyone's packages). */
 export interface PortsCaller {
