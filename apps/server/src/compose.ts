@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { MODULES, type Services } from './modules/index.ts';
 import { type ChangeFeed, createChangeFeed } from './platform/changes.ts';
 import type { FeatureSettings } from './platform/config.ts';
-import { createJobRuntime, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
+import { createJobRuntime, intervalOf, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
 import type { AnyModule, ApiApp, ApiSurface, Platform } from './platform/module.ts';
 
@@ -105,6 +105,7 @@ export function bindModuleJobs(composition: Composition): RunnableJob[] {
     (module.jobs ?? []).map((definition) => ({
       definition,
       run: (payload: unknown) => definition.handler(payload, composition.services),
+      everySeconds: intervalOf(definition, composition.platform.settings),
     })),
   );
 }

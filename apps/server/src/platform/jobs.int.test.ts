@@ -11,6 +11,7 @@ import { expireLeasesJob } from '../modules/leases/leases.jobs.ts';
 import {
   createJobRuntime,
   defineJob,
+  intervalOf,
   type JobDefinition,
   type JobRuntime,
   type RunnableJob,
@@ -121,6 +122,60 @@ describe('jobs on PostgreSQL', () => {
     runtimes.push(sender);
     await assert.rejects(sender.send(job, { id: 5 } as unknown as { id: string }), /expected string/);
     assert.ok(await sender.send(job, { id: 'x' }));
+  });
+
+  test('an everySeconds schedule runs once per slot with two workers, never two at once', {
+    timeout: 60_000,
+  }, async () => {
+    const job = defineJob({
+      name: 'test.every',
+      payload: z.object({}).strict(),
+      schedule: { everySeconds: 1, payload: {} },
+      retry: { limit: 0 },
+      handler: async () => {},
+    });
+    const runs: { worker: string; at: number }[] = [];
+    let running = 0;
+    let overlapped = false;
+    const started = Date.now();
+    for (const name of ['a', 'b']) {
+      const runtime = createJobRuntime({ db, log, isWorker: true, pollingIntervalMs: 500 });
+      runtimes.push(runtime);
+      await runtime.work([
+        bind(job, async () => {
+          running++;
+          if (running > 1) overlapped = true;
+          runs.push({ worker: name, at: Date.now() });
+          // A run longer than the slot: the next slot's job waits, later slots are dropped.
+          await new Promise((r) => setTimeout(r, runs.length === 1 ? 2500 : 50));
+          running--;
+        }),
+      ]);
+    }
+    await waitUntil(() => runs.length >= 4, 20_000, 'four scheduled runs');
+    await new Promise((r) => setTimeout(r, 1000));
+    const seconds = (Date.now() - started) / 1000;
+    assert.ok(!overlapped, 'two runs at once');
+    // Two workers each send every half second: without slots there would be ~4 sends a second.
+    assert.ok(runs.length <= Math.ceil(seconds) + 1, `${runs.length} runs in ${seconds} s`);
+    const queued = await db.query<{ policy: string }>(
+      "SELECT policy FROM pgboss.queue WHERE name = 'test.every'",
+    );
+    assert.deepEqual(queued, [{ policy: 'stately' }]);
+  });
+
+  test('everySeconds is refused outside 1-60 and may come from the settings', () => {
+    const from = (everySeconds: number | (() => number | undefined)) =>
+      defineJob({
+        name: 'test.bad',
+        payload: z.object({}),
+        schedule: { everySeconds, payload: {} },
+        handler: async () => {},
+      });
+    assert.throws(() => intervalOf(from(0)), /from 1 to 60, got 0/);
+    assert.throws(() => intervalOf(from(90)), /got 90/);
+    assert.equal(intervalOf(from(() => 15)), 15);
+    assert.equal(intervalOf(from(() => undefined)), undefined);
   });
 
   test('leases.expire ends every lease past its end and keeps its cron schedule', {

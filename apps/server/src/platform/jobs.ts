@@ -5,6 +5,7 @@
 import type { DbHandle } from '@pm/db';
 import { type Job, type JobResult, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
+import type { FeatureSettings } from './config.ts';
 import { toBossDb } from './jobs-db.ts';
 import type { Logger } from './logger.ts';
 
@@ -28,11 +29,23 @@ export interface JobDefinition<P, S> {
   retry: RetryPolicy;
   /** A run taking longer than this counts as failed and is retried. */
   timeoutSeconds: number;
-  /** Cron expression (UTC) on which the worker role sends the job by itself, with `payload`. */
-  schedule?: { cron: string; payload: P } | undefined;
+  /** When the worker role sends the job by itself, with `payload` (see JobSchedule). */
+  schedule?: JobSchedule<P> | undefined;
   /** Calls the feature's service; throwing fails the run (and retries it). */
   handler(payload: P, services: S): Promise<unknown>;
 }
+
+/**
+ * A job's own schedule: a cron expression (UTC, a minute at the finest), or every `everySeconds`
+ * (1-60; a number, or read from the feature settings, none when that answers undefined) for
+ * schedules shorter than a minute. An `everySeconds` job runs once per slot of that many seconds
+ * of the database's clock however many workers send it (pg-boss `singletonSeconds`), and its
+ * queue holds at most one waiting and one running (policy `stately`), so a slow run never
+ * piles up a backlog or runs beside the next.
+ */
+export type JobSchedule<P> =
+  | { cron: string; payload: P }
+  | { everySeconds: number | ((settings: FeatureSettings) => number | undefined); payload: P };
 
 /** A job definition of any payload, as module lists hold them. */
 // biome-ignore lint/suspicious/noExplicitAny: the list holds jobs of many payload types; each checks its own with zod.
@@ -57,6 +70,21 @@ export interface RunnableJob {
   // biome-ignore lint/suspicious/noExplicitAny: see AnyJob.
   definition: AnyJob<any>;
   run(payload: unknown): Promise<unknown>;
+  /** An `everySeconds` schedule read from the settings (bindModuleJobs resolves it). */
+  everySeconds?: number | undefined;
+}
+
+/** Seconds between runs of an `everySeconds` schedule, or undefined (cron or none). */
+export function intervalOf(job: AnyJob<unknown>, settings: FeatureSettings = {}): number | undefined {
+  const schedule = job.schedule;
+  if (!schedule || !('everySeconds' in schedule)) return undefined;
+  const every =
+    typeof schedule.everySeconds === 'function' ? schedule.everySeconds(settings) : schedule.everySeconds;
+  if (every === undefined) return undefined;
+  if (!Number.isInteger(every) || every < 1 || every > 60) {
+    throw new Error(`job ${job.name}: everySeconds must be a whole number from 1 to 60, got ${every}`);
+  }
+  return every;
 }
 
 /** Options of one send. */
@@ -93,6 +121,7 @@ export interface JobRuntimeOptions {
 
 function queueOptions(job: AnyJob<unknown>) {
   return {
+    ...(job.schedule && 'everySeconds' in job.schedule ? { policy: 'stately' as const } : {}),
     retryLimit: job.retry.limit,
     retryDelay: job.retry.delaySeconds,
     retryBackoff: job.retry.backoff,
@@ -121,6 +150,7 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
   boss.on('warning', (warning) => log.warn({ warning }, 'pg-boss warning'));
   let started: Promise<unknown> | undefined;
   let stopped = false;
+  const timers: NodeJS.Timeout[] = [];
   const queues = new Map<string, Promise<void>>();
 
   const ensureQueue = (job: AnyJob<unknown>): Promise<void> => {
@@ -134,6 +164,23 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
       queues.set(job.name, created);
     }
     return created;
+  };
+
+  /**
+   * Sends `name` for the current slot of `every` seconds now and every half slot (so no slot is
+   * missed to timer drift); the slot's first send wins in every worker, the rest are dropped.
+   */
+  const everySlot = (name: string, every: number, data: object): NodeJS.Timeout => {
+    const tick = () => {
+      if (stopped) return;
+      boss
+        .send(name, data, { singletonSeconds: every })
+        .catch((err: unknown) => log.warn({ err, job: name }, 'could not send a scheduled job'));
+    };
+    tick();
+    const timer = setInterval(tick, (every * 1000) / 2);
+    timer.unref();
+    return timer;
   };
 
   return {
@@ -163,7 +210,12 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
         );
         if (definition.schedule) {
           const data = definition.payload.parse(definition.schedule.payload) as object;
-          await boss.schedule(definition.name, definition.schedule.cron, data, { tz: 'UTC' });
+          if ('cron' in definition.schedule) {
+            await boss.schedule(definition.name, definition.schedule.cron, data, { tz: 'UTC' });
+          } else {
+            const every = job.everySeconds ?? intervalOf(definition);
+            if (every !== undefined) timers.push(everySlot(definition.name, every, data));
+          }
         }
       }
     },
@@ -171,6 +223,7 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
     async stop(timeoutMs = 10_000) {
       if (stopped) return;
       stopped = true;
+      for (const timer of timers) clearInterval(timer);
       // The database handle is the app's: pg-boss must not close it (it never does for a `db` adapter).
       if (started)
         await started.then(

@@ -3,14 +3,15 @@ import { defineJob } from '../../platform/jobs.ts';
 import type { PaymentService } from './payments.service.ts';
 
 /**
- * `payments.watch`: one watcher pass over every configured chain. The cron starts one every
- * minute; each run chains the next one `watchIntervalSeconds` later (claimed in the database, so
- * the cron and the chain never multiply). Safe to run twice at once: crediting is exactly-once.
+ * `payments.watch`: one watcher pass over every configured chain, every
+ * `watchIntervalSeconds` (PAYMENTS_WATCH_INTERVAL_S, 5-60): once per slot of the database clock
+ * however many workers run, never two at once (an `everySeconds` schedule). None without payments
+ * settings. Safe to run twice at once anyway: crediting is exactly-once.
  */
 export const watchPaymentsJob = defineJob({
   name: 'payments.watch',
   payload: z.object({}).strict(),
-  schedule: { cron: '* * * * *', payload: {} },
+  schedule: { everySeconds: (settings) => settings.payments?.watchIntervalSeconds, payload: {} },
   // A failed pass is not retried: the next one is at most a cycle away.
   retry: { limit: 0 },
   timeoutSeconds: 300,

@@ -82,7 +82,6 @@ export const paymentsModule = defineModule({
       watcher,
       settings,
       now: platform.now,
-      jobs: platform.jobs,
     });
     const paymentsStaff = createPaymentsStaffService({
       db: platform.db.db,

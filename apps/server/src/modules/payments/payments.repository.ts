@@ -381,25 +381,6 @@ export function createPaymentsRepository(db: Db) {
         .values(row)
         .onConflictDoUpdate({ target: paymentWatchState.chain, set });
     },
-    /**
-     * Claims a named slot until `until`: true for exactly one caller while the slot's previous
-     * claim has run out (so the cron and the chained watcher passes never multiply).
-     */
-    async claimSlot(name: string, now: Date, until: Date, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx
-        .insert(paymentWatchState)
-        .values({ chain: name, backoffUntil: until })
-        .onConflictDoUpdate({
-          target: paymentWatchState.chain,
-          set: { backoffUntil: until },
-          setWhere: or(
-            sql`${paymentWatchState.backoffUntil} IS NULL`,
-            lte(paymentWatchState.backoffUntil, now),
-          ),
-        })
-        .returning({ chain: paymentWatchState.chain });
-      return rows.length === 1;
-    },
   };
 }
 

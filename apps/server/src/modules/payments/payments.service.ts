@@ -13,13 +13,11 @@ import {
   type TDeepCheckResponse,
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
-import type { JobQueue } from '../../platform/jobs.ts';
 import type { AccountService } from '../accounts/accounts.service.ts';
 import { type AccountKey, deriveAddress, parseAccountKey } from './payments.address.ts';
 import { DECIMALS, dueBaseUnits, formatCoins } from './payments.amounts.ts';
 import type { ChainClient } from './payments.chains.ts';
 import type { PaymentsSettings } from './payments.config.ts';
-import { watchPaymentsJob } from './payments.jobs.ts';
 import { toChargePage, toCryptoTransaction } from './payments.mapper.ts';
 import { chargeCapC } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
@@ -38,7 +36,6 @@ export interface PaymentServiceDeps {
   watcher: Pick<PaymentWatcher, 'scanCharge' | 'watchOnce'>;
   settings: PaymentsSettings | undefined;
   now: () => number;
-  jobs: JobQueue;
 }
 
 /** The payments service's functions (derived from the factory). */
@@ -74,21 +71,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   return {
-    /**
-     * The `payments.watch` job: one watcher pass (at most one per half cycle, whoever asks), then
-     * the next run chained a cycle later unless one is already scheduled.
-     */
+    /** The `payments.watch` job: one watcher pass (the job's schedule says how often). */
     async runWatchPass(): Promise<void> {
       if (!deps.settings) return;
-      const intervalMs = deps.settings.watchIntervalSeconds * 1000;
-      const now = deps.now();
-      if (await repo.claimSlot('_pass', new Date(now), new Date(now + intervalMs / 2))) {
-        await deps.watcher.watchOnce();
-      }
-      const next = deps.now();
-      if (await repo.claimSlot('_next_pass', new Date(next), new Date(next + intervalMs))) {
-        await deps.jobs.send(watchPaymentsJob, {}, { delaySeconds: deps.settings.watchIntervalSeconds });
-      }
+      await deps.watcher.watchOnce();
     },
 
     /**
