@@ -22,7 +22,6 @@ import {
   type StackVisit,
   shownBalanceC,
   signInOnStack,
-  stackApi,
   usd,
   waitUntil,
 } from './support/stackVisit.ts';
@@ -57,8 +56,25 @@ async function newVisit(viewport = DESKTOP): Promise<Visit> {
 }
 
 const customer = () => stack.demo.customer;
-const api = <T>(method: string, path: string, body?: unknown) =>
-  stackApi<T>(stack, customer(), method, path, body);
+/**
+ * A market API call as the demo customer, with one password-grant token for the whole file: the
+ * sweep is polled, and a token per call would run into the identity host's grant limits.
+ */
+let token: string | undefined;
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  token ??= await stack.token(customer().email, customer().password);
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      'cache-control': 'no-cache',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
 
 /** The US demo agent in `city`, as the API shows it now. */
 async function agentIn(city: string): Promise<TAgent> {
@@ -71,7 +87,11 @@ async function agentIn(city: string): Promise<TAgent> {
 /** The first blacklist sweep runs as the demo network comes up; wait until it reached Yonkers. */
 async function waitForSweep(): Promise<void> {
   await waitUntil(
-    async () => (await agentIn('Yonkers')).blacklists.listIDs.length > 0,
+    async () => {
+      const found = (await agentIn('Yonkers')).blacklists.listIDs.length > 0;
+      if (!found) await new Promise((r) => setTimeout(r, 1000));
+      return found;
+    },
     'the blacklist sweep',
     60_000,
   );
@@ -177,21 +197,19 @@ describe('the checks on the whole product with the demo network', () => {
       );
       assert.match(await speed.innerText(), /Retest available at \d\d:\d\d/);
       await saveScreenshot(v.page, 'checks-stack-desktop-speed');
+
+      // The same lease on a 390 px phone (one sign-in per journey).
+      await v.page.setViewportSize(PHONE);
+      await v.my.waitForCards();
+      await v.my.openCard(ip);
+      const phoneScore = await v.my.openTab('Update Score');
+      await phoneScore.getByTestId('score-check').waitFor();
+      await saveScreenshot(v.page, 'checks-stack-phone-score');
+      const phoneSpeed = await v.my.openTab('Test Speed');
+      await phoneSpeed.getByText(/\d+\.\d Mbps/).waitFor();
+      await saveScreenshot(v.page, 'checks-stack-phone-speed');
     } finally {
       await v.context.close();
-    }
-
-    const phone = await newVisit(PHONE);
-    try {
-      await signInOnStack(phone, stack, customer(), `/my/${bought.body.id}`);
-      const score = await phone.my.openTab('Update Score');
-      await score.getByTestId('score-check').waitFor();
-      await saveScreenshot(phone.page, 'checks-stack-phone-score');
-      const speed = await phone.my.openTab('Test Speed');
-      await speed.getByText(/\d+\.\d Mbps/).waitFor();
-      await saveScreenshot(phone.page, 'checks-stack-phone-speed');
-    } finally {
-      await phone.context.close();
     }
   });
 });
