@@ -97,7 +97,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
     ctx.limiter.closeHandshake(ip);
   };
   ctx.handshaking.add(socket);
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   let done = false;
   let session: Session | null = null;
   let timer: NodeJS.Timeout | null = setTimeout(() => {

@@ -138,6 +138,13 @@ const ROUTES: RouteObject[] = [
         ),
       },
       {
+        path: 'ports',
+        element: lazyPage(
+          () => import('../features/ports/pages/PortsPage.tsx'),
+          (m) => m.PortsPage,
+        ),
+      },
+      {
         path: 'referral',
         element: lazyPage(
           () => import('../features/referral/pages/ReferralPage.tsx'),

@@ -7,6 +7,7 @@ import LogoutIcon from '@mui/icons-material/Logout';
 import PaymentsIcon from '@mui/icons-material/Payments';
 import PolicyIcon from '@mui/icons-material/Policy';
 import RouterIcon from '@mui/icons-material/Router';
+import SettingsEthernetIcon from '@mui/icons-material/SettingsEthernet';
 import StorefrontIcon from '@mui/icons-material/Storefront';
 import {
   Box,
@@ -54,6 +55,7 @@ export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => 
           {item('Shop', <StorefrontIcon />, go('/shop'))}
           {item('Static Proxies', <DnsIcon />, go('/static'))}
           {item('My Proxies', <RouterIcon />, go('/my'))}
+          {item('Ports', <SettingsEthernetIcon />, go('/ports'))}
           {item('Payments', <PaymentsIcon />, go('/payments'))}
           {item('FAQ', <HelpIcon />, go('/faq'))}
         </List>

@@ -3,6 +3,7 @@ export const DESKTOP_TABS = [
   { label: 'Shop', to: '/' },
   { label: 'Static Proxies', to: '/static' },
   { label: 'My Proxies', to: '/my' },
+  { label: 'Ports', to: '/ports' },
   { label: 'Payments', to: '/payments' },
   { label: 'Downloads', to: '/download' },
   { label: 'API', to: '/api' },

@@ -1,0 +1,180 @@
+import {
+  type TPortPackage,
+  ZPortCities,
+  ZPortCountries,
+  ZPortPackage,
+  ZPortPackages,
+  ZPortPriceResponse,
+  ZPortStates,
+} from '@pm/contracts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { accountKeys } from '../account/queries.ts';
+import { useMyAccount } from '../account/useMyAccount.ts';
+import { usePortsApi } from './portsApi.ts';
+
+/** Statuses the Ports page answers with its own toasts (SPEC 8), not the global error. */
+const HANDLED = [400, 402, 403, 404, 409, 429, 503] as const;
+
+export const portsKeys = {
+  all: ['ports'] as const,
+  packages: (userId: string) => ['ports', 'packages', userId] as const,
+  price: (req: unknown) => ['ports', 'price', req] as const,
+  countries: ['ports', 'countries'] as const,
+  states: (country: string) => ['ports', 'states', country] as const,
+  cities: (country: string, state: string) => ['ports', 'cities', country, state] as const,
+};
+
+/** The New-port request without the user and price (what the dialog edits). */
+export interface PortOrder {
+  time_period: number;
+  traffic: { type: 'limit' | 'unlimit'; amount?: number };
+  geo: { country: string; state?: string; city?: string; connection_type: 'wifi' | 'mobile' | 'both' };
+  access: { type: 'auth' | 'whitelist'; whitelist_ips?: string; port_amount?: number };
+  switch: { type: 'timer' | 'api'; timer?: number };
+}
+
+/** The caller's id (the account's `userID`) the ports calls name. */
+export function useUserId(): string {
+  return useMyAccount().data?.userID ?? '';
+}
+
+/** The caller's packages (`GET /users/{id}/packages`), refreshed every 20 s. */
+export function usePackages() {
+  const ports = usePortsApi();
+  const userId = useUserId();
+  return useQuery({
+    queryKey: portsKeys.packages(userId),
+    queryFn: ({ signal }) =>
+      ports.get(`/users/${encodeURIComponent(userId)}/packages`, {
+        schema: ZPortPackages,
+        signal,
+        ignoreOffline: true,
+      }),
+    refetchInterval: DATA_REFRESH_MS,
+    enabled: userId !== '',
+  });
+}
+
+/** The live price of an order (`POST /price`); the last price stays while the next loads. */
+export function usePrice(order: PortOrder | null) {
+  const ports = usePortsApi();
+  return useQuery({
+    queryKey: portsKeys.price(order),
+    queryFn: ({ signal }) =>
+      ports.post('/price', {
+        body: {
+          time_period: order!.time_period,
+          traffic: order!.traffic,
+          geo: order!.geo,
+          access: order!.access,
+        },
+        schema: ZPortPriceResponse,
+        ignoreStatuses: HANDLED,
+        signal,
+      }),
+    enabled: order !== null && order.geo.country !== '',
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+}
+
+export function useCountries() {
+  const ports = usePortsApi();
+  return useQuery({
+    queryKey: portsKeys.countries,
+    queryFn: ({ signal }) =>
+      ports.get('/list/full', { schema: ZPortCountries, signal, ignoreStatuses: HANDLED }),
+    retry: false,
+  });
+}
+
+export function useStates(country: string) {
+  const ports = usePortsApi();
+  return useQuery({
+    queryKey: portsKeys.states(country),
+    queryFn: ({ signal }) =>
+      ports.get('/list/geo/state', {
+        query: { country },
+        schema: ZPortStates,
+        signal,
+        ignoreStatuses: HANDLED,
+      }),
+    enabled: country !== '',
+    retry: false,
+  });
+}
+
+export function useCities(country: string, state: string) {
+  const ports = usePortsApi();
+  return useQuery({
+    queryKey: portsKeys.cities(country, state),
+    queryFn: ({ signal }) =>
+      ports.get('/list/geo/city', {
+        query: { country, state },
+        schema: ZPortCities,
+        signal,
+        ignoreStatuses: HANDLED,
+      }),
+    enabled: country !== '' && state !== '',
+    retry: false,
+  });
+}
+
+/** One mutation of the Ports page; on success the list and the balance reload. */
+function usePortsMutation<V>(run: (ports: ReturnType<typeof usePortsApi>, v: V) => Promise<TPortPackage>) {
+  const ports = usePortsApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (v: V) => run(ports, v),
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: portsKeys.all });
+      await queryClient.invalidateQueries({ queryKey: accountKeys.all });
+    },
+  });
+}
+
+export function useCreatePackage() {
+  const userId = useUserId();
+  return usePortsMutation((ports, v: { order: PortOrder; price: number }) =>
+    ports.post('/package/create', {
+      body: { ...v.order, user_id: userId, price: v.price },
+      schema: ZPortPackage,
+      ignoreStatuses: HANDLED,
+    }),
+  );
+}
+
+export function useUpdateWhitelist() {
+  return usePortsMutation((ports, v: { packageId: string; whitelist: string }) =>
+    ports.post('/port/update/whitelist', {
+      body: { package_id: v.packageId, whitelist_ips: v.whitelist },
+      schema: ZPortPackage,
+      ignoreStatuses: HANDLED,
+    }),
+  );
+}
+
+export function useSwitchToLogin() {
+  return usePortsMutation((ports, id: string) =>
+    ports.get(`/port/update/auth/${encodeURIComponent(id)}`, {
+      schema: ZPortPackage,
+      ignoreStatuses: HANDLED,
+    }),
+  );
+}
+
+export function useRefundPackage() {
+  return usePortsMutation((ports, id: string) =>
+    ports.get(`/package/refund/${encodeURIComponent(id)}`, { schema: ZPortPackage, ignoreStatuses: HANDLED }),
+  );
+}
+
+export function useReactivatePackage() {
+  return usePortsMutation((ports, id: string) =>
+    ports.get(`/package/reactivate/${encodeURIComponent(id)}`, {
+      schema: ZPortPackage,
+      ignoreStatuses: HANDLED,
+    }),
+  );
+}
