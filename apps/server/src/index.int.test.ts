@@ -114,7 +114,15 @@ describe('start()', () => {
       const schedules = await db.query<{ name: string }>('SELECT name FROM pgboss.schedule ORDER BY name');
       assert.deepEqual(
         schedules.map((s) => s.name),
-        ['leases.autoRefund', 'leases.expire', 'payments.watch', 'ports.suspendDue'],
+        // Cron schedules only: payments.watch runs every PAYMENTS_WATCH_INTERVAL_S (an everySeconds schedule).
+        [
+          'checks.blacklists',
+          'checks.recoverScoreChecks',
+          'health.sweepRateLimits',
+          'leases.autoRefund',
+          'leases.expire',
+          'ports.suspendDue',
+        ],
       );
     } finally {
       await server.close();

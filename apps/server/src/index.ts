@@ -2,6 +2,7 @@ import type { DbHandle } from '@pm/db';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { bindModuleJobs, compose } from './compose.ts';
+import { buildOpsApp } from './ops.ts';
 import type { Services } from './modules/index.ts';
 import { httpUrl, type ServerConfig, withSettingDefaults } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
@@ -28,6 +29,8 @@ export type { FeatureSettings, OidcConfig, ServerConfig, ServerRole, WebConfig }
 export interface ServerHandle {
   /** The API's URL; undefined without the http role. */
   apiUrl?: string;
+  /** A worker-only process's listener (`/healthz`, `/readyz`, `/metrics`) on `host`/`port`. */
+  opsUrl?: string;
   /** The Ports API's URL, when `config.ports` is set. */
   portsUrl?: string;
   webUrl?: string;
@@ -75,7 +78,14 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
   };
   try {
     if (roles.includes('worker')) await composition.jobs.work(bindModuleJobs(composition));
-    if (!roles.includes('http')) return handle;
+    if (!roles.includes('http')) {
+      // A worker-only process answers /healthz, /readyz and /metrics on its own small listener.
+      const ops = await buildOpsApp(composition);
+      started.push(ops);
+      await ops.listen({ host: config.host, port: config.port });
+      handle.opsUrl = httpUrl(config.host, (ops.server.address() as { port: number }).port);
+      return handle;
+    }
     // The API's caches are cleared when any process commits a change they hold.
     await composition.changes.start();
     const api = await buildApp({

@@ -7,7 +7,8 @@
  * both in one process, since only one process can open the data directory.
  *
  * Environment variables:
- *   PORT               API port (default 7301; 0 picks a free one)
+ *   PORT               API port (default 7301; 0 picks a free one); with --role=worker alone, the
+ *                      worker's own /healthz, /readyz and /metrics listener
  *   PORTS_PORT         Ports API port (default 7307; 0 picks a free one), PORTS_HOST (default HOST)
  *   HOST               API listen address (default 127.0.0.1)
  *   DATABASE_URL       postgres://… ; when unset, PGlite under DATA_DIR
@@ -20,6 +21,7 @@
  *                      like realm_access.roles reach into objects)
  *   CORS_ORIGINS       allowed browser origins, comma separated
  *   LOG_LEVEL          fatal|error|warn|info|debug|trace|silent (default info)
+ *   METRICS_TOKEN      bearer token /metrics requires (API and worker); unset, /metrics answers 403
  *   BLOCK_CACHE_MS     how long a "not blocked" answer may be cached (default 1000)
  *   WEB_PORT           optional second listener serving the built SPA; with it:
  *   WEB_HOST           (default HOST), WEB_ROOT (directory of the build, required) and
@@ -55,6 +57,7 @@ const parts = [
   server.apiUrl ? `market API on ${server.apiUrl}` : undefined,
   server.portsUrl ? `ports API on ${server.portsUrl}` : undefined,
   server.webUrl ? `web on ${server.webUrl}` : undefined,
+  server.opsUrl ? `health and metrics on ${server.opsUrl}` : undefined,
   roles.includes('worker') ? 'job workers running' : undefined,
 ];
 console.log(parts.filter(Boolean).join(', '));

@@ -32,6 +32,19 @@ export function registerHealthRoutes(
   deps: { health: Pick<HealthService, 'checkReady'> },
   platform: { metrics: Registry; settings: { metricsToken?: string | undefined } },
 ): void {
+  registerProbeRoutes(app, deps, platform);
+  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * `/healthz`, `/readyz` and `/metrics`: on the API, and alone on a worker-only process's own
+ * listener (`buildOpsApp`).
+ */
+export function registerProbeRoutes(
+  app: ApiApp,
+  deps: { health: Pick<HealthService, 'checkReady'> },
+  platform: { metrics: Registry; settings: { metricsToken?: string | undefined } },
+): void {
   app.get(
     '/healthz',
     {
@@ -63,6 +76,4 @@ export function registerHealthRoutes(
     reply.type(platform.metrics.contentType);
     return platform.metrics.metrics();
   });
-
-  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }
