@@ -95,14 +95,12 @@ export function createCrediting(deps: CreditingDeps) {
       allowanceMs: settings.lateAllowanceMs,
     });
     let currentRateC: ReturnType<typeof cents> | undefined;
-    const mayNeedRate = late || charge.receivedBase + existing.valueBase > charge.dueBase;
-    if (mayNeedRate) {
-      try {
-        currentRateC = (await deps.rates.quote(charge.currency)).rateC;
-      } catch (e) {
-        deps.log.warn({ err: e, txid: verified.txid }, 'payment waits for a fresh rate (late or over)');
-        return undefined;
-      }
+    // Asked before the transaction (a cached quote mostly): whether the payment is over the amount
+    // due is known only under the charge's lock. One that needs it and cannot have it waits.
+    try {
+      currentRateC = (await deps.rates.quote(charge.currency)).rateC;
+    } catch (e) {
+      deps.log.warn({ err: e, txid: verified.txid }, 'no fresh rate: a late or over payment waits');
     }
     const dec = DECIMALS[charge.currency];
     const client = deps.clients[charge.currency];
@@ -127,7 +125,7 @@ export function createCrediting(deps: CreditingDeps) {
             ? { belowC: USDT_FEE_BELOW_C, feeC: settings.usdtSmallPaymentFeeC }
             : undefined,
       });
-      if (priced === 'needsRate') return undefined;
+      if (priced === 'needsRate') return undefined; // waits for a fresh rate (logged above)
       const now = clock();
       const final = depth >= (client?.finalDepth ?? 1);
       const { creditC, heldC } = priced;

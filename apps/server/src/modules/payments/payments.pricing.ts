@@ -3,7 +3,7 @@
  * charge next. Pure functions (no I/O), so the rules read and test on their own.
  */
 import { MAX_DEPOSIT_C } from '@pm/contracts';
-import { type Cents, cents } from '@pm/money';
+import { type Cents, cents, MAX_CENTS } from '@pm/money';
 import { creditCents } from './payments.amounts.ts';
 
 /** The charge's cap: `multiple` times its amount, never past MAX_DEPOSIT_C. */
@@ -58,7 +58,13 @@ export function priceOutput(i: {
   if ((i.late || over > 0n) && i.currentRateC === undefined) return 'needsRate';
   const lower = cents(Math.min(i.lockedRateC, i.currentRateC ?? i.lockedRateC));
   const rateC = i.late ? lower : i.lockedRateC;
-  const gross = creditCents(inDue, rateC, i.decimals) + creditCents(over, lower, i.decimals);
+  // One rounding (down) for both parts: with equal rates this is exactly the whole output's worth.
+  const numerator = inDue * BigInt(rateC) + over * BigInt(lower);
+  const gross = Number(
+    numerator / 10n ** BigInt(i.decimals) > BigInt(MAX_CENTS)
+      ? BigInt(MAX_CENTS)
+      : numerator / 10n ** BigInt(i.decimals),
+  );
   if (creditCents(i.valueBase, i.lockedRateC, i.decimals) > i.capC) {
     return {
       creditC: cents(0),

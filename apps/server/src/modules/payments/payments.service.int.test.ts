@@ -153,8 +153,8 @@ describe('crediting', () => {
     h.ticker.setPrice('ltc', '84.00');
     assert.equal(p.status, 'paid');
     assert.equal(p.over, true);
-    // 0.23809524 LTC due at $84.00 is $20.00; the other 0.26190476 at min($84, $120) is $21.99.
-    assert.equal(p.creditedUsd, 2000 + creditCents(50_000_000n - 23_809_524n, cents(8400), 8));
+    // 0.23809524 LTC due at $84.00 is $20.00; the other 0.26190476 at min($84, $120) is $22.00.
+    assert.equal(p.creditedUsd, creditCents(50_000_000n, cents(8400), 8));
   });
 
   test('expiry (6 h, USDT 40 min), then a late payment credited at the lower of locked and current rate', async () => {

@@ -84,7 +84,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       hasPayments?: boolean;
     },
     o: { onlyTxid?: string | undefined } = {},
-  ): Promise<Candidate[] | 'idle'> {
+  ): Promise<{ ready: Candidate[]; pending: boolean } | 'idle'> {
     const client = deps.clients[charge.currency];
     if (!client) throw new ChainApiError(`${charge.currency} is not configured`);
     const outputs = await client.scanAddress(charge.address, {
@@ -96,7 +96,8 @@ export function createPaymentWatcher(deps: WatcherDeps) {
     for (const out of outputs) await repo.upsertObserved(charge.id, charge.currency, out, now);
     await repo.markDropped(charge.id, outputs);
     const full = await repo.findChargeById(charge.id);
-    if (!full) return [];
+    const pending = outputs.some((out) => !out.confirmed);
+    if (!full) return { ready: [], pending };
     const known = new Map((await repo.findPayments([charge.id])).map((p) => [`${p.txid}:${p.outKey}`, p]));
     const ready: Candidate[] = [];
     for (const out of outputs) {
@@ -116,7 +117,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
         );
       }
     }
-    return ready;
+    return { ready, pending };
   }
 
   /** Scans one charge and credits what it found (staff deep-check). */
@@ -126,7 +127,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
   ): Promise<PaymentRow[] | 'idle'> {
     const found = await collect(charge, o);
     if (found === 'idle') return 'idle';
-    const credited = await creditInOrder(found);
+    const credited = await creditInOrder(found.ready);
     await deps.db.transaction((tx) => settleCharge(charge.id, tx));
     return credited;
   }
@@ -155,7 +156,11 @@ export function createPaymentWatcher(deps: WatcherDeps) {
   }
 
   /** One chain's reading: due charges within the budget, with per-address and chain-wide back-off. */
-  async function readChain(currency: CurrencyId, candidates: Candidate[]): Promise<ChainPassResult> {
+  async function readChain(
+    currency: CurrencyId,
+    candidates: Candidate[],
+    touched: Set<string>,
+  ): Promise<ChainPassResult> {
     const result: ChainPassResult = {
       currency,
       polled: 0,
@@ -188,6 +193,8 @@ export function createPaymentWatcher(deps: WatcherDeps) {
     const checked: DueCharge[] = [];
     const failed: { charge: DueCharge; error: Error }[] = [];
     let ok = 0;
+    /** Charges with a payment on its way (unconfirmed, or about to be credited): polled again soon. */
+    const waiting = new Set<string>();
     await pool(
       due,
       settings.watchConcurrency,
@@ -201,7 +208,11 @@ export function createPaymentWatcher(deps: WatcherDeps) {
           const r = await collect({ ...charge, currency });
           checked.push(charge);
           ok++;
-          if (r !== 'idle') candidates.push(...r);
+          if (r !== 'idle') {
+            candidates.push(...r.ready);
+            touched.add(charge.id);
+            if (r.pending || r.ready.length > 0) waiting.add(charge.id);
+          }
         } catch (error) {
           // Out of budget is no failure of the address: it stays due for tomorrow's budget.
           if (error instanceof BudgetExhaustedError) result.overBudget = true;
@@ -219,7 +230,7 @@ export function createPaymentWatcher(deps: WatcherDeps) {
           createdAt: c.createdAt,
           expiresAt: c.expiresAt,
           watchUntil: c.watchUntil,
-          hasPending: c.status === 'pending' || candidates.some((x) => x.charge.id === c.id),
+          hasPending: waiting.has(c.id),
           intervalMs: settings.watchIntervalSeconds * 1000,
           pace: currency === 'trc20usdt' ? OPEN_POLL.fast : OPEN_POLL.slow,
         }),
@@ -262,11 +273,11 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       await repo.expireCharges(clock());
       const currencies = Object.keys(deps.clients) as CurrencyId[];
       const candidates: Candidate[] = [];
-      const results = await Promise.all(currencies.map((c) => readChain(c, candidates)));
+      const touched = new Set<string>();
+      const results = await Promise.all(currencies.map((c) => readChain(c, candidates, touched)));
       const credited = await creditInOrder(candidates);
-      for (const id of new Set(candidates.map((c) => c.charge.id))) {
-        await deps.db.transaction((tx) => settleCharge(id, tx));
-      }
+      // Every charge whose address showed payments: status from what is now on record.
+      for (const id of touched) await deps.db.transaction((tx) => settleCharge(id, tx));
       for (const r of results) r.credited = credited.filter((p) => p.currency === r.currency).length;
       return results;
     },
