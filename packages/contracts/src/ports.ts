@@ -152,6 +152,8 @@ export const ZPortPackage = z.object({
   }),
   /** The refund rule holds now (10 MB or less, less than half of the period). */
   refundable: z.boolean(),
+  /** Each port's current exit (the agent's public address), for the ports that have carried traffic. */
+  exits: z.array(z.object({ port: z.number().int(), ip: z.string() })),
 });
 export type TPortPackage = z.infer<typeof ZPortPackage>;
 

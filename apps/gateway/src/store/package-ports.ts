@@ -152,13 +152,23 @@ export function withPackagePorts(
           s = { agentId: undefined, chosenAtMs: 0, seq: -1 };
           sticky.set(port, s);
         }
-        return chooseExit(s, {
+        const before = s.agentId;
+        const chosen = chooseExit(s, {
           seq: pkg.ports.get(port) ?? 0,
           timerMs: pkg.timerMs,
           nowMs: now(),
           candidates: candidatesOf(pkg.geo),
           isOnline,
         });
+        // The customer's table shows the exit: written back without waiting (the data path never waits on the database).
+        if (chosen !== before) {
+          db.query('UPDATE package_ports SET agent_id = $3 WHERE node_id = $1 AND port = $2', [
+            nodeId,
+            port,
+            chosen ?? null,
+          ]).catch(onError);
+        }
+        return chosen;
       },
     };
   }

@@ -137,6 +137,27 @@ export function createPortsRepository(db: Db) {
       return out;
     },
 
+    /** The current exit (agent address) of each port of the packages that has one. */
+    async findExits(
+      packageIds: readonly string[],
+      tx: DbOrTx = db,
+    ): Promise<Map<string, { port: number; ip: string }[]>> {
+      const out = new Map<string, { port: number; ip: string }[]>();
+      if (packageIds.length === 0) return out;
+      const rows = await tx
+        .select({ packageId: packagePorts.packageId, port: packagePorts.port, ip: agents.ip })
+        .from(packagePorts)
+        .innerJoin(agents, eq(agents.id, packagePorts.agentId))
+        .where(sql`${packagePorts.packageId} = ANY(${sql.param([...packageIds])}::text[])`)
+        .orderBy(asc(packagePorts.port));
+      for (const r of rows) {
+        const list = out.get(r.packageId) ?? [];
+        list.push({ port: r.port, ip: r.ip });
+        out.set(r.packageId, list);
+      }
+      return out;
+    },
+
     async updatePackage(id: string, set: Partial<NewPackageRow>, tx: DbOrTx = db): Promise<PackageRow> {
       return (await tx.update(portPackages).set(set).where(eq(portPackages.id, id)).returning())[0]!;
     },

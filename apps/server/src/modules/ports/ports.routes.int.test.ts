@@ -157,6 +157,18 @@ describe('POST /package/create', () => {
       [cell.id, pkg.id],
     );
     assert.equal(new Set([...pkg.access.ports]).size, 100);
+    assert.deepEqual(pkg.exits, [], 'no exit before the first connection');
+    const agent = await t.db.query<{ id: string; ip: string }>(
+      'SELECT id, ip FROM agents WHERE node_id = $1 LIMIT 1',
+      [nodeA],
+    );
+    await t.db.query('UPDATE package_ports SET agent_id = $1 WHERE package_id = $2 AND port = $3', [
+      agent[0]!.id,
+      pkg.id,
+      pkg.access.ports[0],
+    ]);
+    const again = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    assert.deepEqual(again.packages[1]?.exits, [{ port: pkg.access.ports[0], ip: agent[0]!.ip }]);
   });
 
   test('refusals: stale price 409 priceChanged, short balance 402, no exits 409, another user_id 403', async () => {

@@ -73,7 +73,13 @@ export function createPortsService(deps: PortsServiceDeps) {
     );
   }
 
-  function toPackage(p: PackageRow, node: NodeRow | undefined, ports: number[], nowMs: number): TPortPackage {
+  function toPackage(
+    p: PackageRow,
+    node: NodeRow | undefined,
+    ports: number[],
+    nowMs: number,
+    exits: { port: number; ip: string }[] = [],
+  ): TPortPackage {
     return {
       id: p.id,
       price: p.priceC,
@@ -103,12 +109,17 @@ export function createPortsService(deps: PortsServiceDeps) {
       date_finish: p.dateFinish.toISOString(),
       stats: { requests: p.requests, errors: p.errors, upload: p.upload, download: p.download },
       refundable: isRefundable(p, nowMs),
+      exits,
     };
   }
 
   async function readPackage(p: PackageRow): Promise<TPortPackage> {
-    const [node, ports] = await Promise.all([repo.findNode(p.nodeId), repo.findPorts([p.id])]);
-    return toPackage(p, node, ports.get(p.id) ?? [], deps.now());
+    const [node, ports, exits] = await Promise.all([
+      repo.findNode(p.nodeId),
+      repo.findPorts([p.id]),
+      repo.findExits([p.id]),
+    ]);
+    return toPackage(p, node, ports.get(p.id) ?? [], deps.now(), exits.get(p.id));
   }
 
   /** Locks the caller's own package or throws NOT_FOUND (another's package is not told apart). */
@@ -249,10 +260,15 @@ export function createPortsService(deps: PortsServiceDeps) {
       }
       const rows = await repo.findPackagesOfUser(userId);
       const ports = await repo.findPorts(rows.map((r) => r.id));
+      const exits = await repo.findExits(rows.map((r) => r.id));
       const nodes = new Map<string, NodeRow | undefined>();
       for (const r of rows) if (!nodes.has(r.nodeId)) nodes.set(r.nodeId, await repo.findNode(r.nodeId));
       const nowMs = deps.now();
-      return { packages: rows.map((r) => toPackage(r, nodes.get(r.nodeId), ports.get(r.id) ?? [], nowMs)) };
+      return {
+        packages: rows.map((r) =>
+          toPackage(r, nodes.get(r.nodeId), ports.get(r.id) ?? [], nowMs, exits.get(r.id)),
+        ),
+      };
     },
 
     /** Sets the whitelist and switches the package to whitelist access (not empty; 20 IPs, 1 for unlimited). */

@@ -83,6 +83,11 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
           <Line label="Ports" value={`${host} ${portRanges(pkg.access.ports)}`} />
           {first !== undefined && (
             <>
+              <Line
+                label="Exit"
+                value={pkg.exits.find((e) => e.port === first)?.ip ?? 'chosen at the first connection'}
+                testId="port-exit"
+              />
               <Line label="SOCKS5" value={`socks5h://${creds}${host}:${first}`} testId="port-socks" />
               <Line
                 label="HTTP"
