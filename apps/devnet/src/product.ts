@@ -3,7 +3,7 @@
  * identity, market API with its job workers, and the web listener. Used by the launcher
  * (`npm start`) and by end-to-end tests; production runs each app on its own with its own main.ts.
  */
-import type { TEnvironment } from '@pm/contracts';
+import { BROWSER_ADDON_ORIGIN, BROWSER_ADDON_REDIRECT_URI, type TEnvironment } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { start as startIdentity } from '@pm/identity';
 import { DEFAULT_CHECKS_SETTINGS, DEFAULT_PAYMENTS_SETTINGS, start as startServer } from '@pm/server';
@@ -124,11 +124,12 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       apiAudience: cfg.apiAudience,
       webClient: {
         clientId: cfg.webClientId,
-        redirectUris: webOrigins.map((o) => `${o}/callback`),
+        // The browser add-on signs in as the web client, at its own redirect URI (apps/extension).
+        redirectUris: [...webOrigins.map((o) => `${o}/callback`), BROWSER_ADDON_REDIRECT_URI],
         postLogoutRedirectUris: webOrigins.map((o) => `${o}/`),
       },
       apiClient: cfg.apiClient,
-      corsOrigins: webOrigins,
+      corsOrigins: [...webOrigins, BROWSER_ADDON_ORIGIN],
       appUrl: `${webUrl}/`,
       smtpUrl: cfg.smtpUrl ?? mail!.smtpUrl,
       mailFrom: cfg.mailFrom,

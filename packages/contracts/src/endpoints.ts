@@ -184,6 +184,15 @@ export const ENDPOINTS = {
       answer: { ...EXAMPLE_LEASE, autoRenew: true },
     },
   }),
+  myAddress: defineEndpoint({
+    operationId: 'myAddress',
+    method: 'GET',
+    path: '/myip',
+    summary: 'Your address as the API sees it (what a no-auth whitelist needs)',
+    visibility: 'customer',
+    tags: ['leases'],
+    response: { 200: z.object({ ip: z.string() }), ...errors },
+  }),
   listApiKeys: defineEndpoint({
     operationId: 'listApiKeys',
     method: 'GET',
@@ -216,6 +225,12 @@ export const ENDPOINTS = {
 } as const satisfies Record<string, Endpoint>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
+
+/** The browser add-on's fixed id (its manifest's `key`) and the redirect URI it signs in with. */
+export const BROWSER_ADDON_ID = 'ecgbdabjoknmhamikmljfglfcjljdglp';
+export const BROWSER_ADDON_REDIRECT_URI = `https://${BROWSER_ADDON_ID}.chromiumapp.org/`;
+/** The origin the add-on's requests carry (the identity host's CORS list needs it for the token exchange). */
+export const BROWSER_ADDON_ORIGIN = `chrome-extension://${BROWSER_ADDON_ID}`;
 
 /** Where public operations are served besides their own path. */
 export const PUBLIC_API_PREFIX = '/api';

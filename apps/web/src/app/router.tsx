@@ -2,13 +2,9 @@ import { Box, CircularProgress } from '@mui/material';
 import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, type RouteObject, useRoutes } from 'react-router';
 import { ErrorBoundary } from '../components/ui/ErrorBoundary.tsx';
-import { NotAvailablePage } from '../components/ui/Page.tsx';
 import { useEnvironment } from './context.tsx';
 import { GlobalStateScreen } from './FullScreenStates.tsx';
 import { AppShell } from './layout/AppShell.tsx';
-
-// Screens that later releases build show an honest placeholder inside the normal layout.
-const later = (title: string) => <NotAvailablePage title={title} />;
 
 function PageLoading() {
   return (
@@ -115,7 +111,13 @@ const ROUTES: RouteObject[] = [
           (m) => m.ApiPage,
         ),
       },
-      { path: 'download', element: later('Downloads') },
+      {
+        path: 'download',
+        element: lazyPage(
+          () => import('../features/downloads/pages/DownloadsPage.tsx'),
+          (m) => m.DownloadsPage,
+        ),
+      },
       {
         path: 'charges/:transactionId',
         element: lazyPage(

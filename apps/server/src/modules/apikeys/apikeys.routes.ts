@@ -9,6 +9,10 @@ export function registerApiKeysRoutes(
   app: ApiApp,
   deps: { apiKeys: Pick<ApiKeyService, 'createKey' | 'listKeys' | 'revokeKey'> },
 ): void {
+  // The caller's address (behind TRUST_PROXY_HOPS proxies, the client's): the add-on whitelists it.
+  registerEndpoint(app, ENDPOINTS.myAddress, {
+    handler: async (req) => ({ ip: req.ip.replace(/^::ffff:/, '') }),
+  });
   registerEndpoint(app, ENDPOINTS.listApiKeys, {
     handler: async (req) => deps.apiKeys.listKeys(getPrincipal(req).userId),
   });

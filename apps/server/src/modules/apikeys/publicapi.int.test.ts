@@ -220,6 +220,20 @@ describe('API keys', () => {
   });
 });
 
+describe('GET /myip', () => {
+  test('answers the caller’s address as the API sees it (the add-on whitelists it)', async () => {
+    const c = await buildCustomer(t, 0, 'myip');
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/myip',
+      headers: c.headers,
+      remoteAddress: '203.0.113.7',
+    });
+    assert.deepEqual(res.json(), { ip: '203.0.113.7' });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/myip' })).statusCode, 401);
+  });
+});
+
 describe('GET /api/openapi.json', () => {
   test('lists the public operations and the token endpoint, nothing else', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });

@@ -1,0 +1,73 @@
+import AndroidIcon from '@mui/icons-material/Android';
+import DownloadIcon from '@mui/icons-material/Download';
+import ExtensionIcon from '@mui/icons-material/Extension';
+import { Button, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
+import { useEnvironment } from '../../../app/context.tsx';
+import { Page } from '../../../components/ui/Page.tsx';
+
+/** Where the build puts the add-on (apps/extension/scripts/build.ts). */
+export const ADDON_ZIP_URL = '/downloads/proxymarket-addon.zip';
+
+const STEPS = (site: string) => [
+  'Download the zip and unzip it into a folder you keep (the browser loads the add-on from there).',
+  'Open chrome://extensions (Edge: edge://extensions) and switch on Developer mode.',
+  'Click “Load unpacked” and choose the unzipped folder. Pin ProxyMarket from the puzzle-piece menu.',
+  `Open the add-on, keep the site address ${site} and click Sign in: you sign in on our sign-in page as on this site.`,
+  'Your active proxies are listed. Click Use on one: the add-on adds this browser’s address to that proxy’s no-auth whitelist and sends the browser’s traffic through its no-auth port. Direct connection switches it off.',
+];
+
+/** Downloads (SPEC 2): the browser add-on built in this repository, with install steps; the Android app is not offered. */
+export function DownloadsPage() {
+  const site = useEnvironment().siteUrl.replace(/\/+$/, '') || window.location.origin;
+  return (
+    <Page title="Downloads">
+      <Stack spacing={2}>
+        <Card data-testid="download-addon">
+          <CardContent>
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1, flexWrap: 'wrap' }}>
+              <ExtensionIcon color="primary" />
+              <Typography variant="h6" component="h2">
+                Browser add-on
+              </Typography>
+              <Chip size="small" label="Chrome, Edge and other Chromium browsers" />
+            </Stack>
+            <Typography color="text.secondary" sx={{ mb: 2 }}>
+              Sign in, see your proxies and use one in this browser with one click, through its no-auth port.
+            </Typography>
+            <Button variant="contained" startIcon={<DownloadIcon />} href={ADDON_ZIP_URL} download>
+              Download add-on (.zip)
+            </Button>
+            <Typography variant="subtitle2" sx={{ mt: 2, mb: 1 }}>
+              Install
+            </Typography>
+            <Stack component="ol" spacing={0.5} sx={{ pl: 2.5, my: 0 }}>
+              {STEPS(window.location.origin).map((s) => (
+                <Typography component="li" key={s} color="text.secondary">
+                  {s}
+                </Typography>
+              ))}
+            </Stack>
+            <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+              Firefox is not supported yet. Site: {site}
+            </Typography>
+          </CardContent>
+        </Card>
+        <Card data-testid="download-android">
+          <CardContent>
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
+              <AndroidIcon color="disabled" />
+              <Typography variant="h6" component="h2">
+                Android app
+              </Typography>
+              <Chip size="small" label="Not offered" />
+            </Stack>
+            <Typography color="text.secondary">
+              There is no Android app at the moment. On a phone, use this site in the browser: every screen
+              works at phone size.
+            </Typography>
+          </CardContent>
+        </Card>
+      </Stack>
+    </Page>
+  );
+}
