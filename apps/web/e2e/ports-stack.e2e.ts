@@ -1,0 +1,121 @@
+/**
+ * Ports on the whole product with the demo proxy network (issue 25), as `npm start` runs it: the
+ * demo customer buys a 1 Gb package of 100 New York ports in the New Port dialog, `curl` fetches a
+ * page through a port by SOCKS5 and by HTTP, the rotation link moves the port to another exit, and
+ * the Ports page shows the new exit. The same page at 390 px.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
+import { openStackVisit, signInOnStack, waitUntil } from './support/stackVisit.ts';
+
+const run = promisify(execFile);
+const PAGE = 'hello through a port';
+
+let browser: Browser;
+let stack: TestStack;
+let target: LoopbackPage;
+
+before(
+  async () => {
+    target = await startLoopbackPage(PAGE);
+    stack = await startStack({ label: 'web_e2e_ports', network: {} });
+    browser = await launchBrowser();
+  },
+  { timeout: 120_000 },
+);
+
+after(
+  async () => {
+    await browser?.close();
+    await stack?.close();
+    target?.close();
+  },
+  { timeout: 60_000 },
+);
+
+async function choose(page: Page, label: string, option: RegExp) {
+  await page.getByRole('combobox', { name: label }).click();
+  await page.getByRole('option', { name: option }).first().click();
+}
+
+async function curl(args: string[]): Promise<{ code: number; said: string }> {
+  try {
+    const { stdout } = await run('curl', ['-sS', '--max-time', '5', ...args, target.url]);
+    return { code: 0, said: stdout };
+  } catch (e) {
+    const err = e as { code?: number; stderr?: string };
+    return { code: err.code ?? 1, said: err.stderr ?? '' };
+  }
+}
+
+describe('Ports on the real stack', () => {
+  it('buys a 1 Gb New York package, proxies by SOCKS5 and HTTP, rotates by the link and sees the exit change', async () => {
+    const v = await openStackVisit(browser, stack);
+    try {
+      await signInOnStack(v, stack, stack.demo.customer, '/ports');
+      const page = v.page;
+      await page.getByTestId('new-port').click();
+      await choose(page, 'Country', /^United States/);
+      await choose(page, 'State', /^NY /);
+      await choose(page, 'City', /^New York /);
+      const price = page.getByTestId('port-price');
+      await waitUntil(async () => /\$\d/.test((await price.textContent()) ?? ''), 'the live price');
+      assert.match((await price.textContent()) ?? '', /\$3\.90/);
+      await page.getByTestId('port-buy').click();
+      await page.getByTestId('port-confirm').click();
+      await page.getByTestId('port-row').first().waitFor();
+      const socks = (await page.getByTestId('port-socks').textContent()) ?? '';
+      const http = (await page.getByTestId('port-http').textContent()) ?? '';
+      const link = (await page.getByTestId('port-rotation-link').textContent()) ?? '';
+      assert.match(socks, /^socks5h:\/\/u\w+:\w+@[\d.]+:3\d{4}$/);
+
+      let r = await curl(['--proxy', socks]);
+      assert.equal(r.code, 0, r.said);
+      assert.equal(r.said, PAGE);
+      r = await curl(['-x', http]);
+      assert.equal(r.code, 0, r.said);
+      assert.equal(r.said, PAGE);
+
+      const exitShown = async () => {
+        await page.reload();
+        const text = (await page.getByTestId('port-exit').textContent()) ?? '';
+        return /^\d+\.\d+\.\d+\.\d+$/.test(text) ? text : undefined;
+      };
+      let first: string | undefined;
+      await waitUntil(async () => (first = await exitShown()) !== undefined, 'the first exit shown');
+      const rotated = await fetch(link);
+      assert.equal(rotated.status, 200, await rotated.text());
+      assert.equal((await fetch(link)).status, 429, 'at most every 5 minutes');
+      let second: string | undefined;
+      await waitUntil(async () => {
+        await curl(['--proxy', socks]);
+        second = await exitShown();
+        return second !== undefined && second !== first;
+      }, 'the exit changes after the rotation');
+      assert.notEqual(second, first);
+      await saveScreenshot(page, 'ports-desktop');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('the Ports page at 390 px: the table and the settings below it', async () => {
+    const v = await openStackVisit(browser, stack, { viewport: PHONE });
+    try {
+      await signInOnStack(v, stack, stack.demo.customer, '/ports');
+      await v.page.getByTestId('port-row').first().waitFor();
+      await v.page.getByTestId('port-settings').waitFor();
+      const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= PHONE.width, `no horizontal scroll (${width} px)`);
+      await saveScreenshot(v.page, 'ports-phone');
+    } finally {
+      await v.context.close();
+    }
+  });
+});
