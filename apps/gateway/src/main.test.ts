@@ -58,3 +58,30 @@ test('production main.ts refuses devnet-only settings and a missing GATEWAY_PUBL
   assert.match(r.err, /GATEWAY_TRUST_AGENT_IP is a devnet-only setting/);
   assert.match(r.err, /GATEWAY_PUBLIC_IP is required/);
 });
+
+test('production main.ts names every bad setting at once and logs nothing before they are right', async () => {
+  const r = await run([], {
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    GATEWAY_TLS_CERT: '/nonexistent/cert.pem',
+    GATEWAY_TLS_KEY: '/nonexistent/key.pem',
+    GATEWAY_PUBLIC_IP: '81.2.69.160',
+    GATEWAY_TUNNEL_PORT: 'seven',
+    LOG_LEVEL: 'loud',
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /GATEWAY_TUNNEL_PORT must be a port \(0-65535\), got "seven"/);
+  assert.match(r.err, /LOG_LEVEL must be one of/);
+  assert.equal(r.out, '');
+});
+
+test('production main.ts names an unreadable certificate file', async () => {
+  const r = await run([], {
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    GATEWAY_TLS_CERT: '/nonexistent/cert.pem',
+    GATEWAY_TLS_KEY: '/nonexistent/key.pem',
+    GATEWAY_PUBLIC_IP: '81.2.69.160',
+    GATEWAY_GEO: 'off',
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /GATEWAY_TLS_CERT\/GATEWAY_TLS_KEY: ENOENT/);
+});

@@ -2,11 +2,14 @@
  * Gateway node process. Production: a node on PostgreSQL, configured by the environment
  * (docs/gateway.md lists the variables), with a TLS 1.3 agent tunnel it refuses to start without.
  * `--standalone [--plaintext]`: the benchmark's gateway, no database (`standalone.ts`).
+ * Settings are checked before anything starts (`readNodeEnv`: every problem named by its
+ * variable, exit 1); logs are pino JSON lines on stdout (`LOG_LEVEL`), as the other apps'.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import type { GeoLookup } from './geo/geo.ts';
-import { readNodeExposure } from './node-env.ts';
+import { readNodeEnv } from './node-env.ts';
 import { startStandalone } from './standalone.ts';
 
 const { values } = parseArgs({
@@ -21,79 +24,73 @@ const { values } = parseArgs({
   },
 });
 
-const log = (msg: string, fields?: Record<string, unknown>) =>
-  console.error(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
-
 /** Stops with a message naming what to fix. */
 function refuse(message: string): never {
   console.error(message);
   process.exit(1);
 }
 
-/** A port from the environment (0-65535), or `fallback` when unset. */
-function envPort(name: string, fallback?: number): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    refuse(`${name} must be a port (0-65535), got "${raw}"`);
-  return port;
+/**
+ * The gateway's messages through pino, as the other apps log: JSON lines on stdout with
+ * `app: "gateway"`; a message carrying an error is a warning. LOG_LEVEL sets the level. The
+ * standalone gateway logs to stderr: its stdout is the one JSON line the load generator reads.
+ */
+function createLog(level: string, base: Record<string, unknown>, fd: 1 | 2 = 1) {
+  const logger = pino({ level, base: { app: 'gateway', ...base } }, pino.destination(fd));
+  return (msg: string, fields?: Record<string, unknown>) => {
+    if (fields && ('error' in fields || 'err' in fields)) logger.warn(fields, msg);
+    else logger.info(fields ?? {}, msg);
+  };
 }
 
 /** The IP database agents' addresses are located with: `dbip` (DB-IP lite, about 130 MB) or `off`. */
-async function openGeo(kind: string): Promise<GeoLookup | undefined> {
+async function openGeo(kind: 'dbip' | 'off'): Promise<GeoLookup | undefined> {
   if (kind === 'off') return undefined;
-  if (kind !== 'dbip') refuse(`GATEWAY_GEO must be dbip or off, got "${kind}"`);
   const { openMmdbGeo } = await import('./geo/mmdb.ts');
   return openMmdbGeo();
 }
 
-/** Starts a production node from the environment; returns how to stop it. */
+/** Starts a production node from the environment (checked first: every problem named); returns how to stop it. */
 async function startFromEnv(): Promise<() => Promise<void>> {
-  const env = process.env;
-  if (!env.GATEWAY_TLS_CERT || !env.GATEWAY_TLS_KEY) {
-    // Agent keys and every customer's traffic cross the tunnel: it is TLS or nothing.
-    refuse(
-      "GATEWAY_TLS_CERT and GATEWAY_TLS_KEY are required: PEM files of the certificate and key of the agents' TLS tunnel (plaintext only in the devnet and --standalone --plaintext)",
-    );
+  const read = readNodeEnv(process.env);
+  if (!read.ok) refuse(`gateway: refusing to start:\n  - ${read.problems.join('\n  - ')}`);
+  const env = read.value;
+  const log = createLog(env.logLevel, { node: env.nodeId });
+  let tls: { cert: Buffer; key: Buffer };
+  try {
+    tls = { cert: readFileSync(env.tlsCertFile), key: readFileSync(env.tlsKeyFile) };
+  } catch (e) {
+    refuse(`gateway: refusing to start:\n  - GATEWAY_TLS_CERT/GATEWAY_TLS_KEY: ${(e as Error).message}`);
   }
-  if (!env.DATABASE_URL) refuse('DATABASE_URL is required (or use --standalone)');
-  const exposure = readNodeExposure(env);
-  if (!exposure.ok) refuse(`gateway: refusing to start:\n  - ${exposure.problems.join('\n  - ')}`);
-  const { publicIp, publicHost, metricsHost, metricsToken } = exposure.value;
-  const tls = { cert: readFileSync(env.GATEWAY_TLS_CERT), key: readFileSync(env.GATEWAY_TLS_KEY) };
-  const socksBasePort = envPort('GATEWAY_SOCKS_BASE_PORT', 0)!;
-  const tunnelPort = envPort('GATEWAY_TUNNEL_PORT', 7000)!;
-  const metricsPort = envPort('GATEWAY_METRICS_PORT');
-  const geo = await openGeo(env.GATEWAY_GEO ?? 'dbip');
+  const geo = await openGeo(env.geo);
   const { createDb } = await import('@pm/db');
   const { startGatewayNode } = await import('./node.ts');
-  const db = await createDb({ databaseUrl: env.DATABASE_URL });
-  const nodeId = env.GATEWAY_NODE_ID ?? 'gw-1';
+  const db = await createDb({ databaseUrl: env.databaseUrl });
   const node = await startGatewayNode({
     db,
-    nodeId,
+    nodeId: env.nodeId,
     node: {
-      publicHost,
-      publicIp,
-      socksBasePort,
+      publicHost: env.publicHost,
+      publicIp: env.publicIp,
+      socksBasePort: env.socksBasePort,
     },
-    host: env.GATEWAY_HOST ?? '0.0.0.0',
-    tunnelPort,
+    host: env.host,
+    tunnelPort: env.tunnelPort,
     tls,
-    metricsPort,
-    metricsHost,
-    metricsToken,
+    metricsPort: env.metricsPort,
+    metricsHost: env.metricsHost,
+    metricsToken: env.metricsToken,
     geo,
-    presence: {
-      probeUrl: env.GATEWAY_PROBE_URL ?? 'http://checkip.amazonaws.com/',
-      speedUrl: env.GATEWAY_SPEED_URL ?? 'http://speedtest.tele2.net/10MB.zip',
-    },
-    probeRequests: { echoUrl: env.GATEWAY_ECHO_URL ?? 'http://checkip.amazonaws.com/' },
+    presence: { probeUrl: env.probeUrl, speedUrl: env.speedUrl },
+    probeRequests: { echoUrl: env.echoUrl },
     log,
   });
   const { gateway } = node;
-  log('gateway started', { nodeId, socksPorts: gateway.socksPorts, tunnelPort: gateway.tunnelPort });
+  log('gateway started', {
+    nodeId: env.nodeId,
+    socksPorts: gateway.socksPorts,
+    tunnelPort: gateway.tunnelPort,
+  });
   return async () => {
     await node.close();
     await db.close();
@@ -109,7 +106,7 @@ const stop = values.standalone
         tunnelPort: Number(values['tunnel-port']),
         metricsPort: values['metrics-port'] ? Number(values['metrics-port']) : undefined,
         plaintext: values.plaintext,
-        log,
+        log: createLog(process.env.LOG_LEVEL?.trim() || 'info', { node: 'standalone' }, 2),
       })
     ).stop
   : await startFromEnv();

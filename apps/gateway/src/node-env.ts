@@ -54,3 +54,93 @@ export function readNodeExposure(
     value: { publicIp, publicHost: env.GATEWAY_PUBLIC_HOST?.trim() || publicIp, metricsHost, metricsToken },
   };
 }
+
+/** Everything a production node reads from its environment, checked (see docs/gateway.md). */
+export interface NodeEnv extends NodeExposure {
+  databaseUrl: string;
+  /** Paths of the tunnel's PEM certificate (chain) and key. */
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  nodeId: string;
+  host: string;
+  tunnelPort: number;
+  socksBasePort: number;
+  metricsPort: number | undefined;
+  geo: 'dbip' | 'off';
+  probeUrl: string;
+  speedUrl: string;
+  echoUrl: string;
+  logLevel: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Reads and checks a production node's whole environment, as the other apps' `main.ts` do: every
+ * problem is collected, each naming its variable, so one start reports them all.
+ */
+export function readNodeEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): { ok: true; value: NodeEnv } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string) => env[name]?.trim() || fallback;
+  const port = (name: string, fallback?: number): number | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n > 65535) {
+      problems.push(`${name} must be a port (0-65535), got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, fallback: string) => {
+    const value = str(name, fallback);
+    if (!/^http:\/\/[^/\s]+/.test(value))
+      problems.push(`${name} must be a plain http:// URL, got "${value}"`);
+    return value;
+  };
+  const tlsCertFile = str('GATEWAY_TLS_CERT', '');
+  const tlsKeyFile = str('GATEWAY_TLS_KEY', '');
+  if (!tlsCertFile || !tlsKeyFile) {
+    // Agent keys and every customer's traffic cross the tunnel: it is TLS or nothing.
+    problems.push(
+      "GATEWAY_TLS_CERT and GATEWAY_TLS_KEY are required: PEM files of the certificate and key of the agents' TLS tunnel (plaintext only in the devnet and --standalone --plaintext)",
+    );
+  }
+  const databaseUrl = str('DATABASE_URL', '');
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(
+      databaseUrl
+        ? `DATABASE_URL must be a postgres:// URL, got "${databaseUrl.replace(/\/\/[^@/]*@/, '//…@')}"`
+        : 'DATABASE_URL is required (or use --standalone)',
+    );
+  }
+  const geo = str('GATEWAY_GEO', 'dbip');
+  if (geo !== 'dbip' && geo !== 'off') problems.push(`GATEWAY_GEO must be dbip or off, got "${geo}"`);
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join('|')}, got "${logLevel}"`);
+  const nodeId = str('GATEWAY_NODE_ID', 'gw-1');
+  if (!/^[\w.-]{1,64}$/.test(nodeId))
+    problems.push(`GATEWAY_NODE_ID must be 1-64 letters, digits, '.', '-' or '_', got "${nodeId}"`);
+  const value = {
+    databaseUrl,
+    tlsCertFile,
+    tlsKeyFile,
+    nodeId,
+    host: str('GATEWAY_HOST', '0.0.0.0'),
+    tunnelPort: port('GATEWAY_TUNNEL_PORT', 7000) as number,
+    socksBasePort: port('GATEWAY_SOCKS_BASE_PORT', 0) as number,
+    metricsPort: port('GATEWAY_METRICS_PORT'),
+    geo: geo as NodeEnv['geo'],
+    probeUrl: url('GATEWAY_PROBE_URL', 'http://checkip.amazonaws.com/'),
+    speedUrl: url('GATEWAY_SPEED_URL', 'http://speedtest.tele2.net/10MB.zip'),
+    echoUrl: url('GATEWAY_ECHO_URL', 'http://checkip.amazonaws.com/'),
+    logLevel,
+  };
+  const exposure = readNodeExposure(env);
+  if (!exposure.ok) problems.push(...exposure.problems);
+  if (problems.length > 0 || !exposure.ok) return { ok: false, problems };
+  return { ok: true, value: { ...value, ...exposure.value } };
+}
