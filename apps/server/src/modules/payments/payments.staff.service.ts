@@ -51,6 +51,13 @@ export function createPaymentsStaffService(deps: PaymentsStaffServiceDeps) {
     return deps.db.transaction(async (tx) => {
       const held = await repo.lockHeld(id, tx);
       if (!held) throw new AppError('NOT_FOUND', { userMessage: 'Held credit not found' });
+      if (held.userId === actorId) {
+        // As with balance edits: no staff member decides money of their own account.
+        throw new AppError('FORBIDDEN', {
+          message: `${actorId} tried to decide their own held credit ${id}`,
+          userMessage: 'Another staff member must decide a held credit of your own account',
+        });
+      }
       if (held.state !== 'held') {
         throw new AppError('CONFLICT', {
           userMessage: `This credit was ${held.state} already`,

@@ -168,6 +168,11 @@ describe('the charge cap and held credits', () => {
       items.reduce((s, x) => s + x.amountUsd, 0),
       12 * 1000 - 10_000,
     );
+    await assert.rejects(
+      h.services.paymentsStaff.releaseHeld(userId, (items[0] as { id: number }).id, 'my own'),
+      (e: { code: string }) => e.code === 'FORBIDDEN',
+      'no staff member decides a held credit of their own account',
+    );
     for (const x of items) {
       const r = await h.app.inject({
         method: 'POST',
