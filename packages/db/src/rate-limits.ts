@@ -22,7 +22,7 @@ export type PaceAnswer = { ok: true } | { ok: false; retryAfterMs: number };
 
 /**
  * Rate-limit counters every process shares. Keys name the app, the limit and the caller
- * (`api:POST /leases:user-1`, `id:fip:203.0.113.5`).
+ * (`market:POST /leases:user-1`, `id:failsPerIpDay:203.0.113.5`).
  */
 export interface RateCounter {
   /** Counts one hit in a fixed window of `windowMs` (a window that has ended starts over at 1). */
