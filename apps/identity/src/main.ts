@@ -9,11 +9,11 @@
  *   IDENTITY_ISSUER            public base URL, no trailing slash (default http://localhost:IDENTITY_PORT)
  *   OIDC_AUDIENCE              resource indicator / `aud` of access tokens (default https://api.proxymarket.local)
  *   WEB_CLIENT_ID              public SPA client id (default web)
- *   WEB_REDIRECT_URIS          comma-separated redirect URIs of the SPA (required)
+ *   WEB_REDIRECT_URIS          comma-separated redirect URIs of the SPA (required); add https://<BROWSER_ADDON_ID>.chromiumapp.org/ for the browser add-on
  *   WEB_POST_LOGOUT_URIS       comma-separated post-logout redirect URIs (default APP_URL)
  *   API_CLIENT_ID              confidential password-grant client id (default public-api)
  *   API_CLIENT_SECRET          its secret, at least 32 characters (required)
- *   CORS_ORIGINS               comma-separated web app origins (default: origins of WEB_REDIRECT_URIS)
+ *   CORS_ORIGINS               comma-separated web app origins (default: origins of WEB_REDIRECT_URIS, and chrome-extension://<id> for an add-on's one)
  *   APP_URL                    the product's own site (required)
  *   SMTP_URL                   smtp://user:pass@host:port or smtps://… (required)
  *   MAIL_FROM                  sender (default "ProxyMarket <no-reply@example.com>")
@@ -99,6 +99,17 @@ const cookieKeys = env.COOKIE_KEYS ?? stored.cookieKeys ?? [randomBytes(32).toSt
 const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
 await migrateDb(db);
 
+/**
+ * The CORS origins a redirect URI implies: its own, and for a browser add-on's
+ * `https://<id>.chromiumapp.org/` the add-on's `chrome-extension://<id>` (its token exchange).
+ */
+function corsOriginsOf(redirectUri: string): string[] {
+  const addon = /^https:\/\/([a-p]{32})\.chromiumapp\.org\//.exec(redirectUri);
+  return addon
+    ? [new URL(redirectUri).origin, `chrome-extension://${addon[1]}`]
+    : [new URL(redirectUri).origin];
+}
+
 const handle = await start({
   host: env.IDENTITY_HOST,
   port: env.IDENTITY_PORT,
@@ -111,7 +122,7 @@ const handle = await start({
     postLogoutRedirectUris: env.WEB_POST_LOGOUT_URIS ?? [env.APP_URL],
   },
   apiClient: { clientId: env.API_CLIENT_ID, clientSecret: env.API_CLIENT_SECRET },
-  corsOrigins: env.CORS_ORIGINS ?? [...new Set(env.WEB_REDIRECT_URIS.map((u) => new URL(u).origin))],
+  corsOrigins: env.CORS_ORIGINS ?? [...new Set(env.WEB_REDIRECT_URIS.flatMap(corsOriginsOf))],
   appUrl: env.APP_URL,
   smtpUrl: env.SMTP_URL,
   mailFrom: env.MAIL_FROM,
