@@ -171,7 +171,11 @@ describe('the browser add-on', () => {
     await popup
       .getByText('In use', { exact: true })
       .waitFor({ timeout: 15_000 })
-      .catch(async () => assert.fail(`the list did not load: ${await popup.textContent('#error')} ${await popup.textContent('#leases')}`));
+      .catch(async () =>
+        assert.fail(
+          `the list did not load: ${await popup.textContent('#error')} ${await popup.textContent('#leases')}`,
+        ),
+      );
     await popup.setViewportSize({ width: 360, height: 400 });
     await popup.screenshot({ path: join(import.meta.dirname, '../../../test-results/web/addon-popup.png') });
 
