@@ -178,6 +178,24 @@ describe('desktop My Proxies', () => {
       await context.close();
     }
   });
+  it("Test Now on a proxy that does not answer says 'Speed could not be tested' and when to retest", async () => {
+    const { context, shell, my, api, leases } = await visit();
+    const [shared] = leases;
+    api.market.checks.speedFails.add(shared.agentId);
+    try {
+      await shell.open(app.baseUrl, '/my', fakeAccessToken());
+      await my.waitForRows();
+      await my.selectLease(shared.currentInfo.ip);
+      const panel = await my.openTab('Test Speed');
+      await panel.getByRole('button', { name: 'Test Now' }).click();
+      await panel.getByText('Speed could not be tested').waitFor();
+      assert.match(await panel.innerText(), /Retest available at \d\d:\d\d/);
+      assert.equal(await panel.getByRole('button', { name: 'Test Now' }).isDisabled(), true);
+      await saveScreenshot(my.page, 'my-proxies-desktop-speed-failed');
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('phone My Proxies (390 px)', () => {

@@ -15,9 +15,16 @@ export interface ChecksMock {
   tokens: Set<string>;
   /** Status the next `PATCH /agents/scorecheck` answers with instead of a check (e.g. 429). */
   scoreStatus: number;
+  /** Agents whose speed tests fail (the proxy did not answer through the gateway). */
+  speedFails: Set<string>;
 }
 
-export const createChecksMock = (): ChecksMock => ({ speed: new Map(), tokens: new Set(), scoreStatus: 200 });
+export const createChecksMock = (): ChecksMock => ({
+  speed: new Map(),
+  tokens: new Set(),
+  scoreStatus: 200,
+  speedFails: new Set(),
+});
 
 const SCORE: Omit<TScoreCheck, 'time'> = {
   status: 'done',
@@ -42,7 +49,7 @@ export function answerChecks(
       return { status: 404, body: { error: 'NOT_FOUND', message: 'no agent' } };
     const entry = mock.speed.get(id);
     if (query.get('request') === 'true') {
-      if (entry && entry.check.status === 'done') {
+      if (entry && (entry.check.status === 'done' || entry.check.status === 'failed')) {
         return {
           status: 409,
           body: {
@@ -68,7 +75,13 @@ export function answerChecks(
     if (!entry) return { status: 404, body: { error: 'NOT_FOUND', message: 'none', errorCode: 'notFound' } };
     entry.looks++;
     if (entry.looks >= 1 && entry.check.status === 'checking') {
-      entry.check = { ...entry.check, status: 'done', bps: 42_500_000, checkTime: new Date().toISOString() };
+      const failed = mock.speedFails.has(id);
+      entry.check = {
+        ...entry.check,
+        status: failed ? 'failed' : 'done',
+        bps: failed ? null : 42_500_000,
+        checkTime: new Date().toISOString(),
+      };
     }
     return { status: 200, body: entry.check };
   }
