@@ -1,4 +1,4 @@
-import { SOCKS_PORT_OFFSETS } from '@pm/contracts';
+import { LEASE_HTTP_PORT_OFFSET, SOCKS_PORT_OFFSETS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
 import type { GeoLookup } from './geo/geo.ts';
@@ -54,11 +54,8 @@ export interface GatewayNode {
 /** The SOCKS ports of a node: its base port plus `SOCKS_PORT_OFFSETS`, or any free ports for base 0. */
 /** The leases' HTTP proxy port: base + 6080 (0 = any free port). */
 export function httpPortOf(basePort: number): number {
-  return basePort ? basePort + HTTP_PORT_BASE_OFFSET : 0;
+  return basePort ? basePort + LEASE_HTTP_PORT_OFFSET : 0;
 }
-
-/** Offset of the leases' HTTP proxy port from the SOCKS base port. */
-export const HTTP_PORT_BASE_OFFSET = 6080;
 
 export function socksPortsOf(basePort: number): number[] {
   return SOCKS_PORT_OFFSETS.map((offset) => (basePort ? basePort + offset : 0));

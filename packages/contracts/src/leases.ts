@@ -15,6 +15,8 @@ export const LEASE_DURATION_MS = 24 * 60 * 60 * 1000;
 export const RENEW_WINDOW_MS = 5 * 60 * 60 * 1000;
 /** Offsets added to a node's SOCKS base port; every one accepts the lease's credentials (SPEC 9). */
 export const SOCKS_PORT_OFFSETS = [2080, 3080, 4080, 5080] as const;
+/** The leases' HTTP proxy port: the node's base port plus this (docs/gateway.md, "The HTTP proxy"). */
+export const LEASE_HTTP_PORT_OFFSET = 6080;
 /** Entries in a lease's no-auth whitelist. */
 export const MAX_WHITELIST_ENTRIES = 20;
 

@@ -1,5 +1,6 @@
 /** My Proxies rules: SOCKS ports and connection string, the whitelist of SPEC 5, the filter box. Pure. */
 import {
+  LEASE_HTTP_PORT_OFFSET,
   MAX_WHITELIST_ENTRIES,
   parseWhitelist,
   SOCKS_PORT_OFFSETS,
@@ -25,6 +26,10 @@ const encode = (s: string) => encodeURIComponent(s);
  */
 export const connectionString = (socks: TSocks): string =>
   `socks5h://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socksPorts(socks)[0]}`;
+
+/** The lease's HTTP proxy (Basic auth with the same login), beside SOCKS5: `http://USER:PASSWORD@IP:PORT`. */
+export const httpConnectionString = (socks: TSocks): string =>
+  `http://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socks.port + LEASE_HTTP_PORT_OFFSET}`;
 
 /** The format the connection string follows, for the button's explanation. */
 export const CONNECTION_STRING_FORMAT = 'socks5h://USERNAME:PASSWORD@SOCKS_IP:PORT';

@@ -2,7 +2,7 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import { Box, Button, Chip, IconButton, Stack, Typography } from '@mui/material';
-import type { TSocks } from '@pm/contracts';
+import { LEASE_HTTP_PORT_OFFSET, type TSocks } from '@pm/contracts';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
@@ -10,6 +10,7 @@ import { copyText } from '../../../lib/clipboard.ts';
 import {
   CONNECTION_STRING_FORMAT,
   connectionString,
+  httpConnectionString,
   MASKED_PASSWORD,
   socksAddress,
   socksPorts,
@@ -52,6 +53,12 @@ export function SocksAuthTab({ socks }: { socks: TSocks }) {
           },
           { label: 'SOCKS IP', value: <Mono>{socksAddress(socks)}</Mono> },
           {
+            label: 'HTTP proxy',
+            value: (
+              <Mono testId="http-proxy">{`http://${socksAddress(socks)}:${socks.port + LEASE_HTTP_PORT_OFFSET}`}</Mono>
+            ),
+          },
+          {
             label: 'SOCKS Port',
             value: (
               <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }} data-testid="socks-ports">
@@ -71,9 +78,23 @@ export function SocksAuthTab({ socks }: { socks: TSocks }) {
       >
         Copy connection string
       </Button>
+      <Button
+        variant="outlined"
+        startIcon={<ContentCopyIcon />}
+        onClick={() =>
+          void copyText(httpConnectionString(socks)).then(
+            (ok) => ok && showToast(COPIED_TEXT, { autoHideMs: COPIED_TOAST_MS }),
+          )
+        }
+        data-testid="copy-http"
+      >
+        Copy HTTP connection string
+      </Button>
       <Typography variant="caption" color="text.secondary" id="connection-string-format">
         Copies <code>{CONNECTION_STRING_FORMAT}</code> with the first port. It works as pasted, e.g.{' '}
-        <code>curl -x 'socks5h://…' https://example.com</code>; every port above takes the same login.
+        <code>curl -x 'socks5h://…' https://example.com</code>; every port above takes the same login. The
+        HTTP proxy (for browsers and tools that speak HTTP proxies) takes it too, e.g.{' '}
+        <code>curl -x 'http://…' https://example.com</code>.
       </Typography>
     </Stack>
   );
