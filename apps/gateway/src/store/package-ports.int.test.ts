@@ -301,6 +301,32 @@ describe('package ports on two gateway nodes', () => {
   });
 });
 
+describe('targeting in the user name', () => {
+  test('a session pins an exit of the narrowed place; another country is refused', async () => {
+    const p = await insertPackage('n1', { state: '' });
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    const port = p.ports[0]!;
+    const via = (user: string) => fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
+    const exitsSeen = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const r = await via(`${p.login}-country-us-city-new_york-session-abc123`);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const session = n1.plane.served.findByPortCredentials!(
+      port,
+      `${p.login}-city-newyork-session-abc123`,
+      p.password,
+    );
+    assert.ok(session);
+    const isOnline = (id: string) => agents.has(id);
+    for (let i = 0; i < 5; i++) exitsSeen.add(session.resolveAgent!(isOnline)!);
+    assert.equal(exitsSeen.size, 1, 'a session keeps its exit');
+    assert.notEqual((await via(`${p.login}-country-de`)).code, 0, 'outside the package');
+    assert.notEqual((await via(`${p.login}-state-california`)).code, 0, 'no such exit on this node');
+    assert.notEqual((await via(`${p.login}-zip-10001`)).code, 0, 'unknown key');
+  });
+});
+
 describe('the HTTP proxy beside SOCKS5', () => {
   const httpVia = (proxy: string, extra: string[] = [], bytes = 1000) =>
     curl([...extra, '-x', proxy, `http://127.0.0.1:${target.port}/bytes/${bytes}`], 5);

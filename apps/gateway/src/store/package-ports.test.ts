@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chooseExit, matchesGeo } from './package-ports.ts';
+import { chooseExit, matchesGeo, narrowGeo, parseUserTargeting } from './package-ports.ts';
 
 const all = () => true;
 
@@ -34,6 +34,39 @@ describe('matchesGeo', () => {
     assert.equal(
       matchesGeo(agent, { country: 'US', state: 'California', city: '', connectionType: 'both' }),
       false,
+    );
+  });
+});
+
+describe('targeting in the user name', () => {
+  test('parses LOGIN-country-us-city-new_york-session-abc123; refuses unknown or repeated keys', () => {
+    assert.deepEqual(parseUserTargeting('ulogin-country-us-city-new_york-session-abc123'), {
+      login: 'ulogin',
+      country: 'us',
+      city: 'new york',
+      session: 'abc123',
+    });
+    assert.deepEqual(parseUserTargeting('ulogin'), { login: 'ulogin' });
+    assert.equal(parseUserTargeting('ulogin-zip-10001'), undefined);
+    assert.equal(parseUserTargeting('ulogin-city-a-city-b'), undefined);
+    assert.equal(parseUserTargeting('ulogin-city'), undefined);
+  });
+
+  test('narrows the package geo, never leaves it', () => {
+    const pkg = { country: 'US', state: '', city: '', connectionType: 'both' as const };
+    assert.deepEqual(narrowGeo(pkg, { login: 'u', country: 'us', city: 'newyork' }), {
+      ...pkg,
+      city: 'newyork',
+    });
+    assert.equal(narrowGeo(pkg, { login: 'u', country: 'de' }), undefined);
+    const ny = { ...pkg, state: 'NY', city: 'New York' };
+    assert.equal(narrowGeo(ny, { login: 'u', city: 'los_angeles' }), undefined);
+    assert.deepEqual(narrowGeo(ny, { login: 'u', city: 'new york' }), ny);
+    assert.ok(
+      matchesGeo(
+        { id: 'a', cc: 'US', reg: 'NY', city: 'New York', conn: 'wifi' },
+        { ...pkg, city: 'newyork' },
+      ),
     );
   });
 });

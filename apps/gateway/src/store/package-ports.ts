@@ -21,12 +21,57 @@ export interface PackageGeo {
 
 /** The exit rule (the server's `exitCondition` says the same): country, state, city (any case), connection. */
 export function matchesGeo(a: ExitAgent, g: PackageGeo): boolean {
+  const same = (x: string, y: string) =>
+    x.replaceAll(' ', '').toLowerCase() === y.replaceAll(' ', '').toLowerCase();
   if (a.cc !== g.country) return false;
-  if (g.state && a.reg.toLowerCase() !== g.state.toLowerCase()) return false;
-  if (g.city && a.city.toLowerCase() !== g.city.toLowerCase()) return false;
+  if (g.state && !same(a.reg, g.state)) return false;
+  if (g.city && !same(a.city, g.city)) return false;
   if (g.connectionType === 'wifi') return a.conn === 'wifi';
   if (g.connectionType === 'mobile') return a.conn === 'cell';
   return true;
+}
+
+/** What a login may add after the package's login: `LOGIN-country-us-state-ny-city-new_york-session-abc123`. */
+export interface UserTargeting {
+  login: string;
+  country?: string;
+  state?: string;
+  city?: string;
+  session?: string;
+}
+
+/**
+ * Reads targeting from a user name (docs/gateway.md, "Targeting in the user name"): the package's
+ * login, then `-key-value` pairs (`country`, `state`, `city`, `session`; keys case-insensitive,
+ * `_` for a space in a value). Undefined when a key is unknown, repeated or without a value.
+ */
+export function parseUserTargeting(user: string): UserTargeting | undefined {
+  const [login, ...rest] = user.split('-');
+  if (!login || rest.length % 2 !== 0) return undefined;
+  const out: UserTargeting = { login };
+  for (let i = 0; i < rest.length; i += 2) {
+    const key = rest[i]!.toLowerCase();
+    const value = rest[i + 1]!.replaceAll('_', ' ');
+    if (!value || !['country', 'state', 'city', 'session'].includes(key)) return undefined;
+    if (out[key as keyof UserTargeting] !== undefined) return undefined;
+    out[key as 'country' | 'state' | 'city' | 'session'] = key === 'session' ? rest[i + 1]! : value;
+  }
+  if (out.session !== undefined && !/^[A-Za-z0-9_]{1,64}$/.test(out.session)) return undefined;
+  return out;
+}
+
+/**
+ * The geo a targeted login asks for, inside its package's (a login may narrow, never widen or
+ * leave it): undefined when it contradicts the package. City names compare without spaces, so
+ * `newyork` and `new_york` both mean New York.
+ */
+export function narrowGeo(pkg: PackageGeo, t: UserTargeting): PackageGeo | undefined {
+  const same = (a: string, b: string) =>
+    a.replaceAll(' ', '').toLowerCase() === b.replaceAll(' ', '').toLowerCase();
+  if (t.country && !same(t.country, pkg.country)) return undefined;
+  if (t.state && pkg.state && !same(t.state, pkg.state)) return undefined;
+  if (t.city && pkg.city && !same(t.city, pkg.city)) return undefined;
+  return { ...pkg, state: pkg.state || t.state || '', city: pkg.city || t.city || '' };
 }
 
 /** One port's sticky exit: the agent, when it was chosen and the rotation sequence it was chosen at. */
@@ -130,6 +175,9 @@ export function withPackagePorts(
   let packages = new Map<string, PackageState>();
   let exits: ExitAgent[] = [];
   const sticky = new Map<number, Sticky>();
+  /** Sticky exits of targeted sessions, by package, port and the login's targeting (bounded). */
+  const sessions = new Map<string, Sticky>();
+  const MAX_SESSIONS = 100_000;
   const revokedListeners = new Set<(id: string) => void>();
   const portListeners = new Set<() => void>();
   let closed = false;
@@ -252,8 +300,36 @@ export function withPackagePorts(
     portNeedsCredentials: (port) => byPort.get(port)?.pkg.access === 'auth',
     findByPortCredentials(port, user, pwd) {
       const hit = byPort.get(port);
-      if (hit?.pkg.access !== 'auth') return undefined;
-      return hit.pkg.login === user && hit.pkg.password === pwd ? hit.entry : undefined;
+      if (hit?.pkg.access !== 'auth' || hit.pkg.password !== pwd) return undefined;
+      if (hit.pkg.login === user) return hit.entry;
+      const t = parseUserTargeting(user);
+      if (!t || t.login !== hit.pkg.login) return undefined;
+      const geo = narrowGeo(hit.pkg.geo, t);
+      if (!geo) return undefined;
+      const pkg = hit.pkg;
+      const key = `${pkg.id}|${port}|${geo.state}|${geo.city}|${t.session ?? ''}`;
+      return {
+        ...hit.entry,
+        resolveAgent(isOnline) {
+          let s = t.session ? sessions.get(key) : undefined;
+          if (!s) {
+            s = { agentId: undefined, chosenAtMs: 0, seq: -1 };
+            if (t.session) {
+              if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+              sessions.set(key, s);
+            }
+          }
+          // A session keeps its exit until the port rotates (timer or link) or the exit goes offline;
+          // without a session every connection may take another exit of the narrowed place.
+          return chooseExit(s, {
+            seq: pkg.ports.get(port) ?? 0,
+            timerMs: t.session ? pkg.timerMs : 0,
+            nowMs: now(),
+            candidates: candidatesOf(geo),
+            isOnline,
+          });
+        },
+      };
     },
     authPorts: () => [...leases.authPorts(), ...byPort.keys()],
     onRevoked(listener) {
