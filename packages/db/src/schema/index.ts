@@ -10,3 +10,4 @@ export * from './ports.ts';
 export * from './pricing.ts';
 export * from './ratelimits.ts';
 export * from './sales.ts';
+export * from './webhooks.ts';
