@@ -13,6 +13,13 @@ import {
   ZPurchaseErrorBody,
 } from './leases.ts';
 import { ZRefundErrorBody, ZRefundResult } from './lifecycle.ts';
+import {
+  ZWebhookCreateBody,
+  ZWebhookCreated,
+  ZWebhookDeliveryList,
+  ZWebhookEndpointList,
+  ZWebhookIdParams,
+} from './webhooks.ts';
 
 /**
  * The endpoint contract: each operation declared once, with method, path, schemas, operationId,
@@ -221,6 +228,54 @@ export const ENDPOINTS = {
     tags: ['apikeys'],
     params: ZApiKeyIdParams,
     response: { 204: z.null(), ...errors, 404: ZErrorBody },
+  }),
+  listWebhooks: defineEndpoint({
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    summary: 'Your webhook endpoints',
+    visibility: 'customer',
+    tags: ['webhooks'],
+    response: { 200: ZWebhookEndpointList, ...errors },
+  }),
+  createWebhook: defineEndpoint({
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/webhooks',
+    summary: 'Register an HTTPS endpoint (the answer is the only time its signing secret is shown)',
+    visibility: 'customer',
+    tags: ['webhooks'],
+    body: ZWebhookCreateBody,
+    response: { 201: ZWebhookCreated, ...errors, 409: ZErrorBody },
+  }),
+  deleteWebhook: defineEndpoint({
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/webhooks/{id}',
+    summary: 'Remove a webhook endpoint',
+    visibility: 'customer',
+    tags: ['webhooks'],
+    params: ZWebhookIdParams,
+    response: { 204: z.null(), ...errors, 404: ZErrorBody },
+  }),
+  pingWebhook: defineEndpoint({
+    operationId: 'pingWebhook',
+    method: 'POST',
+    path: '/webhooks/{id}/ping',
+    summary: 'Send a signed ping event to the endpoint',
+    visibility: 'customer',
+    tags: ['webhooks'],
+    params: ZWebhookIdParams,
+    response: { 202: z.object({ deliveryId: z.string() }), ...errors, 404: ZErrorBody },
+  }),
+  listWebhookDeliveries: defineEndpoint({
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    summary: 'The delivery log: your last 100 deliveries',
+    visibility: 'customer',
+    tags: ['webhooks'],
+    response: { 200: ZWebhookDeliveryList, ...errors },
   }),
 } as const satisfies Record<string, Endpoint>;
 

@@ -17,6 +17,7 @@ import { pricingModule } from './pricing/pricing.module.ts';
 import { probesModule } from './probes/probes.module.ts';
 import { referralModule } from './referral/referral.module.ts';
 import { staticModule } from './static/static.module.ts';
+import { webhooksModule } from './webhooks/webhooks.module.ts';
 
 export const MODULES = [
   healthModule,
@@ -33,6 +34,7 @@ export const MODULES = [
   authportModule,
   checksModule,
   apiKeysModule,
+  webhooksModule,
   portsModule,
 ] as const;
 

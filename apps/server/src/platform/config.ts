@@ -41,6 +41,8 @@ export interface FeatureSettings {
   newAccountPermissions?: readonly string[] | undefined;
   /** The password-grant token endpoint the public API document names; default `<OIDC issuer>/token`. */
   tokenUrl?: string | undefined;
+  /** Webhook endpoints may be http:// and on private or loopback addresses (tests, a local devnet); default false. */
+  webhooksAllowPrivate?: boolean | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */
@@ -85,14 +87,14 @@ export interface ServerConfig {
   logLevel?: string | undefined;
   /** How long a "not blocked" answer may be cached per user; default 1000. */
   blockCacheMs?: number | undefined;
-  /** How often an idle worker looks for jobs; default 2000 ms. */
-  jobPollingIntervalMs?: number | undefined;
-  /** Feature settings (payments, referral link). */
   /**
    * Reverse proxies in front of the API (TRUST_PROXY_HOPS; default 0: X-Forwarded-For ignored).
    * With N the client IP is the Nth X-Forwarded-For entry from the right.
    */
   trustProxyHops?: number | undefined;
+  /** How often an idle worker looks for jobs; default 2000 ms. */
+  jobPollingIntervalMs?: number | undefined;
+  /** Feature settings (payments, referral link). */
   settings?: FeatureSettings | undefined;
 }
 

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AppError,
+  MAX_WEBHOOK_ENDPOINTS,
+  type TWebhookDelivery,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookEventType,
+} from '@pm/contracts';
+import type { Db } from '@pm/db';
+import type { JobQueue } from '../../platform/jobs.ts';
+import { postWebhook, signWebhook, webhookUrlProblem } from './webhooks.delivery.ts';
+import { deliverWebhookJob } from './webhooks.jobs.ts';
+import {
+  createWebhooksRepository,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from './webhooks.repository.ts';
+
+/** A lease's "expiring" event is sent this long before its end (issue 27: 1 hour). */
+export const LEASE_EXPIRING_NOTICE_MS = 60 * 60 * 1000;
+
+const toEndpoint = (r: WebhookEndpointRow) => ({ id: r.id, url: r.url, created: r.createdAt.toISOString() });
+const toDelivery = (r: WebhookDeliveryRow): TWebhookDelivery => ({
+  id: r.id,
+  endpointId: r.endpointId,
+  type: r.type,
+  status: r.status as TWebhookDelivery['status'],
+  attempts: r.attempts,
+  lastStatusCode: r.lastStatusCode,
+  lastError: r.lastError,
+  created: r.createdAt.toISOString(),
+  deliveredAt: r.deliveredAt ? r.deliveredAt.toISOString() : null,
+});
+
+/**
+ * Customers' webhook endpoints and signed event deliveries: `emit` adds one delivery per endpoint
+ * (once per event key) and queues `webhooks.deliver`; a delivery is tried until a 2xx answer or
+ * WEBHOOK_MAX_ATTEMPTS tries (the job's retries back off), each try in the delivery log.
+ */
+export function createWebhookService(deps: {
+  db: Db;
+  jobs: Pick<JobQueue, 'send'>;
+  now: () => number;
+  /** Lets endpoints be http:// and on private or loopback addresses (tests, the devnet). */
+  allowPrivate: boolean;
+}) {
+  const repo = createWebhooksRepository(deps.db);
+
+  async function emit(
+    userIds: string[],
+    type: WebhookEventType,
+    eventKey: string,
+    data: Record<string, unknown>,
+  ): Promise<string[]> {
+    const endpoints = await repo.endpointsOf(userIds);
+    const created = new Date(deps.now()).toISOString();
+    const ids = await repo.insertDeliveries(
+      endpoints.map((e) => ({
+        endpointId: e.id,
+        eventKey,
+        type,
+        payload: { id: eventKey, type, created, data: { ...data, userId: e.userId } },
+      })),
+    );
+    for (const id of ids) await deps.jobs.send(deliverWebhookJob, { deliveryId: id });
+    return ids;
+  }
+
+  return {
+    /** Registers an endpoint; its secret is answered this once. */
+    async createEndpoint(userId: string, url: string) {
+      const problem = webhookUrlProblem(url, deps.allowPrivate);
+      if (problem) {
+        throw new AppError('VALIDATION_FAILED', {
+          message: `webhook url ${problem}`,
+          userMessage: `The URL ${problem}`,
+          details: { field: 'url' },
+        });
+      }
+      if ((await repo.countEndpoints(userId)) >= MAX_WEBHOOK_ENDPOINTS) {
+        throw new AppError('CONFLICT', { userMessage: `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints` });
+      }
+      const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+      return { ...toEndpoint(await repo.insertEndpoint({ userId, url, secret })), secret };
+    },
+    async listEndpoints(userId: string) {
+      return { endpoints: (await repo.listEndpoints(userId)).map(toEndpoint) };
+    },
+    async deleteEndpoint(userId: string, id: string): Promise<void> {
+      if (!(await repo.deleteEndpoint(userId, id)))
+        throw new AppError('NOT_FOUND', { userMessage: 'No such webhook endpoint' });
+    },
+    async listDeliveries(userId: string) {
+      return { deliveries: (await repo.listDeliveries(userId, 100)).map(toDelivery) };
+    },
+    /** A signed `ping` to one endpoint now. */
+    async ping(userId: string, id: string): Promise<{ deliveryId: string }> {
+      const endpoint = await repo.findEndpoint(userId, id);
+      if (!endpoint) throw new AppError('NOT_FOUND', { userMessage: 'No such webhook endpoint' });
+      const eventKey = `ping:${randomBytes(8).toString('hex')}`;
+      const [deliveryId] = await repo.insertDeliveries([
+        {
+          endpointId: endpoint.id,
+          eventKey,
+          type: 'ping',
+          payload: {
+            id: eventKey,
+            type: 'ping',
+            created: new Date(deps.now()).toISOString(),
+            data: { userId },
+          },
+        },
+      ]);
+      if (!deliveryId) throw new Error('ping delivery not inserted');
+      await deps.jobs.send(deliverWebhookJob, { deliveryId });
+      return { deliveryId };
+    },
+    emit,
+    /** `lease.expiring` for running leases that end within the notice (once per lease and end time). */
+    async notifyExpiringLeases(): Promise<number> {
+      const soon = await repo.leasesEndingSoon(deps.now(), LEASE_EXPIRING_NOTICE_MS);
+      let sent = 0;
+      for (const l of soon) {
+        const until = l.until.toISOString();
+        sent += (
+          await emit([l.userId], 'lease.expiring', `lease.expiring:${l.id}:${until}`, {
+            leaseId: l.id,
+            until,
+          })
+        ).length;
+      }
+      return sent;
+    },
+    /**
+     * One try of a delivery (the job's handler). A non-2xx answer or no answer throws so the job
+     * retries with back-off, until the last try, which marks it failed instead.
+     */
+    async deliver(deliveryId: string): Promise<void> {
+      const found = await repo.findDelivery(deliveryId);
+      if (!found || found.delivery.status !== 'pending') return;
+      const body = JSON.stringify(found.delivery.payload);
+      const signature = signWebhook(found.endpoint.secret, body, Math.floor(deps.now() / 1000));
+      const result = await postWebhook(
+        found.endpoint.url,
+        body,
+        {
+          [WEBHOOK_SIGNATURE_HEADER]: signature,
+          'pm-event-type': found.delivery.type,
+          'user-agent': 'ProxyMarket-Webhooks/1',
+        },
+        { allowPrivate: deps.allowPrivate },
+      );
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      const last = found.delivery.attempts + 1 >= WEBHOOK_MAX_ATTEMPTS;
+      const error = ok ? null : (result.error ?? `answered ${result.statusCode}`);
+      await repo.recordAttempt(deliveryId, {
+        status: ok ? 'delivered' : last ? 'failed' : 'pending',
+        statusCode: result.statusCode,
+        error,
+      });
+      if (!ok && !last) throw new Error(`webhook ${deliveryId}: ${error}`);
+    },
+  };
+}
+export type WebhookService = ReturnType<typeof createWebhookService>;
