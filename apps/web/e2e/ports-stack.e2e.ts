@@ -88,7 +88,10 @@ describe('Ports on the real stack', () => {
         return /^\d+\.\d+\.\d+\.\d+$/.test(text) ? text : undefined;
       };
       let first: string | undefined;
-      await waitUntil(async () => (first = await exitShown()) !== undefined, 'the first exit shown');
+      await waitUntil(async () => {
+        first = await exitShown();
+        return first !== undefined;
+      }, 'the first exit shown');
       const rotated = await fetch(link);
       assert.equal(rotated.status, 200, await rotated.text());
       assert.equal((await fetch(link)).status, 429, 'at most every 5 minutes');

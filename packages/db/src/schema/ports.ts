@@ -98,10 +98,7 @@ export const packagePorts = pgTable(
     rotateSeq: integer('rotate_seq').notNull().default(0),
     rotatedAt: timestamp('rotated_at', { withTimezone: true }),
   },
-  (t) => [
-    primaryKey({ columns: [t.nodeId, t.port] }),
-    index('package_ports_package_idx').on(t.packageId),
-  ],
+  (t) => [primaryKey({ columns: [t.nodeId, t.port] }), index('package_ports_package_idx').on(t.packageId)],
 );
 
 /**
