@@ -203,7 +203,9 @@ describe('jobs on PostgreSQL', () => {
 });
 
 describe('jobs on PGlite (the embedded default of npm start)', () => {
-  test('a worker runs a sent job and retries a failing one', { timeout: 60_000 }, async () => {
+  test('a worker runs a sent job, retries a failing one and keeps an everySeconds schedule', {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pm-jobs-pglite-'));
     const lite = await createDb({ dataDir: dir });
     const runtime = createJobRuntime({ db: lite, log, isWorker: true, pollingIntervalMs: 500 });
@@ -230,6 +232,23 @@ describe('jobs on PGlite (the embedded default of npm start)', () => {
       await waitUntil(() => seen.length >= 3, 20_000, 'three jobs');
       assert.deepEqual([...seen].sort(), [1, 2, 3]);
       assert.ok(hasFailedOnce);
+      // An everySeconds schedule on PGlite too (npm start's workers).
+      let ticks = 0;
+      const every = defineJob({
+        name: 'test.lite-every',
+        payload: z.object({}).strict(),
+        schedule: { everySeconds: 1, payload: {} },
+        retry: { limit: 0 },
+        handler: async () => {},
+      });
+      const startedAt = Date.now();
+      await runtime.work([
+        bind(every, async () => {
+          ticks++;
+        }),
+      ]);
+      await waitUntil(() => ticks >= 2, 20_000, 'two scheduled runs on PGlite');
+      assert.ok(ticks <= Math.ceil((Date.now() - startedAt) / 1000) + 1, `${ticks} runs`);
     } finally {
       await runtime.stop(2000);
       await lite.close();
