@@ -215,8 +215,6 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       web: { host, port: webPort, root: cfg.webRoot, environments: [environment], legal: cfg.legal },
       logLevel: cfg.logLevel ?? 'warn',
     });
-    // The first watcher pass now, not at the cron's next minute; each pass chains the next one.
-    if (cfg.payments) await server.sendJob('payments.watch');
     let serverOpen = true;
     const stopApi = async () => {
       if (!serverOpen) return;

@@ -138,7 +138,7 @@ export function createWebhookService(deps: {
      */
     async deliver(deliveryId: string): Promise<void> {
       const found = await repo.findDelivery(deliveryId);
-      if (!found || found.delivery.status !== 'pending') return;
+      if (found?.delivery.status !== 'pending') return;
       const body = JSON.stringify(found.delivery.payload);
       const signature = signWebhook(found.endpoint.secret, body, Math.floor(deps.now() / 1000));
       const result = await postWebhook(
