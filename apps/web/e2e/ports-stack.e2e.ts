@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startStack, type TestStack } from '@pm/devnet/stack';
-import type { Browser, Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
 import { openStackVisit, signInOnStack, waitUntil } from './support/stackVisit.ts';
@@ -103,6 +103,35 @@ describe('Ports on the real stack', () => {
       }, 'the exit changes after the rotation');
       assert.notEqual(second, first);
       await saveScreenshot(page, 'ports-desktop');
+
+      // The whitelist: switched in the sidebar, then Chromium itself uses the HTTP twin, no password.
+      await page.getByTestId('port-settings-whitelist').fill('127.0.0.1');
+      await page.getByRole('button', { name: 'Switch to whitelist' }).click();
+      await page.getByText('Access: whitelist').waitFor();
+      const twin = Number(/:(\d+)$/.exec(http)?.[1]);
+      const proxied = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        headless: true,
+        // Chromium never proxies loopback unless told to (`<-loopback>`); the target page is on loopback.
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          `--proxy-server=http://127.0.0.1:${twin}`,
+          '--proxy-bypass-list=<-loopback>',
+        ],
+      });
+      try {
+        const tab = await proxied.newPage();
+        let body = '';
+        await waitUntil(async () => {
+          const res = await tab.goto(target.url).catch(() => null);
+          body = (await res?.text().catch(() => '')) ?? '';
+          return body === PAGE;
+        }, 'Chromium through the whitelisted HTTP port (applied within 2 s)');
+        assert.equal(body, PAGE);
+      } finally {
+        await proxied.close();
+      }
     } finally {
       await v.context.close();
     }
