@@ -197,6 +197,42 @@ describe('events', () => {
   });
 });
 
+describe('lease.ended and deposit.credited', () => {
+  test('each once, for the owner, from the last 15 minutes', async () => {
+    const s = service();
+    const owner = await buildCustomer(t, 2500, 'ender');
+    await s.createEndpoint(owner.userId, url);
+    const nodeId = (await buildNode(t.db)).id;
+    const agent = await buildAgent(t.db, { nodeId });
+    const lease = await buildLease(t.db, agent.id, {
+      userId: owner.userId,
+      start: new Date(clockMs - 3_600_000),
+    });
+    await t.db.query("UPDATE leases SET ended_at = $2, end_reason = 'refunded' WHERE id = $1", [
+      lease.id,
+      new Date(clockMs - 60_000),
+    ]);
+    await t.db.query("UPDATE txrecords SET type = 'deposit', time = $2 WHERE user_id = $1", [
+      owner.userId,
+      new Date(clockMs - 60_000),
+    ]);
+    sent.length = 0;
+    assert.equal(await s.scanEvents(), 2);
+    assert.equal(await s.scanEvents(), 0, 'once');
+    const rows = await t.db.query<{ type: string; payload: { data: Record<string, unknown> } }>(
+      'SELECT type, payload FROM webhook_deliveries WHERE id = ANY($1::uuid[]) ORDER BY type',
+      [sent],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['deposit.credited', 'lease.ended'],
+    );
+    assert.equal(rows[0]?.payload.data.amountC, 2500);
+    assert.equal(rows[1]?.payload.data.leaseId, lease.id);
+    assert.equal(rows[1]?.payload.data.reason, 'refunded');
+  });
+});
+
 describe('routes', () => {
   test('register (secret once), list, ping, delivery log; nobody touches another customer’s endpoint', async () => {
     const c = await buildCustomer(t, 0, 'hooks');

@@ -13,14 +13,21 @@ export const deliverWebhookJob = defineJob({
     services.webhooks.deliver(p.deliveryId),
 });
 
-/** `webhooks.leaseExpiring`, every minute: `lease.expiring` for leases ending within the hour. */
-export const leaseExpiringWebhookJob = defineJob({
-  name: 'webhooks.leaseExpiring',
+/**
+ * `webhooks.scan`, every minute: `lease.expiring` for leases ending within the hour, `lease.ended`
+ * and `deposit.credited` for those of the last 15 minutes (each once, by its event key).
+ */
+export const scanWebhookEventsJob = defineJob({
+  name: 'webhooks.scan',
   payload: z.object({}).strict(),
   schedule: { cron: '* * * * *', payload: {} },
   retry: { limit: 2, delaySeconds: 10 },
   timeoutSeconds: 60,
-  handler: async (_p, services: { webhooks: Pick<WebhookService, 'notifyExpiringLeases'> }) => {
+  handler: async (
+    _p,
+    services: { webhooks: Pick<WebhookService, 'notifyExpiringLeases' | 'scanEvents'> },
+  ) => {
     await services.webhooks.notifyExpiringLeases();
+    await services.webhooks.scanEvents();
   },
 });

@@ -1,5 +1,5 @@
 import { defineModule, type Platform } from '../../platform/module.ts';
-import { deliverWebhookJob, leaseExpiringWebhookJob } from './webhooks.jobs.ts';
+import { deliverWebhookJob, scanWebhookEventsJob } from './webhooks.jobs.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
 import { createWebhookService } from './webhooks.service.ts';
 
@@ -16,5 +16,5 @@ export const webhooksModule = defineModule({
     }),
   }),
   routes: registerWebhooksRoutes,
-  jobs: [deliverWebhookJob, leaseExpiringWebhookJob],
+  jobs: [deliverWebhookJob, scanWebhookEventsJob],
 });

@@ -1,4 +1,4 @@
-import { type Db, type DbOrTx, leases, webhookDeliveries, webhookEndpoints } from '@pm/db';
+import { type Db, type DbOrTx, leases, txrecords, webhookDeliveries, webhookEndpoints } from '@pm/db';
 import { and, count, desc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -103,6 +103,39 @@ export function createWebhooksRepository(db: Db) {
             gt(leases.until, new Date(nowMs)),
             lte(leases.until, new Date(nowMs + withinMs)),
             inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
+          ),
+        )
+        .limit(1000);
+    },
+    /** Leases that ended after `sinceMs`, of customers with an endpoint (read-only on `leases`). */
+    async leasesEndedSince(sinceMs: number, tx: DbOrTx = db) {
+      return tx
+        .select({ id: leases.id, userId: leases.userId, endedAt: leases.endedAt, reason: leases.endReason })
+        .from(leases)
+        .where(
+          and(
+            gt(leases.endedAt, new Date(sinceMs)),
+            inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
+          ),
+        )
+        .limit(1000);
+    },
+    /** Deposits credited after `sinceMs`, of customers with an endpoint (read-only on `txrecords`). */
+    async depositsSince(sinceMs: number, tx: DbOrTx = db) {
+      return tx
+        .select({
+          id: txrecords.id,
+          userId: txrecords.userId,
+          time: txrecords.time,
+          amtC: txrecords.amtC,
+          balC: txrecords.balC,
+        })
+        .from(txrecords)
+        .where(
+          and(
+            eq(txrecords.type, 'deposit'),
+            gt(txrecords.time, new Date(sinceMs)),
+            inArray(txrecords.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
           ),
         )
         .limit(1000);

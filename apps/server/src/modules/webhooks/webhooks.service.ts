@@ -19,6 +19,8 @@ import {
 
 /** A lease's "expiring" event is sent this long before its end (issue 27: 1 hour). */
 export const LEASE_EXPIRING_NOTICE_MS = 60 * 60 * 1000;
+/** How far back a scan looks for ended leases and deposits (a scan runs every minute; the event key dedupes). */
+export const EVENT_SCAN_WINDOW_MS = 15 * 60 * 1000;
 
 const toEndpoint = (r: WebhookEndpointRow) => ({ id: r.id, url: r.url, created: r.createdAt.toISOString() });
 const toDelivery = (r: WebhookDeliveryRow): TWebhookDelivery => ({
@@ -129,6 +131,20 @@ export function createWebhookService(deps: {
             until,
           })
         ).length;
+      }
+      return sent;
+    },
+    /** Every event the scan finds: leases about to end, leases ended and deposits credited lately. */
+    async scanEvents(): Promise<number> {
+      const since = deps.now() - EVENT_SCAN_WINDOW_MS;
+      let sent = 0;
+      for (const l of await repo.leasesEndedSince(since)) {
+        const data = { leaseId: l.id, endedAt: l.endedAt?.toISOString() ?? null, reason: l.reason };
+        sent += (await emit([l.userId], 'lease.ended', `lease.ended:${l.id}`, data)).length;
+      }
+      for (const d of await repo.depositsSince(since)) {
+        const data = { amountC: d.amtC, balanceC: d.balC, time: d.time.toISOString() };
+        sent += (await emit([d.userId], 'deposit.credited', `deposit.credited:${d.id}`, data)).length;
       }
       return sent;
     },
