@@ -4,6 +4,7 @@ import { useEnvironment } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { ApiKeysCard } from '../components/ApiKeysCard.tsx';
+import { PortsApiCard } from '../components/PortsApiCard.tsx';
 import { CodeBlock, OperationCard } from '../components/OperationCard.tsx';
 import { type CurlContext, curlLine, exampleUrl, readOperations, tokenForm } from '../document.ts';
 import { publicDocQuery } from '../queries.ts';
@@ -43,6 +44,7 @@ export function ApiPage() {
           </CardContent>
         </Card>
         <ApiKeysCard />
+        <PortsApiCard />
         {doc.isPending && <Skeleton variant="rounded" height={320} />}
         {doc.isError && (
           <Alert severity="error">
