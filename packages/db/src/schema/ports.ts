@@ -121,3 +121,22 @@ export const portPricing = pgTable(
     check('port_pricing_value', sql`${t.value} BETWEEN 0 AND ${MONEY_BOUND_SQL}`),
   ],
 );
+
+/**
+ * A package's traffic per UTC hour (the gateway's meter flush adds to it, like
+ * `lease_traffic_hourly`): the Ports page's hourly CSV.
+ */
+export const packageTrafficHourly = pgTable(
+  'package_traffic_hourly',
+  {
+    packageId: text('package_id')
+      .notNull()
+      .references(() => portPackages.id, { onDelete: 'cascade' }),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
+    fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
+    outBytes: bigint('out_bytes', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.packageId, t.hour] })],
+);
