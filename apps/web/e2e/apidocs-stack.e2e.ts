@@ -110,6 +110,21 @@ describe('the API page on the whole product', () => {
     await v.context.close();
   });
 
+  it('a webhook endpoint is added (secret shown once), listed and removed', { timeout: 60_000 }, async () => {
+    const v = await openApiPage();
+    await v.page.getByTestId('webhook-url').fill('http://example.com/hook');
+    await v.page.getByRole('button', { name: 'Add endpoint' }).click();
+    await v.page.getByText('The URL must be an https:// URL').waitFor();
+    await v.page.getByTestId('webhook-url').fill('https://example.com/hook');
+    await v.page.getByRole('button', { name: 'Add endpoint' }).click();
+    assert.match((await v.page.getByTestId('webhook-secret').textContent()) ?? '', /whsec_/);
+    await v.page.getByRole('button', { name: 'Remove https://example.com/hook' }).click();
+    await v.page
+      .getByRole('button', { name: 'Remove https://example.com/hook' })
+      .waitFor({ state: 'detached' });
+    await v.context.close();
+  });
+
   it('on a phone the page fits the screen', { timeout: 60_000 }, async () => {
     const v = await openApiPage(PHONE);
     const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -30,3 +30,31 @@ export const createApiKey = (api: ApiClient, name: string): Promise<TApiKeyCreat
 
 export const revokeApiKey = (api: ApiClient, id: string): Promise<unknown> =>
   callEndpoint(api, ENDPOINTS.revokeApiKey, { params: { id }, ignoreStatuses: [404] });
+
+export const webhookKeys = {
+  endpoints: ['webhooks'] as const,
+  deliveries: ['webhooks', 'deliveries'] as const,
+};
+
+/** The caller's webhook endpoints (`GET /webhooks`). */
+export const webhooksQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: webhookKeys.endpoints,
+    queryFn: ({ signal }) => callEndpoint(api, ENDPOINTS.listWebhooks, { signal }),
+  });
+
+/** The delivery log (`GET /webhooks/deliveries`), refreshed every 10 s while shown. */
+export const webhookDeliveriesQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: webhookKeys.deliveries,
+    queryFn: ({ signal }) =>
+      callEndpoint(api, ENDPOINTS.listWebhookDeliveries, { signal, ignoreOffline: true }),
+    refetchInterval: 10_000,
+  });
+
+export const createWebhook = (api: ApiClient, url: string) =>
+  callEndpoint(api, ENDPOINTS.createWebhook, { body: { url }, ignoreStatuses: [400, 409, 429] });
+export const deleteWebhook = (api: ApiClient, id: string) =>
+  callEndpoint(api, ENDPOINTS.deleteWebhook, { params: { id }, ignoreStatuses: [404] });
+export const pingWebhook = (api: ApiClient, id: string) =>
+  callEndpoint(api, ENDPOINTS.pingWebhook, { params: { id }, ignoreStatuses: [404, 429] });

@@ -4,8 +4,9 @@ import { useEnvironment } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { ApiKeysCard } from '../components/ApiKeysCard.tsx';
-import { PortsApiCard } from '../components/PortsApiCard.tsx';
 import { CodeBlock, OperationCard } from '../components/OperationCard.tsx';
+import { PortsApiCard } from '../components/PortsApiCard.tsx';
+import { WebhooksCard } from '../components/WebhooksCard.tsx';
 import { type CurlContext, curlLine, exampleUrl, readOperations, tokenForm } from '../document.ts';
 import { publicDocQuery } from '../queries.ts';
 
@@ -59,6 +60,7 @@ export function ApiPage() {
             <OperationCard key={op.operationId} op={op} curl={curlLine(op, ctx)} requestText={request} />
           );
         })}
+        <WebhooksCard />
         {ops.length > 0 && (
           <Card>
             <CardContent>

@@ -1,0 +1,177 @@
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  List,
+  ListItem,
+  ListItemText,
+  Stack,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '@pm/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useApi } from '../../../app/context.tsx';
+import { isApiError } from '../../../lib/api/transport.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  pingWebhook,
+  webhookDeliveriesQuery,
+  webhookKeys,
+  webhooksQuery,
+} from '../queries.ts';
+import { CodeBlock } from './OperationCard.tsx';
+
+const errorText = (e: unknown) => {
+  const body = isApiError(e) ? (e.body as { message?: unknown } | undefined) : undefined;
+  return typeof body?.message === 'string'
+    ? body.message
+    : 'The endpoint could not be added, try again later.';
+};
+
+const SIGNATURE_CHECK = `// Node: check PM-Signature before trusting a delivery
+const [t, v1] = header.split(',').map((p) => p.split('=')[1]);
+const mac = crypto.createHmac('sha256', secret).update(\`\${t}.\${rawBody}\`).digest('hex');
+const ok = Math.abs(Date.now() / 1000 - Number(t)) <= 300 &&
+  crypto.timingSafeEqual(Buffer.from(mac, 'hex'), Buffer.from(v1, 'hex'));`;
+
+/** Webhook endpoints: add (the signing secret shown once), ping, remove; the delivery log. */
+export function WebhooksCard() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const endpoints = useQuery(webhooksQuery(api));
+  const deliveries = useQuery(webhookDeliveriesQuery(api));
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: webhookKeys.endpoints });
+  const add = useMutation({
+    mutationFn: (u: string) => createWebhook(api, u),
+    onSuccess: (e) => {
+      setSecret(e.secret);
+      setUrl('');
+      void refresh();
+    },
+  });
+  const remove = useMutation({ mutationFn: (id: string) => deleteWebhook(api, id), onSettled: refresh });
+  const ping = useMutation({
+    mutationFn: (id: string) => pingWebhook(api, id),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries }),
+  });
+  const list = endpoints.data?.endpoints ?? [];
+  const log = deliveries.data?.deliveries ?? [];
+
+  return (
+    <Card data-testid="webhooks">
+      <CardContent>
+        <Typography variant="h6" component="h2" gutterBottom>
+          Webhooks
+        </Typography>
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          We POST signed events to your HTTPS endpoint: {WEBHOOK_EVENT_TYPES.join(', ')}. Answer with a 2xx
+          status within 10 seconds; other answers are retried with growing pauses for about half an hour. Up
+          to {MAX_WEBHOOK_ENDPOINTS} endpoints.
+        </Typography>
+        <Stack
+          component="form"
+          direction={{ xs: 'column', sm: 'row' }}
+          spacing={1}
+          sx={{ mb: 2 }}
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (url.trim()) add.mutate(url.trim());
+          }}
+        >
+          <TextField
+            size="small"
+            label="Endpoint URL"
+            placeholder="https://example.com/hooks/proxymarket"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            sx={{ flex: 1 }}
+            slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'webhook-url' } }}
+          />
+          <Button type="submit" variant="contained" disabled={!url.trim() || add.isPending}>
+            Add endpoint
+          </Button>
+        </Stack>
+        {add.isError && (
+          <Alert severity="error" sx={{ mb: 2 }}>
+            {errorText(add.error)}
+          </Alert>
+        )}
+        {secret && (
+          <Alert
+            severity="success"
+            sx={{ mb: 2 }}
+            onClose={() => setSecret(null)}
+            data-testid="webhook-secret"
+          >
+            Signing secret (shown only this once):{' '}
+            <Box component="code" sx={{ wordBreak: 'break-all' }}>
+              {secret}
+            </Box>
+          </Alert>
+        )}
+        {list.length > 0 && (
+          <List dense disablePadding sx={{ mb: 2 }}>
+            {list.map((e) => (
+              <ListItem
+                key={e.id}
+                divider
+                disableGutters
+                secondaryAction={
+                  <Stack direction="row" spacing={1}>
+                    <Button size="small" onClick={() => ping.mutate(e.id)} aria-label={`Ping ${e.url}`}>
+                      Ping
+                    </Button>
+                    <Button
+                      size="small"
+                      color="error"
+                      onClick={() => remove.mutate(e.id)}
+                      aria-label={`Remove ${e.url}`}
+                    >
+                      Remove
+                    </Button>
+                  </Stack>
+                }
+              >
+                <ListItemText primary={e.url} sx={{ pr: 16, wordBreak: 'break-all' }} />
+              </ListItem>
+            ))}
+          </List>
+        )}
+        <Typography variant="subtitle2" gutterBottom>
+          Checking the signature
+        </Typography>
+        <Typography color="text.secondary" variant="body2" sx={{ mb: 1 }}>
+          Each delivery carries <code>PM-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>, the
+          HMAC-SHA256 of <code>t + "." + raw body</code> keyed by the endpoint’s secret.
+        </Typography>
+        <CodeBlock label="signature check" code={SIGNATURE_CHECK} />
+        {log.length > 0 && (
+          <>
+            <Typography variant="subtitle2" sx={{ mt: 2 }} gutterBottom>
+              Deliveries
+            </Typography>
+            <List dense disablePadding data-testid="webhook-deliveries">
+              {log.slice(0, 20).map((d) => (
+                <ListItem key={d.id} divider disableGutters>
+                  <ListItemText
+                    primary={`${d.type} · ${d.status}`}
+                    secondary={`${new Date(d.created).toLocaleString()} · ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}${
+                      d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''
+                    }${d.lastError && d.status !== 'delivered' ? ` · ${d.lastError}` : ''}`}
+                  />
+                </ListItem>
+              ))}
+            </List>
+          </>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
