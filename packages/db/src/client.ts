@@ -105,8 +105,16 @@ async function listenPostgres(
   };
 }
 
+/**
+ * PGlite's settings. Its postgresql.conf keeps PostgreSQL's server defaults, sized for a machine many
+ * connections share: 128 MB of shared_buffers alone was a quarter of `npm start`'s memory, resident
+ * once touched. One embedded process over a few tens of MB of data, read from files the OS caches,
+ * needs far less (docs/benchmarks.md, "Memory of npm start").
+ */
+export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers=16MB'];
+
 async function createPglite(dir: string): Promise<DbHandle> {
-  const client = await PGlite.create(dir);
+  const client = await PGlite.create(dir, { postgresqlconf: [...PGLITE_SETTINGS] });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
