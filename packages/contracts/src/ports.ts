@@ -186,6 +186,21 @@ export const ZPortCities = z.object({
   cities: z.array(z.object({ name: z.string(), count: z.number().int() })),
 });
 
+/** `GET /package/traffic/{id}`: the package's traffic per UTC hour, oldest first (CSV: `.csv`, the leases' header). */
+export const ZPortTrafficResponse = z.object({
+  packageID: z.string(),
+  hours: z.array(
+    z.object({
+      hour: z.string(),
+      reqs: z.number().int(),
+      fails: z.number().int(),
+      inBytes: z.number().int(),
+      outBytes: z.number().int(),
+    }),
+  ),
+});
+export type TPortTrafficResponse = z.infer<typeof ZPortTrafficResponse>;
+
 /** One row of the port price table (`GET|PUT /pricing/ports`). */
 export const PORT_PRICE_KEYS = {
   gb: ['1', '7', '30'],

@@ -53,6 +53,15 @@ const FLUSH_SQL = `
     FROM v
     WHERE p.id = v.id AND p.status = 'active'
     RETURNING p.id
+  ), package_hours AS (
+    INSERT INTO package_traffic_hourly AS ph (package_id, hour, reqs, fails, in_bytes, out_bytes)
+    SELECT v.id, date_trunc('hour', now(), 'UTC'), v.reqs, v.fails, v.up, v.down
+    FROM v JOIN packages ON packages.id = v.id
+    ON CONFLICT (package_id, hour) DO UPDATE SET
+      reqs = ph.reqs + excluded.reqs,
+      fails = ph.fails + excluded.fails,
+      in_bytes = ph.in_bytes + excluded.in_bytes,
+      out_bytes = ph.out_bytes + excluded.out_bytes
   ), totals AS (
     UPDATE leases AS l SET
       reqs = l.reqs + v.reqs,

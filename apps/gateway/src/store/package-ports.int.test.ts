@@ -298,6 +298,12 @@ describe('package ports on two gateway nodes', () => {
     );
     assert.ok(Number(row?.download) >= 1073741824, 'the counters reached the package');
     assert.equal(Number(row?.requests), 1);
+    const [hour] = await db.query<{ reqs: string; out_bytes: string }>(
+      'SELECT reqs, out_bytes FROM package_traffic_hourly WHERE package_id = $1',
+      [p.id],
+    );
+    assert.equal(Number(hour?.reqs), 1, 'and its hour');
+    assert.ok(Number(hour?.out_bytes) >= 50_000);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   type DbOrTx,
   gatewayNodes,
   packagePorts,
+  packageTrafficHourly,
   portPackages,
   portPricing,
   type Tx,
@@ -156,6 +157,19 @@ export function createPortsRepository(db: Db) {
         out.set(r.packageId, list);
       }
       return out;
+    },
+
+    /** A package's hourly traffic, oldest first. */
+    async findTrafficHours(packageId: string, tx: DbOrTx = db) {
+      return tx
+        .select()
+        .from(packageTrafficHourly)
+        .where(eq(packageTrafficHourly.packageId, packageId))
+        .orderBy(asc(packageTrafficHourly.hour));
+    },
+
+    async findPackage(id: string, tx: DbOrTx = db): Promise<PackageRow | undefined> {
+      return (await tx.select().from(portPackages).where(eq(portPackages.id, id)))[0];
     },
 
     async updatePackage(id: string, set: Partial<NewPackageRow>, tx: DbOrTx = db): Promise<PackageRow> {

@@ -345,6 +345,31 @@ describe('access, refund, reactivate', () => {
   });
 });
 
+describe('GET /package/traffic/{id}[.csv]', () => {
+  test("the package's hours as JSON and CSV, to its owner only", async () => {
+    const c = await customer(1000);
+    const pkg = await buy(c);
+    await t.db.query(
+      `INSERT INTO package_traffic_hourly (package_id, hour, reqs, fails, in_bytes, out_bytes)
+       VALUES ($1, '2026-11-26T10:00:00Z', 5, 1, 100, 2000), ($1, '2026-11-26T11:00:00Z', 2, 0, 10, 300)`,
+      [pkg.id],
+    );
+    const json = (await get(`/package/traffic/${pkg.id}`, c.headers)).json();
+    assert.deepEqual(
+      json.hours.map((h: { reqs: number }) => h.reqs),
+      [5, 2],
+    );
+    const csv = await get(`/package/traffic/${pkg.id}.csv`, c.headers);
+    assert.equal(csv.statusCode, 200);
+    assert.equal(
+      csv.body,
+      'hour,requests,failed,bytes_in,bytes_out\n2026-11-26T10:00:00.000Z,5,1,100,2000\n2026-11-26T11:00:00.000Z,2,0,10,300\n',
+    );
+    const other = await customer(0);
+    assert.equal((await get(`/package/traffic/${pkg.id}`, other.headers)).statusCode, 404);
+  });
+});
+
 describe('GET /port/change/ip/{port}/{key}', () => {
   test('rotates a port by its key, at most every 5 minutes; wrong key 404', async () => {
     const c = await customer(1000);

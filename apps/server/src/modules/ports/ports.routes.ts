@@ -1,4 +1,5 @@
 import {
+  LEASE_TRAFFIC_CSV_HEADER,
   ZErrorBody,
   ZNewPortRequest,
   ZPortCities,
@@ -14,6 +15,7 @@ import {
   ZPortRotateParams,
   ZPortRotateResponse,
   ZPortStates,
+  ZPortTrafficResponse,
   ZPortUserParams,
   ZPortWhitelistRequest,
 } from '@pm/contracts';
@@ -134,6 +136,29 @@ export function registerPortsApiRoutes(app: ApiApp, deps: { ports: PortsService 
       },
     },
     async (req) => deps.ports.listCities(req.query.country, req.query.state ?? ''),
+  );
+  app.get(
+    '/package/traffic/:id',
+    {
+      config: { auth: 'user' },
+      schema: { tags, params: ZPortPackageParams, response: { 200: ZPortTrafficResponse, ...errors } },
+    },
+    async (req) => deps.ports.getTraffic(caller(req), req.params.id),
+  );
+  app.get(
+    '/package/traffic/:id.csv',
+    {
+      config: { auth: 'user' },
+      schema: { tags, params: ZPortPackageParams, response: { 200: z.string(), ...errors } },
+    },
+    async (req, reply) => {
+      const traffic = await deps.ports.getTraffic(caller(req), req.params.id);
+      const lines = traffic.hours.map((h) => `${h.hour},${h.reqs},${h.fails},${h.inBytes},${h.outBytes}`);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="package-${traffic.packageID}-traffic.csv"`)
+        .send(`${[LEASE_TRAFFIC_CSV_HEADER, ...lines].join('\n')}\n`);
+    },
   );
   // The rotation link: no token (scripts call it), the port and its package's key; 5-minute rule in the service.
   app.get(

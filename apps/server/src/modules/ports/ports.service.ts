@@ -8,6 +8,7 @@ import {
   type TPortPackage,
   type TPortPriceRequest,
   type TPortPriceRow,
+  type TPortTrafficResponse,
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
@@ -340,6 +341,23 @@ export function createPortsService(deps: PortsServiceDeps) {
         await repo.rotatePort(found.packageId, port, new Date(deps.now()), tx);
         return { port, rotated: true as const };
       });
+    },
+
+    /** The caller's package's traffic per UTC hour (another's is NOT_FOUND). */
+    async getTraffic(caller: PortsCaller, packageId: string): Promise<TPortTrafficResponse> {
+      const p = await repo.findPackage(packageId);
+      if (!p || (p.userId !== caller.userId && !caller.isStaff)) throw portsError.notFound();
+      const rows = await repo.findTrafficHours(p.id);
+      return {
+        packageID: p.id,
+        hours: rows.map((r) => ({
+          hour: r.hour.toISOString(),
+          reqs: r.reqs,
+          fails: r.fails,
+          inBytes: r.inBytes,
+          outBytes: r.outBytes,
+        })),
+      };
     },
 
     /** Suspends packages past their date or volume (the job's backstop to the gateway); returns how many. */

@@ -17,6 +17,7 @@ import { useEnvironment } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { useReactivatePackage, useRefundPackage, useSwitchToLogin, useUpdateWhitelist } from '../api.ts';
+import { usePortsApi } from '../portsApi.ts';
 import { geoText, portRanges, rotationLink, trafficText, whitelistState } from '../rules.ts';
 
 const TOAST = { autoHideMs: 3000, severity: 'error' as const };
@@ -46,6 +47,7 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
   const toLogin = useSwitchToLogin();
   const refund = useRefundPackage();
   const reactivate = useReactivatePackage();
+  const ports = usePortsApi();
   const wl = whitelistState(whitelist, { touched, isUnlimited: pkg.traffic.type === 'unlimit' });
   const host = pkg.access.port_service_ip;
   const first = pkg.access.ports[0];
@@ -63,6 +65,21 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
     );
   const switchToLogin = () =>
     toLogin.mutate(pkg.id, { onError: () => showToast('Error updating whitelist', TOAST) });
+  const downloadCsv = async () => {
+    try {
+      const csv = await ports.get(`/package/traffic/${encodeURIComponent(pkg.id)}.csv`, {
+        ignoreStatuses: [403, 404, 500, 503],
+      });
+      const url = URL.createObjectURL(new Blob([String(csv ?? '')], { type: 'text/csv' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `package-${pkg.id}-traffic.csv`;
+      a.click();
+      URL.revokeObjectURL(url);
+    } catch {
+      showToast('The CSV could not be downloaded', TOAST);
+    }
+  };
   const runConfirmed = () => {
     const which = confirm;
     setConfirm(null);
@@ -143,6 +160,9 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
                 Switch to login
               </Button>
             )}
+            <Button onClick={() => void downloadCsv()} data-testid="port-traffic-csv">
+              Traffic CSV
+            </Button>
             {pkg.refundable && (
               <Button color="error" onClick={() => setConfirm('refund')} data-testid="port-refund">
                 Refund
