@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ZAgent } from '@pm/contracts';
 import { cents } from '@pm/money';
+import type { ShopRow } from './agents.filter.ts';
 import { isNewAgent, maskHost, maskIp, toAgent } from './agents.mapper.ts';
-import type { ShopRow } from './agents.repository.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-20T12:00:00Z');
