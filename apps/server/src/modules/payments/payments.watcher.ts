@@ -8,32 +8,17 @@
  * found in chain order (earliest paid first), so "first load" means first on chain.
  */
 import type { CurrencyId } from '@pm/contracts';
-import type { Db } from '@pm/db';
-import type { Logger } from '../../platform/logger.ts';
-import type { LedgerService } from '../ledger/ledger.service.ts';
-import type { ReferralService } from '../referral/referral.service.ts';
 import { creditCents, DECIMALS } from './payments.amounts.ts';
 import { BudgetExhaustedError, type RequestBudgetHandle } from './payments.budget.ts';
 import { ChainApiError, type ChainClient } from './payments.chains.ts';
-import type { PaymentsSettings } from './payments.config.ts';
-import { type Candidate, createCrediting, RECHECK_MS } from './payments.crediting.ts';
+import { type Candidate, type CreditingDeps, createCrediting, RECHECK_MS } from './payments.crediting.ts';
 import { nextCheckAt, OPEN_POLL } from './payments.pricing.ts';
-import type { RateSource } from './payments.rates.ts';
-import type { ChargeRow, DueCharge, PaymentRow, PaymentsRepository } from './payments.repository.ts';
+import type { ChargeRow, DueCharge, PaymentRow } from './payments.repository.ts';
 
-/** What the watcher is built from. */
-export interface WatcherDeps {
-  db: Db;
-  repo: PaymentsRepository;
-  clients: Partial<Record<CurrencyId, ChainClient>>;
+/** What the watcher is built from: what crediting needs, and each chain's request budget. */
+export interface WatcherDeps extends CreditingDeps {
   /** Each chain's request budget (none: unbudgeted, e.g. a test that builds clients itself). */
   budgets?: Partial<Record<CurrencyId, RequestBudgetHandle>>;
-  rates: Pick<RateSource, 'quote'>;
-  ledger: Pick<LedgerService, 'move'>;
-  referral: Pick<ReferralService, 'rewardLoad'>;
-  settings: PaymentsSettings;
-  now: () => number;
-  log: Logger;
 }
 
 /** One chain's pass: charges polled, polls that failed, outputs credited, and whether the chain was backed off. */
