@@ -3,6 +3,7 @@
  * URLs and keys, and the score check's price. `main.ts` reads them from the environment
  * (`readChecksEnv`); the launcher and tests pass them as data.
  */
+import { createEnvReader } from '../../platform/env-reader.ts';
 
 /** One DNSBL zone; `codes` names the lists of a zone that answers one code per list (Spamhaus ZEN). */
 export interface DnsblZone {
@@ -97,26 +98,7 @@ function parseZone(spec: string): DnsblZone {
  */
 export function readChecksEnv(env: NodeJS.ProcessEnv, problems: string[]): ChecksSettings {
   const d = DEFAULT_CHECKS_SETTINGS;
-  const str = (name: string, fallback: string) => env[name]?.trim() || fallback;
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer ${min}-${max}, got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const url = (name: string, fallback: string) => {
-    const v = str(name, fallback).replace(/\/+$/, '');
-    try {
-      new URL(v);
-    } catch {
-      problems.push(`${name} must be a URL, got "${v}"`);
-    }
-    return v;
-  };
+  const { str, int, url } = createEnvReader(env, problems);
   const server = str('DNSBL_SERVER', '');
   if (server && !/^[\w.:[\]-]+$/.test(server))
     problems.push(`DNSBL_SERVER must be host[:port], got "${server}"`);

@@ -4,6 +4,7 @@
  * and tests pass them as data.
  */
 import type { CurrencyId } from '@pm/contracts';
+import { createEnvReader } from '../../platform/env-reader.ts';
 import { parseAccountKey } from './payments.address.ts';
 
 /** One Esplora instance (Blockstream, mempool.space, litecoinspace). */
@@ -159,27 +160,7 @@ export function parseConfirmationTiers(text: string): ConfirmationTiers | null {
  */
 export function readPaymentsEnv(env: NodeJS.ProcessEnv, problems: string[]): PaymentsSettings {
   const d = DEFAULT_PAYMENTS_SETTINGS;
-  const str = (name: string, fallback: string) => env[name]?.trim() || fallback;
-  const opt = (name: string) => env[name]?.trim() || undefined;
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer ${min}-${max}, got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const url = (name: string, fallback: string) => {
-    const v = str(name, fallback).replace(/\/+$/, '');
-    try {
-      new URL(v);
-    } catch {
-      problems.push(`${name} must be a URL, got "${v}"`);
-    }
-    return v;
-  };
+  const { str, opt, int, url } = createEnvReader(env, problems);
   const tiers = (name: string, fallback: ConfirmationTiers) => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
