@@ -151,7 +151,12 @@ async function trials(
     for (let i = 0; i < 2000 && runner.dones() < after && !finishedFirst; i++) await sleep(5);
     await sleep(Math.random() * (workMs / steps));
     runner.child.kill('SIGKILL');
-    assert.equal((await runner.exited).code, null, `${kind} trial ${trial}: killed`);
+    const killed = await runner.exited;
+    assert.equal(
+      killed.code,
+      null,
+      `${kind} trial ${trial}: the runner failed before the kill\n${killed.stderr}`,
+    );
     if (!finishedFirst) killedMidWork++;
     runner = startRunner(databaseUrl, paymentsFile);
     await runner.ready;
