@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LEASE_HTTP_PORT_OFFSET } from '@pm/contracts';
 import { createDb, migrateDb } from '@pm/db';
 import { generateThrowawayXpubs } from '@pm/devnet/chain';
 import {
@@ -228,6 +229,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
   SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on 127.0.0.1:${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
+  HTTP proxy:      ${product.network ? `${product.network.socksHost} port ${env.GATEWAY_SOCKS_BASE_PORT + LEASE_HTTP_PORT_OFFSET} (leases); package ports 30000-39999 answer HTTP on port + 20000` : '(off: DEMO_AGENTS=0)'}
 
   ${demoLines.join('\n  ')}
   New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}
