@@ -5,6 +5,9 @@ import type { ApiClient } from '../../lib/api/transport.ts';
 
 export const apiKeysKeys = { all: ['apikeys'] as const };
 
+/** The page's lists show their own failure; they never raise the app's global error. */
+const LIST_IGNORES = [400, 403, 404, 429, 500, 503];
+
 /** The public API's document, from the API itself (`GET /api/openapi.json`, no token needed). */
 export const publicDocQuery = (apiUrl: string) =>
   queryOptions({
@@ -22,7 +25,8 @@ export const publicDocQuery = (apiUrl: string) =>
 export const apiKeysQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: apiKeysKeys.all,
-    queryFn: ({ signal }): Promise<TApiKeyList> => callEndpoint(api, ENDPOINTS.listApiKeys, { signal }),
+    queryFn: ({ signal }): Promise<TApiKeyList> =>
+      callEndpoint(api, ENDPOINTS.listApiKeys, { signal, ignoreStatuses: LIST_IGNORES }),
   });
 
 export const createApiKey = (api: ApiClient, name: string): Promise<TApiKeyCreated> =>
@@ -40,7 +44,8 @@ export const webhookKeys = {
 export const webhooksQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: webhookKeys.endpoints,
-    queryFn: ({ signal }) => callEndpoint(api, ENDPOINTS.listWebhooks, { signal }),
+    queryFn: ({ signal }) =>
+      callEndpoint(api, ENDPOINTS.listWebhooks, { signal, ignoreStatuses: LIST_IGNORES }),
   });
 
 /** The delivery log (`GET /webhooks/deliveries`), refreshed every 10 s while shown. */
@@ -48,7 +53,11 @@ export const webhookDeliveriesQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: webhookKeys.deliveries,
     queryFn: ({ signal }) =>
-      callEndpoint(api, ENDPOINTS.listWebhookDeliveries, { signal, ignoreOffline: true }),
+      callEndpoint(api, ENDPOINTS.listWebhookDeliveries, {
+        signal,
+        ignoreOffline: true,
+        ignoreStatuses: LIST_IGNORES,
+      }),
     refetchInterval: 10_000,
   });
 

@@ -124,7 +124,13 @@ export function ApiKeysCard() {
           </Alert>
         )}
         {list.length === 0 ? (
-          <Typography color="text.secondary">{keys.isPending ? 'Loading…' : 'No API keys yet.'}</Typography>
+          <Typography color="text.secondary">
+            {keys.isPending
+              ? 'Loading…'
+              : keys.isError
+                ? 'Your API keys could not be loaded.'
+                : 'No API keys yet.'}
+          </Typography>
         ) : (
           <List dense disablePadding>
             {list.map((k) => (

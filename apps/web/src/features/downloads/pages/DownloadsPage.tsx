@@ -2,7 +2,6 @@ import AndroidIcon from '@mui/icons-material/Android';
 import DownloadIcon from '@mui/icons-material/Download';
 import ExtensionIcon from '@mui/icons-material/Extension';
 import { Button, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
-import { useEnvironment } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 
 /** Where the build puts the add-on (apps/extension/scripts/build.ts). */
@@ -18,7 +17,6 @@ const STEPS = (site: string) => [
 
 /** Downloads (SPEC 2): the browser add-on built in this repository, with install steps; the Android app is not offered. */
 export function DownloadsPage() {
-  const site = useEnvironment().siteUrl.replace(/\/+$/, '') || window.location.origin;
   return (
     <Page title="Downloads">
       <Stack spacing={2}>
@@ -48,7 +46,7 @@ export function DownloadsPage() {
               ))}
             </Stack>
             <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
-              Firefox is not supported yet. Site: {site}
+              Firefox is not supported yet.
             </Typography>
           </CardContent>
         </Card>
