@@ -133,6 +133,10 @@ export function createPaymentsRepository(db: Db) {
     async findChargeById(id: string, tx: DbOrTx = db): Promise<ChargeRow | undefined> {
       return (await tx.select().from(cryptoCharges).where(eq(cryptoCharges.id, id)).limit(1))[0];
     },
+    async findChargesByIds(ids: string[], tx: DbOrTx = db): Promise<ChargeRow[]> {
+      if (ids.length === 0) return [];
+      return tx.select().from(cryptoCharges).where(inArray(cryptoCharges.id, ids));
+    },
     async findChargeByCode(code: string, tx: DbOrTx = db): Promise<ChargeRow | undefined> {
       return (await tx.select().from(cryptoCharges).where(eq(cryptoCharges.code, code)).limit(1))[0];
     },

@@ -240,8 +240,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const ids = charges.map((c) => c.id);
       const payments = await repo.findPayments(ids);
       const now = new Date(deps.now());
-      const reloaded = await Promise.all(ids.map((id) => repo.findChargeById(id)));
-      const byId = new Map(reloaded.filter((c): c is ChargeRow => !!c).map((c) => [c.id, c]));
+      // One read of the charges the pass may have changed, kept in the filter's order (newest first).
+      const fresh = new Map((await repo.findChargesByIds(ids)).map((c) => [c.id, c]));
+      const reloaded = ids.map((id) => fresh.get(id)).filter((c): c is ChargeRow => !!c);
+      const byId = new Map(reloaded.map((c) => [c.id, c]));
       return {
         charges: [...byId.values()].map((c) => ({
           ...toChargePage(
