@@ -206,6 +206,31 @@ describe('POST /package/create', () => {
   });
 });
 
+describe('Idempotency-Key on POST /package/create', () => {
+  test('a double click (five parallel twins) buys one package and charges once; the key for another package is 409', async () => {
+    const c = await customer(1000);
+    const headers = { ...c.headers, 'idempotency-key': 'click-1' };
+    const twins = await Promise.all(
+      Array.from({ length: 5 }, () => post('/package/create', headers, nyRequest(c.userId, 390))),
+    );
+    assert.deepEqual(
+      twins.map((r) => r.statusCode),
+      [200, 200, 200, 200, 200],
+    );
+    assert.equal(new Set(twins.map((r) => r.json().id)).size, 1, 'one package');
+    assert.equal(await balanceOf(c.userId), 610, 'charged once');
+    await assertBooksBalanced(c.userId);
+    const again = await post('/package/create', headers, nyRequest(c.userId, 390));
+    assert.equal(again.json().id, twins[0]!.json().id, 'a retry answers the same package');
+    const other = await post('/package/create', headers, nyRequest(c.userId, 455, { time_period: 7 }));
+    assert.equal(other.statusCode, 409);
+    assert.equal(other.json().errorCode, 'idempotencyKeyReused');
+    assert.equal(await balanceOf(c.userId), 610);
+    const list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    assert.equal(list.packages.length, 1);
+  });
+});
+
 describe('access, refund, reactivate', () => {
   test('whitelist and auth switch on own packages only; 20 IPs, 1 for unlimited', async () => {
     const c = await customer(100_000);

@@ -1,6 +1,7 @@
 import {
   LEASE_TRAFFIC_CSV_HEADER,
   ZErrorBody,
+  ZIdempotencyKeyHeaders,
   ZNewPortRequest,
   ZPortCities,
   ZPortCountries,
@@ -64,9 +65,14 @@ export function registerPortsApiRoutes(app: ApiApp, deps: { ports: PortsService 
     '/package/create',
     {
       config: { auth: 'user', rateLimit: { max: 20, timeWindow: minute } },
-      schema: { tags, body: ZNewPortRequest, response: { 200: ZPortPackage, ...errors } },
+      schema: {
+        tags,
+        headers: ZIdempotencyKeyHeaders,
+        body: ZNewPortRequest,
+        response: { 200: ZPortPackage, ...errors },
+      },
     },
-    async (req) => deps.ports.createPackage(caller(req), req.body),
+    async (req) => deps.ports.createPackage(caller(req), req.body, req.headers['idempotency-key']),
   );
   app.get(
     '/users/:id/packages',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   AppError,
   BYTES_PER_GB,
@@ -106,7 +107,7 @@ export function createPortsService(deps: PortsServiceDeps) {
      * CONFLICT `noExits`), ports come from that node's range, the charge goes through
      * ledger.charge (402 `notEnoughFunds`, 403 `accountBlocked`) keyed by the package.
      */
-    async createPackage(caller: PortsCaller, req: TNewPortRequest): Promise<TPortPackage> {
+    async createPackage(caller: PortsCaller, req: TNewPortRequest, idemKey?: string): Promise<TPortPackage> {
       if (req.user_id !== caller.userId) {
         throw new AppError('FORBIDDEN', { message: 'user_id is not the caller', userMessage: 'Forbidden' });
       }
@@ -128,6 +129,30 @@ export function createPortsService(deps: PortsServiceDeps) {
         city: req.geo.city ?? '',
         connectionType: req.geo.connection_type,
       };
+      // With an Idempotency-Key the package id comes from (caller, key): a retry or a parallel twin
+      // finds the package (or the charge's key) and answers it, charged once.
+      const id = idemKey
+        ? `pp-${createHash('sha256').update(`${caller.userId}\n${idemKey}`).digest('hex').slice(0, 16)}`
+        : `pp-${randomText(12)}`;
+      const replay = async (): Promise<TPortPackage | undefined> => {
+        const existing = idemKey ? await repo.findPackage(id) : undefined;
+        if (!existing) return undefined;
+        const same =
+          existing.periodDays === req.time_period &&
+          existing.trafficType === req.traffic.type &&
+          existing.country === req.geo.country &&
+          existing.portAmount === count;
+        if (!same) {
+          throw new AppError('CONFLICT', {
+            message: `idempotency key reused for another package than ${id}`,
+            userMessage: 'Idempotency key was already used for a different request',
+            details: { errorCode: 'idempotencyKeyReused' },
+          });
+        }
+        return readPackage(existing);
+      };
+      const earlier = await replay();
+      if (earlier) return earlier;
       const created = await deps.db.transaction(async (tx) => {
         const best = await repo.findBestNode(filter, tx);
         if (!best) {
@@ -144,9 +169,8 @@ export function createPortsService(deps: PortsServiceDeps) {
             userMessage: 'No free ports right now, try again later',
           });
         }
-        const id = `pp-${randomText(12)}`;
         const nowMs = deps.now();
-        await deps.ledger.charge(
+        const charged = await deps.ledger.charge(
           {
             userId: caller.userId,
             amountC: priceC,
@@ -156,6 +180,8 @@ export function createPortsService(deps: PortsServiceDeps) {
           },
           tx,
         );
+        // The twin committed first (its charge's key is there): answer its package, charge nothing.
+        if (charged.replayed) return undefined;
         const row = await repo.insertPackage(
           {
             id,
@@ -188,7 +214,7 @@ export function createPortsService(deps: PortsServiceDeps) {
         );
         return toPackage(row, best.node, ports, nowMs);
       });
-      return created;
+      return created ?? (await replay())!;
     },
 
     /** The caller's packages, newest first (staff may read anyone's). */
