@@ -88,6 +88,11 @@ export function createAgentsRepository(db: Db) {
   }
 
   return {
+    /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
+    async findOnlineSince(ids: string[], tx: DbOrTx = db): Promise<Map<string, Date>> {
+      return findOnlineSince(ids, tx);
+    },
+
     /** Per agent, the lapsed leases not ended yet (the counters still hold them); usually none. */
     async findLapsedCounts(tx: DbOrTx = db): Promise<LapsedCounts> {
       return findLapsedCounts(undefined, tx);

@@ -257,6 +257,11 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       await deps.changes?.publish('shop', tx);
     },
 
+    /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
+    async findOnlineSince(agentIds: string[], tx?: DbOrTx): Promise<Map<string, Date>> {
+      return repo.findOnlineSince(agentIds, tx);
+    },
+
     /** Drops the shared pages, counts, segments and totals (after writes this service did not make). */
     clearCaches,
   };

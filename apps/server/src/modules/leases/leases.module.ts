@@ -32,7 +32,7 @@ export const leasesModule = defineModule({
     platform: Platform,
     deps: {
       ledger: Pick<LedgerService, 'move' | 'charge' | 'getBalance'>;
-      agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold'>;
+      agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold' | 'findOnlineSince'>;
       probes: Pick<ProbeService, 'probeAgent'>;
       audit: Pick<AuditService, 'record'>;
     },

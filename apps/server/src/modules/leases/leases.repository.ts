@@ -3,7 +3,6 @@ import {
   agentBlacklistIdsSql,
   agentCleanStarsSql,
   agentNotes,
-  agentPresence,
   agents,
   type Db,
   type DbOrTx,
@@ -100,20 +99,6 @@ export function createLeaseRepository(db: Db) {
         .where(and(inArray(leases.agentId, agentIds), isActive))
         .groupBy(leases.agentId);
       return new Map(rows.map((r) => [r.agentId, r.n]));
-    },
-
-    /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
-    async findOnlineSince(agentIds: string[], tx: DbOrTx = db): Promise<Map<string, Date>> {
-      if (agentIds.length === 0) return new Map();
-      const rows = await tx
-        .select({
-          agentId: agentPresence.agentId,
-          since: sql<Date>`max(${agentPresence.startedAt})`.mapWith(agentPresence.startedAt),
-        })
-        .from(agentPresence)
-        .where(and(inArray(agentPresence.agentId, agentIds), isNull(agentPresence.endedAt)))
-        .groupBy(agentPresence.agentId);
-      return new Map(rows.map((r) => [r.agentId, r.since]));
     },
 
     /** The user's notes on each of `agentIds` that has one. */

@@ -52,8 +52,8 @@ export interface CreateLeaseInput {
 /** What the lease service is built from. */
 export interface LeaseServiceDeps {
   db: Db;
-  /** The one availability rule under the agent's lock; default: the agents service on `db`. */
-  agents?: Pick<AgentsService, 'reserveForSale'>;
+  /** The one availability rule under the agent's lock, and agents' uptime; default: the agents service on `db`. */
+  agents?: Pick<AgentsService, 'reserveForSale' | 'findOnlineSince'>;
   /** Clock (ms since epoch); tests pass a fixed one. */
   now?: () => number;
 }
@@ -148,7 +148,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
     const active = await repo.countActiveOnAgent(agent.id, tx);
     const note = await repo.findNote(found.lease.userId, agent.id, tx);
-    const since = await repo.findOnlineSince([agent.id], tx);
+    const since = await agents.findOnlineSince([agent.id], tx);
     return {
       ...found,
       agent,
@@ -217,7 +217,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
       const [active, notes, online] = await Promise.all([
         repo.countActiveByAgents(agentIds, tx),
         repo.findNotes(userId, agentIds, tx),
-        repo.findOnlineSince(agentIds, tx),
+        agents.findOnlineSince(agentIds, tx),
       ]);
       const list = shown.map((r) =>
         toLease(
