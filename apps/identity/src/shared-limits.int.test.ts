@@ -3,23 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { ensureUser, type IdentityHandle } from './index.ts';
 import { ACCOUNT_SLOWDOWN, LIMITS } from './limits.ts';
-import { API_CLIENT, type MailCatcher, startIdentity, startMailCatcher } from './test-support.ts';
+import { type MailCatcher, passwordGrant, startIdentity, startMailCatcher } from './test-support.ts';
 
 /** Password grant from `ip` (one trusted proxy in front passes it on). */
 async function grant(idp: IdentityHandle, username: string, password: string, ip: string): Promise<number> {
-  const res = await fetch(`${idp.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: API_CLIENT.clientId,
-      client_secret: API_CLIENT.clientSecret,
-      username,
-      password,
-    }).toString(),
-  });
-  await res.arrayBuffer();
-  return res.status;
+  return (await passwordGrant(idp.url, { username, password }, { forwardedFor: ip })).status;
 }
 
 describe('two identity processes on one database spend one budget', () => {

@@ -3,32 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { ensureUser, type IdentityHandle } from './index.ts';
 import { ACCOUNT_SLOWDOWN, LIMITS } from './limits.ts';
-import { API_CLIENT, type MailCatcher, startIdentity, startMailCatcher } from './test-support.ts';
+import { type MailCatcher, passwordGrant, startIdentity, startMailCatcher } from './test-support.ts';
 
 /** Password grant with an X-Forwarded-For header, as a proxy in front would pass it on. */
-async function grant(
-  idp: IdentityHandle,
-  username: string,
-  password: string,
-  xff?: string,
-): Promise<{ status: number; retryAfter: string | null }> {
-  const res = await fetch(`${idp.url}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...(xff ? { 'x-forwarded-for': xff } : {}),
-    },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: API_CLIENT.clientId,
-      client_secret: API_CLIENT.clientSecret,
-      username,
-      password,
-    }).toString(),
-  });
-  await res.arrayBuffer();
-  return { status: res.status, retryAfter: res.headers.get('retry-after') };
-}
+const grant = (idp: IdentityHandle, username: string, password: string, xff?: string) =>
+  passwordGrant(idp.url, { username, password }, { forwardedFor: xff });
 
 async function lastIp(db: TestDatabase, email: string): Promise<string | null | undefined> {
   const rows = await db.query<{ last_login_ip: string | null }>(

@@ -182,14 +182,21 @@ export function formAction(pageHtml: string): string {
   return decodeEntities(m[1]);
 }
 
-/** Token endpoint call for the password grant (client_secret_post). */
+/**
+ * Token endpoint call for the password grant (client_secret_post); `forwardedFor` is the
+ * X-Forwarded-For a proxy in front would pass on.
+ */
 export async function passwordGrant(
   issuer: string,
   fields: { username: string; password: string; client_id?: string; client_secret?: string },
-): Promise<{ status: number; body: Record<string, unknown> }> {
+  opts: { forwardedFor?: string | undefined } = {},
+): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
   const res = await fetch(`${issuer}/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(opts.forwardedFor ? { 'x-forwarded-for': opts.forwardedFor } : {}),
+    },
     body: new URLSearchParams({
       grant_type: 'password',
       client_id: API_CLIENT.clientId,
@@ -197,7 +204,11 @@ export async function passwordGrant(
       ...fields,
     }).toString(),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
 /** openid-client (a standard RP we did not write) configured for the web client. */
