@@ -300,6 +300,7 @@ describe('phone layout (390 px)', () => {
         'Shop',
         'Static Proxies',
         'My Proxies',
+        'Ports',
         'Payments',
         'FAQ',
         'Add Funds',
