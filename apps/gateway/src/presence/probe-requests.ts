@@ -10,6 +10,7 @@ import { PROBE_DONE_CHANNEL, PROBE_REQUESTED_CHANNEL, type TProbeObservation } f
 import type { DbHandle } from '@pm/db';
 import { type GeoLookup, isMobileIsp, type Loc, noGeo } from '../geo/geo.ts';
 import type { AgentDialer } from '../policy/types.ts';
+import { type ClaimWorker, startClaimWorker } from './claim-worker.ts';
 import { type EchoResult, echoThroughAgent, type HttpTarget, parseHttpTarget } from './http-probe.ts';
 
 export interface ProbeRequestWorkerOptions {
@@ -36,12 +37,7 @@ export interface ProbeRequestWorkerOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface ProbeRequestWorker {
-  /** Resolves once the worker listens for requests. */
-  ready: Promise<void>;
-  /** Stops listening and waits for the probes in flight. */
-  close(): Promise<void>;
-}
+export type ProbeRequestWorker = ClaimWorker;
 
 /** The exit as a probe saw it (the contract the API reads). */
 export type ObservedExit = TProbeObservation;
@@ -54,12 +50,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined>
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+const CLAIM_BATCH = 64;
 const CLAIM = `
   UPDATE probe_requests SET claimed_at = now()
   WHERE id IN (
     SELECT id FROM probe_requests
     WHERE node_id = $1 AND claimed_at IS NULL AND requested_at > now() - make_interval(secs => $2)
-    ORDER BY id LIMIT 64 FOR UPDATE SKIP LOCKED)
+    ORDER BY id LIMIT ${CLAIM_BATCH} FOR UPDATE SKIP LOCKED)
   RETURNING id::text AS id, agent_id`;
 
 // COALESCE keeps what is known when the lookup knows nothing of the new address.
@@ -90,10 +87,7 @@ export function startProbeRequestWorker(options: ProbeRequestWorkerOptions): Pro
   const maxAgeS = (options.maxAgeMs ?? 10_000) / 1000;
   const reverse =
     options.reverseDns === false ? undefined : (options.reverseDns ?? ((ip: string) => dns.reverse(ip)));
-  const running = new Set<Promise<void>>();
   let closed = false;
-  let claiming = false;
-  let again = false;
 
   /** What the echo named, located; null when the probe failed. */
   async function observe(echo: EchoResult): Promise<{ seen: ObservedExit; found?: Loc } | null> {
@@ -159,46 +153,17 @@ export function startProbeRequestWorker(options: ProbeRequestWorkerOptions): Pro
     ]);
   }
 
-  async function claimAll(): Promise<void> {
-    if (claiming) {
-      again = true;
-      return;
-    }
-    claiming = true;
-    try {
-      do {
-        again = false;
-        const rows = await db.query<{ id: string; agent_id: string }>(CLAIM, [nodeId, maxAgeS]);
-        for (const row of rows) {
-          const p = run(row.id, row.agent_id)
-            .catch(onError)
-            .finally(() => running.delete(p));
-          running.add(p);
-        }
-        if (rows.length === 64) again = true;
-      } while (again && !closed);
-    } catch (e) {
-      onError(e);
-    } finally {
-      claiming = false;
-    }
-  }
-
-  const kick = () => {
-    if (!closed) void claimAll();
-  };
-  let unlisten: (() => Promise<void>) | undefined;
-  const ready = db
-    .listen(PROBE_REQUESTED_CHANNEL, (payload) => {
-      // '' follows a reconnect of the LISTEN connection: something may have been missed.
-      if (payload === nodeId || payload === '') kick();
-    })
-    .then((off) => {
-      unlisten = off;
-      kick();
-    });
-  const sweep = setInterval(kick, options.sweepMs ?? 2000);
-  sweep.unref();
+  const worker = startClaimWorker({
+    db,
+    nodeId,
+    channel: PROBE_REQUESTED_CHANNEL,
+    claimSql: CLAIM,
+    batch: CLAIM_BATCH,
+    maxAgeS,
+    sweepMs: options.sweepMs ?? 2000,
+    onError,
+    run,
+  });
   // The API deletes its rows; one it abandoned (a crash mid-wait) is removed here after a while.
   const prune = setInterval(
     () => {
@@ -209,14 +174,11 @@ export function startProbeRequestWorker(options: ProbeRequestWorkerOptions): Pro
   prune.unref();
 
   return {
-    ready,
+    ready: worker.ready,
     async close() {
       closed = true;
-      clearInterval(sweep);
       clearInterval(prune);
-      await ready.catch(() => {});
-      await unlisten?.();
-      await Promise.allSettled([...running]);
+      await worker.close();
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { SPEED_CHECK_REQUESTED_CHANNEL } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
+import { type ClaimWorker, startClaimWorker } from './claim-worker.ts';
 import type { PresenceMonitor } from './presence.ts';
 
 export interface SpeedRequestWorkerOptions {
@@ -21,17 +22,15 @@ export interface SpeedRequestWorkerOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface SpeedRequestWorker {
-  ready: Promise<void>;
-  close(): Promise<void>;
-}
+export type SpeedRequestWorker = ClaimWorker;
 
+const CLAIM_BATCH = 16;
 const CLAIM = `
   UPDATE speed_checks SET status = 'checking', started_at = now()
   WHERE id IN (
     SELECT id FROM speed_checks
     WHERE node_id = $1 AND status = 'requested' AND requested_at > now() - make_interval(secs => $2)
-    ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED)
+    ORDER BY id LIMIT ${CLAIM_BATCH} FOR UPDATE SKIP LOCKED)
   RETURNING id::text AS id, agent_id`;
 
 const FINISH = `
@@ -41,12 +40,6 @@ const FINISH = `
 /** Starts answering this node's speed-check requests. */
 export function startSpeedRequestWorker(options: SpeedRequestWorkerOptions): SpeedRequestWorker {
   const { db, nodeId } = options;
-  const onError = options.onError ?? (() => {});
-  const maxAgeS = (options.maxAgeMs ?? 60_000) / 1000;
-  const running = new Set<Promise<void>>();
-  let closed = false;
-  let claiming = false;
-  let again = false;
 
   async function run(id: string, agentId: string): Promise<void> {
     let result: { ok: boolean; bps: number; error?: string | undefined };
@@ -63,55 +56,15 @@ export function startSpeedRequestWorker(options: SpeedRequestWorkerOptions): Spe
     ]);
   }
 
-  async function claimAll(): Promise<void> {
-    if (claiming) {
-      again = true;
-      return;
-    }
-    claiming = true;
-    try {
-      do {
-        again = false;
-        const rows = await db.query<{ id: string; agent_id: string }>(CLAIM, [nodeId, maxAgeS]);
-        for (const row of rows) {
-          const p = run(row.id, row.agent_id)
-            .catch(onError)
-            .finally(() => running.delete(p));
-          running.add(p);
-        }
-        if (rows.length === 16) again = true;
-      } while (again && !closed);
-    } catch (e) {
-      onError(e);
-    } finally {
-      claiming = false;
-    }
-  }
-
-  const kick = () => {
-    if (!closed) void claimAll();
-  };
-  let unlisten: (() => Promise<void>) | undefined;
-  const ready = db
-    .listen(SPEED_CHECK_REQUESTED_CHANNEL, (payload) => {
-      // '' follows a reconnect of the LISTEN connection: something may have been missed.
-      if (payload === nodeId || payload === '') kick();
-    })
-    .then((off) => {
-      unlisten = off;
-      kick();
-    });
-  const sweep = setInterval(kick, options.sweepMs ?? 2000);
-  sweep.unref();
-
-  return {
-    ready,
-    async close() {
-      closed = true;
-      clearInterval(sweep);
-      await ready.catch(() => {});
-      await unlisten?.();
-      await Promise.allSettled([...running]);
-    },
-  };
+  return startClaimWorker({
+    db,
+    nodeId,
+    channel: SPEED_CHECK_REQUESTED_CHANNEL,
+    claimSql: CLAIM,
+    batch: CLAIM_BATCH,
+    maxAgeS: (options.maxAgeMs ?? 60_000) / 1000,
+    sweepMs: options.sweepMs ?? 2000,
+    onError: options.onError ?? (() => {}),
+    run,
+  });
 }
