@@ -6,14 +6,10 @@ import { isLoopbackHost, type Mux } from '@pm/tunnel';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
 import { FailureLimiter, type FailureLimiterOptions } from './session/auth-limiter.ts';
+import { flushSessionBytes } from './session/connection-steps.ts';
 import { handleHttpProxyConnection } from './session/http-proxy.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './session/metrics.ts';
-import {
-  flushSessionBytes,
-  handleSocksConnection,
-  type Session,
-  type SessionContext,
-} from './session/socks-session.ts';
+import { handleSocksConnection, type Session, type SessionContext } from './session/socks-session.ts';
 import { startTunnelServer } from './tunnel/server.ts';
 
 /** The HTTP proxy twin of a no-auth or package port listens on the port plus this (docs/gateway.md). */

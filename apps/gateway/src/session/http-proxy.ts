@@ -1,14 +1,16 @@
 import type net from 'node:net';
-import { failureClassOfReply, normalizeIp } from '@pm/tunnel';
+import { normalizeIp } from '@pm/tunnel';
 import type { LeaseEntry } from '../policy/types.ts';
 import { encodeAddress, replyText } from '../protocol/socks5.ts';
 import {
-  exitOf,
-  flushSessionBytes,
-  type Session,
-  type SessionContext,
-  streamShare,
-} from './socks-session.ts';
+  admitConnection,
+  closeSession,
+  countOpenResult,
+  countOpenTimeout,
+  openSession,
+  type Refusal,
+} from './connection-steps.ts';
+import type { Session, SessionContext } from './socks-session.ts';
 
 /** Largest request head the HTTP proxy reads (request line and headers). */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -64,6 +66,14 @@ export function parseHttpProxyHead(head: string): HttpProxyRequest {
   );
   return { connect: false, host, port: Number(url.port || 80), credentials, originHead };
 }
+
+/** The answer to a refused admission: status, reason and extra header lines. */
+const REFUSALS: Record<Refusal, [number, string, string]> = {
+  'lease-ended': [403, 'Forbidden', ''],
+  'agent-offline': [502, 'Bad Gateway', 'X-Proxy-Error: proxy offline\r\n'],
+  'lease-share': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
+  'agent-busy': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
+};
 
 function answer(socket: net.Socket, status: number, reason: string, extra = ''): void {
   if (socket.destroyed) return;
@@ -157,40 +167,17 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
   };
 
   const relay = (lease: LeaseEntry, req: HttpProxyRequest, early: Buffer) => {
-    if (lease.untilMs <= Date.now()) {
-      ctx.meter.countRequest(lease.leaseId, 'policy');
-      return refuse(403, 'Forbidden', '', 'lease-ended');
-    }
-    const mux = ctx.tunnels.get(exitOf(lease, ctx));
-    if (!mux || mux.closed) {
-      ctx.meter.countRequest(lease.leaseId, 'agent');
-      ctx.metrics.requests.inc({ result: 'agent-offline' });
-      return refuse(502, 'Bad Gateway', 'X-Proxy-Error: proxy offline\r\n', 'agent-offline');
-    }
-    const limit = Math.min(ctx.maxStreamsPerAgent, mux.peerMaxStreams);
-    const held = ctx.byLease.get(lease.leaseId)?.size ?? 0;
-    if (held >= streamShare(limit, lease.exclusive) || mux.streams.size >= limit) {
-      ctx.meter.countRequest(lease.leaseId, 'limit');
-      return refuse(502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n', 'lease-share');
-    }
+    const admitted = admitConnection(lease, ctx);
+    if ('refused' in admitted) return refuse(...REFUSALS[admitted.refused], admitted.refused);
+    const { mux } = admitted;
     done = true;
     clearTimer();
-    const s: Session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
+    const s = openSession(lease, socket, mux, ctx);
     session = s;
-    ctx.sessions.add(s);
     endHandshake();
-    let set = ctx.byLease.get(lease.leaseId);
-    if (!set) {
-      set = new Set();
-      ctx.byLease.set(lease.leaseId, set);
-    }
-    set.add(s);
     const st = mux.open(encodeAddress(req.host, req.port), (code) => {
       clearTimer();
-      const ok = code === 0;
-      ctx.meter.countRequest(lease.leaseId, ok ? 'ok' : failureClassOfReply(code));
-      if (ok) ctx.metrics.requestsOk.inc();
-      else ctx.metrics.requests.inc({ result: `rep-${code}` });
+      const ok = countOpenResult(lease.leaseId, code, ctx);
       if (socket.destroyed) {
         if (ok) mux.reset(st);
         return;
@@ -206,8 +193,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
       if (!st.onOpenResult) return;
       st.onOpenResult = null;
       mux.reset(st);
-      ctx.meter.countRequest(lease.leaseId, 'agent');
-      ctx.metrics.requests.inc({ result: 'open-timeout' });
+      countOpenTimeout(lease.leaseId, ctx);
       answer(socket, 504, 'Gateway Timeout');
     }, ctx.openTimeoutMs);
   };
@@ -222,12 +208,6 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
     endHandshake();
     const s = session;
     if (!s) return;
-    ctx.sessions.delete(s);
-    const set = ctx.byLease.get(s.leaseId);
-    if (set) {
-      set.delete(s);
-      if (set.size === 0) ctx.byLease.delete(s.leaseId);
-    }
-    flushSessionBytes(s, ctx);
+    closeSession(s, ctx);
   });
 }

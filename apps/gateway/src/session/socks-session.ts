@@ -1,6 +1,5 @@
 import type net from 'node:net';
-import { MAX_SHARED_LEASES } from '@pm/contracts';
-import { failureClassOfReply, type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
+import { type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
 import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
 import {
   CMD_CONNECT,
@@ -20,6 +19,13 @@ import {
   SocksParseError,
 } from '../protocol/socks5.ts';
 import type { FailureLimiter } from './auth-limiter.ts';
+import {
+  admitConnection,
+  closeSession,
+  countOpenResult,
+  countOpenTimeout,
+  openSession,
+} from './connection-steps.ts';
 import type { GatewayMetrics } from './metrics.ts';
 
 /** Largest handshake the gateway buffers (greeting 257 + auth 513 + request 262, rounded up). */
@@ -52,40 +58,6 @@ export interface SessionContext {
   byLease: Map<string, Set<Session>>;
   /** Handshakes in progress (sockets not yet relaying), for shutdown. */
   handshaking: Set<net.Socket>;
-}
-
-/**
- * Connections one lease may hold on its agent: the whole `limit` for the only lease on the agent
- * (private, static), else a sharer's part (`limit / MAX_SHARED_LEASES`), so that one sharer filling
- * its part leaves every other sharer theirs, however long it holds its connections.
- */
-export function streamShare(limit: number, exclusive: boolean | undefined): number {
-  return exclusive ? limit : Math.max(1, Math.floor(limit / MAX_SHARED_LEASES));
-}
-
-/** The agent a connection of this entitlement goes out through now ('' when none is online). */
-export function exitOf(lease: LeaseEntry, ctx: Pick<SessionContext, 'tunnels'>): string {
-  if (!lease.resolveAgent) return lease.agentId;
-  return (
-    lease.resolveAgent((id) => {
-      const mux = ctx.tunnels.get(id);
-      return mux !== undefined && !mux.closed;
-    }) ?? ''
-  );
-}
-
-/** Reports the bytes relayed since the last call to the meter and the metrics. */
-export function flushSessionBytes(s: Session, ctx: SessionContext): void {
-  const st = s.stream;
-  if (!st) return;
-  const up = st.sentBytes - s.reportedUp;
-  const down = st.recvBytes - s.reportedDown;
-  if (up === 0 && down === 0) return;
-  s.reportedUp = st.sentBytes;
-  s.reportedDown = st.recvBytes;
-  ctx.meter.addBytes(s.leaseId, up, down);
-  if (up) ctx.metrics.bytesUp.inc(up);
-  if (down) ctx.metrics.bytesDown.inc(down);
 }
 
 /**
@@ -231,48 +203,19 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   const connect = (command: number, address: Buffer) => {
     const lease = entry!;
     if (command !== CMD_CONNECT) return fail('command', encodeReply(REP_COMMAND_NOT_SUPPORTED));
-    if (lease.untilMs <= Date.now()) {
-      ctx.meter.countRequest(lease.leaseId, 'policy');
-      return fail('lease-ended', encodeReply(REP_NOT_ALLOWED));
+    const admitted = admitConnection(lease, ctx);
+    if ('refused' in admitted) {
+      const { refused } = admitted;
+      return fail(refused, encodeReply(refused === 'lease-ended' ? REP_NOT_ALLOWED : REP_GENERAL_FAILURE));
     }
-    const mux = ctx.tunnels.get(exitOf(lease, ctx));
-    if (!mux || mux.closed) {
-      // No tunnel: the proxy stopped working, the agent's failure.
-      ctx.meter.countRequest(lease.leaseId, 'agent');
-      ctx.metrics.requests.inc({ result: 'agent-offline' });
-      return fail('agent-offline', encodeReply(REP_GENERAL_FAILURE));
-    }
-    // Stream limits are the customer's own (their share) or the sharers' together: never the agent's failure.
-    const limit = Math.min(ctx.maxStreamsPerAgent, mux.peerMaxStreams);
-    const held = ctx.byLease.get(lease.leaseId)?.size ?? 0;
-    const over =
-      held >= streamShare(limit, lease.exclusive)
-        ? 'lease-share'
-        : mux.streams.size >= limit
-          ? 'agent-busy'
-          : null;
-    if (over) {
-      ctx.meter.countRequest(lease.leaseId, 'limit');
-      ctx.metrics.requests.inc({ result: over });
-      return fail(over, encodeReply(REP_GENERAL_FAILURE));
-    }
+    const { mux } = admitted;
     state = 'opening';
     clearTimer();
-    session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
-    ctx.sessions.add(session);
+    session = openSession(lease, socket, mux, ctx);
     endHandshake();
-    let set = ctx.byLease.get(lease.leaseId);
-    if (!set) {
-      set = new Set();
-      ctx.byLease.set(lease.leaseId, set);
-    }
-    set.add(session);
     const st = mux.open(Buffer.from(address), (code) => {
       clearTimer();
-      const ok = code === 0;
-      ctx.meter.countRequest(lease.leaseId, ok ? 'ok' : failureClassOfReply(code));
-      if (ok) ctx.metrics.requestsOk.inc();
-      else ctx.metrics.requests.inc({ result: `rep-${code}` });
+      const ok = countOpenResult(lease.leaseId, code, ctx);
       if (socket.destroyed) {
         if (ok) mux.reset(st);
         return;
@@ -300,9 +243,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       // The agent did not answer in time: give up on the stream and tell the customer.
       st.onOpenResult = null;
       mux.reset(st);
-      // The agent bounds its own name lookup and connect below this deadline: no answer is its failure.
-      ctx.meter.countRequest(lease.leaseId, 'agent');
-      ctx.metrics.requests.inc({ result: 'open-timeout' });
+      countOpenTimeout(lease.leaseId, ctx);
       state = 'done';
       socket.end(encodeReply(REP_TTL_EXPIRED));
       timer = setTimeout(() => socket.destroy(), 2000);
@@ -331,13 +272,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         s.mux.reset(st);
       }
     }
-    ctx.sessions.delete(s);
-    const set = ctx.byLease.get(s.leaseId);
-    if (set) {
-      set.delete(s);
-      if (set.size === 0) ctx.byLease.delete(s.leaseId);
-    }
-    flushSessionBytes(s, ctx);
+    closeSession(s, ctx);
     // The agent or its tunnel died under a relayed connection: that request failed after all.
     if (state === 'relay' && s.stream?.end === 'tunnel') ctx.meter.countFailureAfterSuccess(s.leaseId);
   });

@@ -1,0 +1,124 @@
+/**
+ * The steps every customer connection takes once its entitlement is known, whatever the protocol
+ * (SOCKS5 in socks-session.ts, HTTP proxy in http-proxy.ts): admission (lease still running, an
+ * exit online, a free stream within the lease's share), registration for revocation and metering,
+ * the counting of the agent's answer or its silence, and the final byte flush. Per connection only:
+ * nothing here runs per byte.
+ */
+import type net from 'node:net';
+import { MAX_SHARED_LEASES } from '@pm/contracts';
+import { failureClassOfReply, type Mux } from '@pm/tunnel';
+import type { LeaseEntry } from '../policy/types.ts';
+import type { Session, SessionContext } from './socks-session.ts';
+
+/**
+ * Connections one lease may hold on its agent: the whole `limit` for the only lease on the agent
+ * (private, static), else a sharer's part (`limit / MAX_SHARED_LEASES`), so that one sharer filling
+ * its part leaves every other sharer theirs, however long it holds its connections.
+ */
+export function streamShare(limit: number, exclusive: boolean | undefined): number {
+  return exclusive ? limit : Math.max(1, Math.floor(limit / MAX_SHARED_LEASES));
+}
+
+/** The agent a connection of this entitlement goes out through now ('' when none is online). */
+export function exitOf(lease: LeaseEntry, ctx: Pick<SessionContext, 'tunnels'>): string {
+  if (!lease.resolveAgent) return lease.agentId;
+  return (
+    lease.resolveAgent((id) => {
+      const mux = ctx.tunnels.get(id);
+      return mux !== undefined && !mux.closed;
+    }) ?? ''
+  );
+}
+
+/** Why a connection was not admitted (also its `handshakeFailures` reason). */
+export type Refusal = 'lease-ended' | 'agent-offline' | 'lease-share' | 'agent-busy';
+
+/**
+ * Admits a connection of `lease` to its exit's tunnel, or says why not, counting the refusal for
+ * the lease (class `policy`, `agent` or `limit`) and in the request metrics.
+ */
+export function admitConnection(lease: LeaseEntry, ctx: SessionContext): { mux: Mux } | { refused: Refusal } {
+  if (lease.untilMs <= Date.now()) {
+    ctx.meter.countRequest(lease.leaseId, 'policy');
+    return { refused: 'lease-ended' };
+  }
+  const mux = ctx.tunnels.get(exitOf(lease, ctx));
+  if (!mux || mux.closed) {
+    // No tunnel: the proxy stopped working, the agent's failure.
+    ctx.meter.countRequest(lease.leaseId, 'agent');
+    ctx.metrics.requests.inc({ result: 'agent-offline' });
+    return { refused: 'agent-offline' };
+  }
+  // Stream limits are the customer's own (their share) or the sharers' together: never the agent's failure.
+  const limit = Math.min(ctx.maxStreamsPerAgent, mux.peerMaxStreams);
+  const held = ctx.byLease.get(lease.leaseId)?.size ?? 0;
+  const over =
+    held >= streamShare(limit, lease.exclusive)
+      ? 'lease-share'
+      : mux.streams.size >= limit
+        ? 'agent-busy'
+        : null;
+  if (over) {
+    ctx.meter.countRequest(lease.leaseId, 'limit');
+    ctx.metrics.requests.inc({ result: over });
+    return { refused: over };
+  }
+  return { mux };
+}
+
+/** Registers a relayed connection for revocation and the periodic byte flush. */
+export function openSession(lease: LeaseEntry, socket: net.Socket, mux: Mux, ctx: SessionContext): Session {
+  const s: Session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
+  ctx.sessions.add(s);
+  let set = ctx.byLease.get(lease.leaseId);
+  if (!set) {
+    set = new Set();
+    ctx.byLease.set(lease.leaseId, set);
+  }
+  set.add(s);
+  return s;
+}
+
+/** Forgets a closed connection and reports its last bytes. */
+export function closeSession(s: Session, ctx: SessionContext): void {
+  ctx.sessions.delete(s);
+  const set = ctx.byLease.get(s.leaseId);
+  if (set) {
+    set.delete(s);
+    if (set.size === 0) ctx.byLease.delete(s.leaseId);
+  }
+  flushSessionBytes(s, ctx);
+}
+
+/** Counts the agent's answer to an OPEN (reply code `code`); true when it connected. */
+export function countOpenResult(leaseId: string, code: number, ctx: SessionContext): boolean {
+  const ok = code === 0;
+  ctx.meter.countRequest(leaseId, ok ? 'ok' : failureClassOfReply(code));
+  if (ok) ctx.metrics.requestsOk.inc();
+  else ctx.metrics.requests.inc({ result: `rep-${code}` });
+  return ok;
+}
+
+/**
+ * Counts an OPEN the agent did not answer in time. The agent bounds its own name lookup and
+ * connect below this deadline: no answer is its failure.
+ */
+export function countOpenTimeout(leaseId: string, ctx: SessionContext): void {
+  ctx.meter.countRequest(leaseId, 'agent');
+  ctx.metrics.requests.inc({ result: 'open-timeout' });
+}
+
+/** Reports the bytes relayed since the last call to the meter and the metrics. */
+export function flushSessionBytes(s: Session, ctx: SessionContext): void {
+  const st = s.stream;
+  if (!st) return;
+  const up = st.sentBytes - s.reportedUp;
+  const down = st.recvBytes - s.reportedDown;
+  if (up === 0 && down === 0) return;
+  s.reportedUp = st.sentBytes;
+  s.reportedDown = st.recvBytes;
+  ctx.meter.addBytes(s.leaseId, up, down);
+  if (up) ctx.metrics.bytesUp.inc(up);
+  if (down) ctx.metrics.bytesDown.inc(down);
+}
