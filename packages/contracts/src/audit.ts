@@ -18,6 +18,13 @@ export const AUDIT_ACTIONS = [
   'payment.release',
   /** Staff return a held credit (it never reaches the balance). */
   'payment.return',
+  /**
+   * POST /crypto/deep-check/, target the customer: per credited output before `{ chargeId, txid,
+   * outKey, state }`, after `{ chargeId, state, creditedC, bonusC, heldC, balanceC }` (in the
+   * credit's transaction); a customer looked up for nothing: before `{ query, charges }`, after
+   * `{ credited: [], creditedC: 0 }`.
+   */
+  'payment.deepCheck',
   /** POST /administator/user/block/: before/after `{ blocked }`. */
   'user.block',
   'user.unblock',

@@ -25,6 +25,21 @@ export interface Candidate {
   depth: number;
 }
 
+/** One output as credited, for a caller's hook inside the credit's transaction. */
+export interface CreditedOutput {
+  charge: ChargeRow;
+  /** The payment row as it was before this credit. */
+  payment: PaymentRow;
+  creditC: number;
+  bonusC: number;
+  heldC: number;
+  /** The customer's balance after the credit (undefined when nothing reached the balance). */
+  balanceC: number | undefined;
+}
+
+/** Runs in the credit's transaction (staff deep-check: its audit row); a throw undoes the credit. */
+export type OnCredited = (tx: Tx, credited: CreditedOutput) => Promise<void>;
+
 /** What crediting is built from. */
 export interface CreditingDeps {
   db: Db;
@@ -84,7 +99,10 @@ export function createCrediting(deps: CreditingDeps) {
    * the charge's cap; anything past the cap becomes a held credit. Skipped this time when a
    * current rate is needed and none is to be had. Returns the credited row, or undefined.
    */
-  async function creditOutput({ charge, verified, depth }: Candidate): Promise<PaymentRow | undefined> {
+  async function creditOutput(
+    { charge, verified, depth }: Candidate,
+    onCredited?: OnCredited,
+  ): Promise<PaymentRow | undefined> {
     const existing = await repo.findPayment(charge.currency, verified.txid, verified.outKey);
     if (!existing || existing.state === 'credited' || existing.chargeId !== charge.id) return undefined;
     const blockTime = verified.blockTime === undefined ? existing.blockTime : new Date(verified.blockTime);
@@ -167,15 +185,17 @@ export function createCrediting(deps: CreditingDeps) {
           'payment past the charge cap held for staff',
         );
       }
+      let balanceC: number | undefined;
       if (creditC > 0) {
         const fee = priced.feeC > 0 ? `, $${priced.feeC / 100} fee` : '';
         const memo = `${amount} deposit${late ? ' (late)' : ''}${fee}, tx ${existing.txid.slice(0, 12)}…`;
-        await deps.ledger.move(
+        const moved = await deps.ledger.move(
           { userId: charge.userId, amountC: creditC, type: 'deposit', memo, idemKey: `deposit:${key}` },
           tx,
         );
+        balanceC = moved.balanceC;
         if (bonusC > 0) {
-          await deps.ledger.move(
+          const bonus = await deps.ledger.move(
             {
               userId: charge.userId,
               amountC: bonusC,
@@ -185,10 +205,12 @@ export function createCrediting(deps: CreditingDeps) {
             },
             tx,
           );
+          balanceC = bonus.balanceC;
         }
         await deps.referral.rewardLoad({ userId: charge.userId, loadC: creditC, loadKey: key }, tx);
       }
       await settleCharge(charge.id, tx);
+      await onCredited?.(tx, { charge, payment: existing, creditC, bonusC, heldC, balanceC });
       return {
         ...existing,
         state: 'credited' as const,
@@ -201,7 +223,7 @@ export function createCrediting(deps: CreditingDeps) {
   }
 
   /** Credits candidates earliest paid on chain first (then by block height and txid). */
-  async function creditInOrder(candidates: Candidate[]): Promise<PaymentRow[]> {
+  async function creditInOrder(candidates: Candidate[], onCredited?: OnCredited): Promise<PaymentRow[]> {
     const when = (c: Candidate) => c.verified.blockTime ?? Number.MAX_SAFE_INTEGER;
     candidates.sort(
       (a, b) =>
@@ -211,7 +233,7 @@ export function createCrediting(deps: CreditingDeps) {
     );
     const credited: PaymentRow[] = [];
     for (const c of candidates) {
-      const row = await creditOutput(c);
+      const row = await creditOutput(c, onCredited);
       if (row) credited.push(row);
     }
     return credited;

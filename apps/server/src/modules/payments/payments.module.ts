@@ -77,6 +77,7 @@ export const paymentsModule = defineModule({
       repo,
       staffRepo,
       accounts,
+      audit,
       rates,
       clients,
       watcher,

@@ -142,6 +142,11 @@ describe('payment routes', () => {
     const body = ZDeepCheckResponse.parse(res.json());
     assert.equal(body.credited.length, 1);
     assert.equal(body.charges[0]?.status, 'paid');
+    const audit = await h.db.query<{ actor_id: string; target_id: string }>(
+      'SELECT actor_id, target_id FROM audit_log WHERE action = $1 AND target_id = $2',
+      ['payment.deepCheck', userId],
+    );
+    assert.deepEqual(audit, [{ actor_id: 'staff-deep', target_id: userId }], 'the staff caller is the actor');
 
     const list = await h.app.inject({
       method: 'GET',

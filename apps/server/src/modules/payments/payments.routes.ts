@@ -79,7 +79,7 @@ export function registerPaymentsRoutes(
         response: { 200: ZDeepCheckResponse, ...errors, 503: ZErrorBody },
       },
     },
-    async (req) => deps.payments.deepCheck(req.body),
+    async (req) => deps.payments.deepCheck(getPrincipal(req).userId, req.body),
   );
 
   app.get(

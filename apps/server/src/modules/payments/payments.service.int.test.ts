@@ -14,6 +14,7 @@ after(async () => {
 });
 
 const HOUR = 3600_000;
+const STAFF = 'staff-deep-check';
 const create = (userId: string, amountC: number, type: 'btc' | 'ltc' | 'trc20usdt' = 'ltc') =>
   h.services.payments.createCharge({ userId }, { amount: cents(amountC), type });
 const page = (userId: string, uid: string) =>
@@ -254,14 +255,45 @@ describe('staff deep-check', () => {
     h.chain.pay('ltc', c.address, c.amount, 2);
     await watch();
     assert.equal((await page(userId, c.uid)).creditedUsd, 0);
-    const first = await h.services.payments.deepCheck({ address: c.address });
+    const first = await h.services.payments.deepCheck(STAFF, { address: c.address });
     assert.equal(first.credited.length, 1);
     assert.equal(first.charges[0]?.status, 'paid');
-    const second = await h.services.payments.deepCheck({ uid: c.uid });
+    const second = await h.services.payments.deepCheck(STAFF, { uid: c.uid });
     assert.equal(second.credited.length, 0);
-    const byTx = await h.services.payments.deepCheck({ txid: first.credited[0]?.txid, type: 'ltc' });
+    const byTx = await h.services.payments.deepCheck(STAFF, { txid: first.credited[0]?.txid, type: 'ltc' });
     assert.equal(byTx.credited.length, 0);
     assert.equal(byTx.transactions.length, 1);
+    assert.equal((await records(userId)).filter((r) => r.type === 'deposit').length, 1);
+  });
+
+  test('writes payment.deepCheck audit rows: one per credit, in its transaction; one per customer looked up for nothing', async () => {
+    const audit = (userId: string) =>
+      h.db.query<{ actor_id: string; before: Record<string, unknown>; after: Record<string, unknown> }>(
+        'SELECT actor_id, before, after FROM audit_log WHERE action = $1 AND target_id = $2 ORDER BY id',
+        ['payment.deepCheck', userId],
+      );
+    const { userId } = await h.customer();
+    const c = await create(userId, 2000);
+    h.clock.advance(40 * HOUR);
+    await watch();
+    h.chain.pay('ltc', c.address, c.amount, 2);
+    await watch();
+    const first = await h.services.payments.deepCheck(STAFF, { uid: c.uid });
+    assert.equal(first.credited.length, 1);
+    const rows = await audit(userId);
+    assert.equal(rows.length, 1, 'one row for the one credit');
+    assert.equal(rows[0]?.actor_id, STAFF);
+    assert.equal(rows[0]?.before.chargeId, c.uid);
+    assert.equal(rows[0]?.before.txid, first.credited[0]?.txid);
+    assert.equal(rows[0]?.after.creditedC, 2000);
+    assert.equal(rows[0]?.after.balanceC, 2000);
+    // Again: nothing to credit, so one row for the look-up, and the money did not move twice.
+    const second = await h.services.payments.deepCheck(STAFF, { user_id: userId });
+    assert.equal(second.credited.length, 0);
+    const after = await audit(userId);
+    assert.equal(after.length, 2);
+    assert.deepEqual(after[1]?.before.charges, [c.uid]);
+    assert.deepEqual(after[1]?.after, { credited: [], creditedC: 0 });
     assert.equal((await records(userId)).filter((r) => r.type === 'deposit').length, 1);
   });
 });

@@ -14,10 +14,12 @@ import {
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
 import type { AccountService } from '../accounts/accounts.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { type AccountKey, deriveAddress, parseAccountKey } from './payments.address.ts';
 import { DECIMALS, dueBaseUnits, formatCoins } from './payments.amounts.ts';
 import type { ChainClient } from './payments.chains.ts';
 import type { PaymentsSettings } from './payments.config.ts';
+import type { OnCredited } from './payments.crediting.ts';
 import { toChargePage, toCryptoTransaction } from './payments.mapper.ts';
 import { chargeCapC } from './payments.pricing.ts';
 import type { RateSource } from './payments.rates.ts';
@@ -31,6 +33,7 @@ export interface PaymentServiceDeps {
   repo: PaymentsRepository;
   staffRepo: Pick<PaymentsStaffRepository, 'listUserPayments'>;
   accounts: Pick<AccountService, 'getAccount'>;
+  audit: Pick<AuditService, 'record'>;
   rates: Pick<RateSource, 'quote'>;
   clients: Partial<Record<CurrencyId, ChainClient>>;
   watcher: Pick<PaymentWatcher, 'scanCharge' | 'watchOnce'>;
@@ -204,8 +207,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     /**
      * Staff: rescans the matching charges' addresses (whatever their age) and credits what the
      * watcher missed. Safe to repeat: crediting goes through the same exactly-once keys.
+     * Audited as `payment.deepCheck` (target: the customer): one row per credited output, written
+     * in that credit's transaction, and one look-up row for each customer whose charges were
+     * rescanned and got nothing. A filter that matches no charge (404) writes no row.
      */
-    async deepCheck(input: TDeepCheckRequest): Promise<TDeepCheckResponse> {
+    async deepCheck(actorId: string, input: TDeepCheckRequest): Promise<TDeepCheckResponse> {
       let charges: ChargeRow[];
       if (input.uid || input.address || input.user_id || input.user_email) {
         charges = await repo.findCharges({
@@ -229,13 +235,54 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       }
       if (charges.length === 0) throw new AppError('NOT_FOUND', { userMessage: 'No charge matches' });
       const credited: TDeepCheckResponse['credited'] = [];
+      const creditedUsers = new Set<string>();
+      const onCredited: OnCredited = async (tx, c) => {
+        creditedUsers.add(c.charge.userId);
+        await deps.audit.record(tx, {
+          actorId,
+          action: 'payment.deepCheck',
+          targetId: c.charge.userId,
+          before: {
+            chargeId: c.charge.id,
+            txid: c.payment.txid,
+            outKey: c.payment.outKey,
+            state: c.payment.state,
+          },
+          after: {
+            chargeId: c.charge.id,
+            state: 'credited',
+            creditedC: c.creditC,
+            bonusC: c.bonusC,
+            heldC: c.heldC,
+            balanceC: c.balanceC ?? null,
+          },
+        });
+      };
       for (const charge of charges) {
         if (!deps.clients[charge.currency]) continue;
         const rows = await deps.watcher.scanCharge(
           { ...charge, hasPayments: true },
-          { onlyTxid: input.txid },
+          { onlyTxid: input.txid, onCredited },
         );
         if (rows !== 'idle') credited.push(...rows.map((p) => toCryptoTransaction(p, charge)));
+      }
+      const lookedUp = new Map<string, string[]>();
+      for (const c of charges) {
+        if (!creditedUsers.has(c.userId)) lookedUp.set(c.userId, [...(lookedUp.get(c.userId) ?? []), c.id]);
+      }
+      if (lookedUp.size > 0) {
+        const query = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+        await deps.db.transaction(async (tx) => {
+          for (const [userId, mine] of lookedUp) {
+            await deps.audit.record(tx, {
+              actorId,
+              action: 'payment.deepCheck',
+              targetId: userId,
+              before: { query, charges: mine },
+              after: { credited: [], creditedC: 0 },
+            });
+          }
+        });
       }
       const ids = charges.map((c) => c.id);
       const payments = await repo.findPayments(ids);

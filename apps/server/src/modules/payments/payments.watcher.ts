@@ -11,7 +11,13 @@ import type { CurrencyId } from '@pm/contracts';
 import { creditCents, DECIMALS } from './payments.amounts.ts';
 import { BudgetExhaustedError, type RequestBudgetHandle } from './payments.budget.ts';
 import { ChainApiError, type ChainClient } from './payments.chains.ts';
-import { type Candidate, type CreditingDeps, createCrediting, RECHECK_MS } from './payments.crediting.ts';
+import {
+  type Candidate,
+  type CreditingDeps,
+  createCrediting,
+  type OnCredited,
+  RECHECK_MS,
+} from './payments.crediting.ts';
 import { nextCheckAt, OPEN_POLL } from './payments.pricing.ts';
 import type { ChargeRow, DueCharge, PaymentRow } from './payments.repository.ts';
 
@@ -105,14 +111,14 @@ export function createPaymentWatcher(deps: WatcherDeps) {
     return { ready, pending };
   }
 
-  /** Scans one charge and credits what it found (staff deep-check). */
+  /** Scans one charge and credits what it found (staff deep-check; `onCredited` runs in each credit's transaction). */
   async function scanCharge(
     charge: Parameters<typeof collect>[0],
-    o: { onlyTxid?: string | undefined } = {},
+    o: { onlyTxid?: string | undefined; onCredited?: OnCredited | undefined } = {},
   ): Promise<PaymentRow[] | 'idle'> {
     const found = await collect(charge, o);
     if (found === 'idle') return 'idle';
-    const credited = await creditInOrder(found.ready);
+    const credited = await creditInOrder(found.ready, o.onCredited);
     await deps.db.transaction((tx) => settleCharge(charge.id, tx));
     return credited;
   }
