@@ -9,8 +9,6 @@ import {
   List,
   ListItem,
   ListItemText,
-  Stack,
-  TextField,
   Typography,
 } from '@mui/material';
 import { MAX_API_KEYS, type TApiKeyCreated } from '@pm/contracts';
@@ -18,16 +16,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
-import { isApiError } from '../../../lib/api/transport.ts';
 import { copyText } from '../../../lib/clipboard.ts';
 import { apiKeysKeys, apiKeysQuery, createApiKey, revokeApiKey } from '../queries.ts';
+import { CreateForm } from './CreateForm.tsx';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
-
-function errorText(e: unknown): string {
-  const body = isApiError(e) ? (e.body as { message?: unknown } | undefined) : undefined;
-  return typeof body?.message === 'string' ? body.message : 'The key could not be created, try again later.';
-}
 
 /** The customer's API keys: create with a name (the key is shown once), list, revoke. */
 export function ApiKeysCard() {
@@ -60,33 +53,19 @@ export function ApiKeysCard() {
           it as <code>$TOKEN</code> below instead of the token request. Up to {MAX_API_KEYS} keys; revoke one
           you no longer use or that may have leaked.
         </Typography>
-        <Stack
-          component="form"
-          direction={{ xs: 'column', sm: 'row' }}
-          spacing={1}
-          sx={{ mb: 2 }}
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (name.trim()) create.mutate(name.trim());
-          }}
-        >
-          <TextField
-            size="small"
-            label="Key name"
-            placeholder="e.g. my scraper"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            slotProps={{ htmlInput: { maxLength: 60, 'data-testid': 'api-key-name' } }}
-          />
-          <Button type="submit" variant="contained" disabled={!name.trim() || create.isPending}>
-            Create key
-          </Button>
-        </Stack>
-        {create.isError && (
-          <Alert severity="error" sx={{ mb: 2 }}>
-            {errorText(create.error)}
-          </Alert>
-        )}
+        <CreateForm
+          label="Key name"
+          placeholder="e.g. my scraper"
+          value={name}
+          onChange={setName}
+          maxLength={60}
+          testId="api-key-name"
+          submitLabel="Create key"
+          pending={create.isPending}
+          onSubmit={(n) => create.mutate(n)}
+          error={create.isError ? create.error : null}
+          errorFallback="The key could not be created, try again later."
+        />
         {created && (
           <Alert
             severity="success"

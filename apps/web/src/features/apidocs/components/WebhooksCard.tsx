@@ -8,14 +8,12 @@ import {
   ListItem,
   ListItemText,
   Stack,
-  TextField,
   Typography,
 } from '@mui/material';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '@pm/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
-import { isApiError } from '../../../lib/api/transport.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -24,14 +22,8 @@ import {
   webhookKeys,
   webhooksQuery,
 } from '../queries.ts';
+import { CreateForm } from './CreateForm.tsx';
 import { CodeBlock } from './OperationCard.tsx';
-
-const errorText = (e: unknown) => {
-  const body = isApiError(e) ? (e.body as { message?: unknown } | undefined) : undefined;
-  return typeof body?.message === 'string'
-    ? body.message
-    : 'The endpoint could not be added, try again later.';
-};
 
 const SIGNATURE_CHECK = `// Node: check PM-Signature before trusting a delivery
 const [t, v1] = header.split(',').map((p) => p.split('=')[1]);
@@ -75,34 +67,20 @@ export function WebhooksCard() {
           status within 10 seconds; other answers are retried with growing pauses for about half an hour. Up
           to {MAX_WEBHOOK_ENDPOINTS} endpoints.
         </Typography>
-        <Stack
-          component="form"
-          direction={{ xs: 'column', sm: 'row' }}
-          spacing={1}
-          sx={{ mb: 2 }}
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (url.trim()) add.mutate(url.trim());
-          }}
-        >
-          <TextField
-            size="small"
-            label="Endpoint URL"
-            placeholder="https://example.com/hooks/proxymarket"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            sx={{ flex: 1 }}
-            slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'webhook-url' } }}
-          />
-          <Button type="submit" variant="contained" disabled={!url.trim() || add.isPending}>
-            Add endpoint
-          </Button>
-        </Stack>
-        {add.isError && (
-          <Alert severity="error" sx={{ mb: 2 }}>
-            {errorText(add.error)}
-          </Alert>
-        )}
+        <CreateForm
+          label="Endpoint URL"
+          placeholder="https://example.com/hooks/proxymarket"
+          value={url}
+          onChange={setUrl}
+          maxLength={500}
+          testId="webhook-url"
+          grow
+          submitLabel="Add endpoint"
+          pending={add.isPending}
+          onSubmit={(u) => add.mutate(u)}
+          error={add.isError ? add.error : null}
+          errorFallback="The endpoint could not be added, try again later."
+        />
         {secret && (
           <Alert
             severity="success"
