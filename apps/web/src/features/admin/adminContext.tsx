@@ -1,4 +1,4 @@
-import { Alert, Box, Card, CardContent, Typography } from '@mui/material';
+import { Alert, Box, Card, CardContent, Stack, Typography } from '@mui/material';
 import type { TAccount } from '@pm/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useState } from 'react';
 import { type AdminClient, AdminError, type AdminUserInfo, toAdminError } from './adminClient.ts';
@@ -99,4 +99,13 @@ export function NeedsUser() {
  */
 export function TableScroll({ children }: { children: ReactNode }) {
   return <Box sx={{ overflowX: 'auto', maxWidth: '100%', '& table': { minWidth: 760 } }}>{children}</Box>;
+}
+
+/** A row of fields and buttons (stacked on a phone), aligned at their tops so helper texts do not shift them. */
+export function FieldRow({ children }: { children: ReactNode }) {
+  return (
+    <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'flex-start' } }}>
+      {children}
+    </Stack>
+  );
 }

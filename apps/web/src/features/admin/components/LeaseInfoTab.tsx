@@ -3,7 +3,7 @@ import type { TAdminLease } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
-import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { ActionError, FieldRow, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
 import { PortsSection } from './PortsSection.tsx';
 
@@ -30,11 +30,7 @@ export function LeaseInfoTab() {
   return (
     <>
       <Section title="Find a lease">
-        <Stack
-          direction={{ xs: 'column', sm: 'row' }}
-          spacing={1.5}
-          sx={{ alignItems: { sm: 'flex-start' } }}
-        >
+        <FieldRow>
           <TextField
             size="small"
             label="Lease id or any text containing it"
@@ -54,7 +50,7 @@ export function LeaseInfoTab() {
           >
             Look up
           </Button>
-        </Stack>
+        </FieldRow>
         <ActionError error={lookup.error} />
         {lookup.result && !lease && (
           <Typography sx={{ mt: 1 }} data-testid="admin-lease-missing">
@@ -127,11 +123,7 @@ export function LeaseInfoTab() {
       </Section>
 
       <Section title="Leases by customer or IP">
-        <Stack
-          direction={{ xs: 'column', sm: 'row' }}
-          spacing={1.5}
-          sx={{ alignItems: { sm: 'flex-start' } }}
-        >
+        <FieldRow>
           <Button
             variant="outlined"
             disabled={!user || list.busy}
@@ -148,7 +140,7 @@ export function LeaseInfoTab() {
           >
             Leases on this IP
           </Button>
-        </Stack>
+        </FieldRow>
         <ActionError error={list.error} />
         {list.result && (
           <TableScroll>

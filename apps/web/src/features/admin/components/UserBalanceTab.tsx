@@ -1,6 +1,6 @@
-import { Button, Stack, TextField, Typography } from '@mui/material';
+import { Button, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
-import { ActionError, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
+import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd, parseBalanceDelta } from '../rules.ts';
 
 /** User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (SPEC 5). */
@@ -28,7 +28,7 @@ export function UserBalanceTab() {
           {user.email ?? user.userId}: {account ? formatUsd(account.balanceC) : 'no market account yet'}
         </Typography>
       )}
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'flex-start' } }}>
+      <FieldRow>
         <TextField
           size="small"
           label="Change in cents (e.g. 250 or -100)"
@@ -61,7 +61,7 @@ export function UserBalanceTab() {
         >
           Apply
         </Button>
-      </Stack>
+      </FieldRow>
       <ActionError error={apply.error} />
       {apply.result !== null && !apply.busy && !apply.error && (
         <Typography sx={{ mt: 1.5 }} color="success.main" data-testid="admin-balance-done">

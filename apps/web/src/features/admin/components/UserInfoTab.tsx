@@ -2,7 +2,7 @@ import { Button, Chip, Stack, TextField } from '@mui/material';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { AdminError } from '../adminClient.ts';
-import { ActionError, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
+import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd } from '../rules.ts';
 
 const fmtTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '');
@@ -73,11 +73,7 @@ export function UserInfoTab() {
   return (
     <>
       <Section title="Find a user">
-        <Stack
-          direction={{ xs: 'column', sm: 'row' }}
-          spacing={1.5}
-          sx={{ alignItems: { sm: 'flex-start' } }}
-        >
+        <FieldRow>
           <TextField
             size="small"
             label="E-mail"
@@ -109,7 +105,7 @@ export function UserInfoTab() {
           >
             Load account
           </Button>
-        </Stack>
+        </FieldRow>
         <ActionError error={find.error ?? byId.error} testId="admin-find-error" />
       </Section>
 
