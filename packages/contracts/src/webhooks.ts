@@ -1,7 +1,13 @@
 import { z } from 'zod';
 
 /** The events a webhook endpoint receives. `ping` is sent on request (POST /webhooks/{id}/ping). */
-export const WEBHOOK_EVENT_TYPES = ['ping', 'lease.expiring', 'lease.ended', 'deposit.credited'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'ping',
+  'lease.expiring',
+  'lease.ended',
+  'lease.agentOffline',
+  'deposit.credited',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed by the endpoint's secret>`. */

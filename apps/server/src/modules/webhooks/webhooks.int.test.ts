@@ -17,7 +17,7 @@ import { buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer } from '../../test/market.ts';
 import { isPrivateAddress, verifyWebhook, webhookUrlProblem } from './webhooks.delivery.ts';
-import { deliverWebhookJob } from './webhooks.jobs.ts';
+import { deliverWebhookJob, scanWebhookEventsJob } from './webhooks.jobs.ts';
 import { createWebhookService } from './webhooks.service.ts';
 
 interface Received {
@@ -230,6 +230,78 @@ describe('lease.ended and deposit.credited', () => {
     assert.equal(rows[0]?.payload.data.amountC, 2500);
     assert.equal(rows[1]?.payload.data.leaseId, lease.id);
     assert.equal(rows[1]?.payload.data.reason, 'refunded');
+  });
+});
+
+describe('lease.agentOffline', () => {
+  test('once per running lease and offline spell, after the grace, to the owner', async () => {
+    const s = service();
+    const owner = await buildCustomer(t, 0, 'offline');
+    await s.createEndpoint(owner.userId, url);
+    const nodeId = (await buildNode(t.db)).id;
+    const minutesAgo = (m: number) => new Date(clockMs - m * 60_000);
+    const gone = await buildAgent(t.db, { nodeId, online: false, lastSeen: minutesAgo(5) });
+    const blip = await buildAgent(t.db, { nodeId, online: false, lastSeen: minutesAgo(0.5) });
+    const up = await buildAgent(t.db, { nodeId, online: true, lastSeen: minutesAgo(0) });
+    const lease = (agentId: string) =>
+      buildLease(t.db, agentId, {
+        userId: owner.userId,
+        start: minutesAgo(60),
+        untilMs: clockMs + 3_600_000,
+      });
+    const held = await lease(gone.id);
+    await lease(blip.id);
+    await lease(up.id);
+    const ended = await lease(gone.id);
+    await t.db.query("UPDATE leases SET ended_at = $2, end_reason = 'refunded' WHERE id = $1", [
+      ended.id,
+      minutesAgo(1),
+    ]);
+    const events = () =>
+      t.db.query<{ payload: { data: Record<string, unknown> } }>(
+        `SELECT d.payload FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE e.user_id = $1 AND d.type = 'lease.agentOffline' ORDER BY d.created_at, d.id`,
+        [owner.userId],
+      );
+    await s.notifyOfflineAgents();
+    await s.notifyOfflineAgents();
+    const first = await events();
+    assert.equal(first.length, 1, 'only the held lease on the agent gone past the grace, once');
+    assert.deepEqual(first[0]?.payload.data, {
+      leaseId: held.id,
+      agentId: gone.id,
+      offlineSince: minutesAgo(5).toISOString(),
+      userId: owner.userId,
+    });
+    // Back online, then gone again: a new spell is a new event.
+    await t.db.query('UPDATE agents SET online = false, last_seen = $2 WHERE id = $1', [
+      gone.id,
+      minutesAgo(3),
+    ]);
+    await s.notifyOfflineAgents();
+    await s.notifyOfflineAgents();
+    const second = await events();
+    assert.equal(second.length, 2);
+    assert.equal(second[1]?.payload.data.offlineSince, minutesAgo(3).toISOString());
+  });
+
+  test('the every-minute scan job looks for it', async () => {
+    const calls: string[] = [];
+    const step = (name: string) => async () => {
+      calls.push(name);
+      return 0;
+    };
+    await scanWebhookEventsJob.handler(
+      {},
+      {
+        webhooks: {
+          notifyExpiringLeases: step('expiring'),
+          notifyOfflineAgents: step('offline'),
+          scanEvents: step('scan'),
+        },
+      },
+    );
+    assert.deepEqual(calls, ['expiring', 'offline', 'scan']);
   });
 });
 

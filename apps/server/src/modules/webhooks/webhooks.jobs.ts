@@ -14,7 +14,8 @@ export const deliverWebhookJob = defineJob({
 });
 
 /**
- * `webhooks.scan`, every minute: `lease.expiring` for leases ending within the hour, `lease.ended`
+ * `webhooks.scan`, every minute: `lease.expiring` for leases ending within the hour,
+ * `lease.agentOffline` for running leases whose agent is offline past the grace, `lease.ended`
  * and `deposit.credited` for those of the last 15 minutes (each once, by its event key).
  */
 export const scanWebhookEventsJob = defineJob({
@@ -25,9 +26,12 @@ export const scanWebhookEventsJob = defineJob({
   timeoutSeconds: 60,
   handler: async (
     _p,
-    services: { webhooks: Pick<WebhookService, 'notifyExpiringLeases' | 'scanEvents'> },
+    services: {
+      webhooks: Pick<WebhookService, 'notifyExpiringLeases' | 'notifyOfflineAgents' | 'scanEvents'>;
+    },
   ) => {
     await services.webhooks.notifyExpiringLeases();
+    await services.webhooks.notifyOfflineAgents();
     await services.webhooks.scanEvents();
   },
 });

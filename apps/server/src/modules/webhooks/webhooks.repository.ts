@@ -1,4 +1,4 @@
-import { type Db, type DbOrTx, leases, txrecords, webhookDeliveries, webhookEndpoints } from '@pm/db';
+import { agents, type Db, type DbOrTx, leases, txrecords, webhookDeliveries, webhookEndpoints } from '@pm/db';
 import { and, count, desc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -102,6 +102,29 @@ export function createWebhooksRepository(db: Db) {
             isNull(leases.endedAt),
             gt(leases.until, new Date(nowMs)),
             lte(leases.until, new Date(nowMs + withinMs)),
+            inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
+          ),
+        )
+        .limit(1000);
+    },
+    /**
+     * Running leases whose agent is offline and was last seen at or before `seenBeforeMs`, of
+     * customers with an endpoint (read-only on `leases` and `agents`). `offlineSince` is the
+     * agent's `last_seen` (its creation when never seen): fixed for one offline spell, so it names
+     * the spell in the event key.
+     */
+    async leasesOnOfflineAgents(nowMs: number, seenBeforeMs: number, tx: DbOrTx = db) {
+      const offlineSince = sql<Date>`coalesce(${agents.lastSeen}, ${agents.createdAt})`;
+      return tx
+        .select({ id: leases.id, userId: leases.userId, agentId: leases.agentId, offlineSince })
+        .from(leases)
+        .innerJoin(agents, eq(agents.id, leases.agentId))
+        .where(
+          and(
+            isNull(leases.endedAt),
+            gt(leases.until, new Date(nowMs)),
+            eq(agents.online, false),
+            lte(offlineSince, new Date(seenBeforeMs)),
             inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
           ),
         )

@@ -19,6 +19,11 @@ import {
 
 /** A lease's "expiring" event is sent this long before its end (issue 27: 1 hour). */
 export const LEASE_EXPIRING_NOTICE_MS = 60 * 60 * 1000;
+/**
+ * An agent must have been offline this long before `lease.agentOffline` is sent, so a reconnect
+ * (agent restart, network blip, gateway redeploy) sends nothing.
+ */
+export const AGENT_OFFLINE_GRACE_MS = 2 * 60 * 1000;
 /** How far back a scan looks for ended leases and deposits (a scan runs every minute; the event key dedupes). */
 export const EVENT_SCAN_WINDOW_MS = 15 * 60 * 1000;
 
@@ -129,6 +134,25 @@ export function createWebhookService(deps: {
           await emit([l.userId], 'lease.expiring', `lease.expiring:${l.id}:${until}`, {
             leaseId: l.id,
             until,
+          })
+        ).length;
+      }
+      return sent;
+    },
+    /**
+     * `lease.agentOffline` for running leases whose agent has been offline past the grace: once per
+     * lease and offline spell (the key holds the agent's last sighting, which a new spell moves).
+     */
+    async notifyOfflineAgents(): Promise<number> {
+      const now = deps.now();
+      let sent = 0;
+      for (const l of await repo.leasesOnOfflineAgents(now, now - AGENT_OFFLINE_GRACE_MS)) {
+        const offlineSince = new Date(l.offlineSince).toISOString();
+        sent += (
+          await emit([l.userId], 'lease.agentOffline', `lease.agentOffline:${l.id}:${offlineSince}`, {
+            leaseId: l.id,
+            agentId: l.agentId,
+            offlineSince,
           })
         ).length;
       }
