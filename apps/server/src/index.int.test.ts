@@ -84,11 +84,15 @@ describe('start()', () => {
         signal: AbortSignal.timeout(5000),
       });
       assert.equal(rotate.status, 404);
-      assert.equal((await rotate.json()).message, 'Port not found', 'the ports route answered');
+      assert.equal(
+        ((await rotate.json()) as { message: string }).message,
+        'Port not found',
+        'the ports route answered',
+      );
       const onMarket = await fetch(`${server.apiUrl}/port/change/ip/30000/nokey`, {
         signal: AbortSignal.timeout(5000),
       });
-      assert.equal((await onMarket.json()).message, 'Not found');
+      assert.equal(((await onMarket.json()) as { message: string }).message, 'Not found');
     } finally {
       await server.close();
     }

@@ -2,8 +2,8 @@ import type { DbHandle } from '@pm/db';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { bindModuleJobs, compose } from './compose.ts';
-import { buildOpsApp } from './ops.ts';
 import type { Services } from './modules/index.ts';
+import { buildOpsApp } from './ops.ts';
 import { httpUrl, type ServerConfig, withSettingDefaults } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { buildWebApp } from './platform/web.ts';
@@ -93,8 +93,8 @@ export async function start(config: ServerConfig): Promise<ServerHandle> {
       oidc: config.oidc,
       corsOrigins: config.corsOrigins,
       blockCacheMs: config.blockCacheMs,
-      composition,
       trustProxyHops: config.trustProxyHops,
+      composition,
     });
     started.push(api);
     await api.listen({ host: config.host, port: config.port });

@@ -22,9 +22,9 @@ export interface EnvConfig {
   blockCacheMs: number;
   /** PORTS_PORT (default 7307; 0 picks a free one) and PORTS_HOST (default HOST): the Ports API's listener. */
   ports: { host: string; port: number };
-  web: WebConfig | undefined;
   /** TRUST_PROXY_HOPS: reverse proxies in front (0-10, default 0). */
   trustProxyHops: number;
+  web: WebConfig | undefined;
   /**
    * Payments (PAYMENTS_*, ESPLORA_*, TRONGRID_*, RATES_*, CONFIRMATIONS_*), the invite link
    * (REFERRAL_INVITE_URL) and what a new account gets (NEW_ACCOUNT_PERMISSIONS).
@@ -166,8 +166,8 @@ export function readEnvConfig(
     logLevel,
     blockCacheMs: int('BLOCK_CACHE_MS', 1000, 0, 60_000),
     ports: { host: str('PORTS_HOST', str('HOST', '127.0.0.1')), port: int('PORTS_PORT', 7307, 0, 65535) },
-    web,
     trustProxyHops: int('TRUST_PROXY_HOPS', 0, 0, 10),
+    web,
     settings: {
       payments: readPaymentsEnv(env, problems),
       checks: readChecksEnv(env, problems),
