@@ -20,6 +20,7 @@ import {
   type TestNetwork,
   waitFor,
 } from './harness.testkit.ts';
+import { body } from './raw-client.testkit.ts';
 
 const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.ts', import.meta.url));
 
@@ -155,8 +156,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     assert.ok(await settle());
     for (let i = 0; i < 4; i++) {
       const r = results[i]!;
-      const body = r.data.subarray(r.data.indexOf('\r\n\r\n') + 4);
-      assertPatternBytes(body, sizes[i]!);
+      assertPatternBytes(body(r.data), sizes[i]!);
       const c = network.meter.get(leases[i]!.leaseId);
       assert.deepEqual(c, {
         reqs: 1,
@@ -252,7 +252,7 @@ describe('whitelist, revocation, sharing and faults', () => {
         'agent b back',
       );
       const again = await readAll(await connectVia(lease), get('/bytes/1000'));
-      assertPatternBytes(again.data.subarray(again.data.indexOf('\r\n\r\n') + 4), 1000);
+      assertPatternBytes(body(again.data), 1000);
     } finally {
       child.kill('SIGKILL');
     }
@@ -264,7 +264,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     await network.restartGateway();
     assert.ok(await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), 5000), 'agent back');
     const r = await readAll(await connectVia(lease), get('/bytes/2000'));
-    assertPatternBytes(r.data.subarray(r.data.indexOf('\r\n\r\n') + 4), 2000);
+    assertPatternBytes(body(r.data), 2000);
   });
 
   test("agent offline: general failure, counted as the agent's", async () => {
