@@ -1,6 +1,8 @@
-/** Test helpers: rows of the network schema written with plain SQL (gateway tests only). */
+/** Test helpers: rows of the network schema (nodes, agents, leases, port packages) written with plain SQL (gateway tests only). */
 import { createHash, randomBytes } from 'node:crypto';
+import net from 'node:net';
 import type { DbHandle } from '@pm/db';
+import { freePort } from '../free-port.ts';
 
 export async function insertNode(
   db: DbHandle,
@@ -73,4 +75,79 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
     await new Promise((r) => setTimeout(r, 25));
   }
   return Date.now() - started;
+}
+
+/** The HTTP twins of the test's package ports: port + 100 (production: + 20000). */
+export const HTTP_OFFSET = 100;
+
+/** A free port whose HTTP twin is free too. */
+export async function freePortPair(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freePort();
+    if (p + HTTP_OFFSET > 65535) continue;
+    const ok = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(p + HTTP_OFFSET, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (ok) return p;
+  }
+  throw new Error('no free port pair');
+}
+
+export interface TestPackage {
+  id: string;
+  login: string;
+  password: string;
+  ports: number[];
+}
+
+/** A package as the server's ports module writes it (one or more ports on `nodeId`). */
+export async function insertPackage(
+  db: DbHandle,
+  nodeId: string,
+  o: {
+    state?: string;
+    city?: string;
+    conn?: string;
+    gb?: number;
+    ports?: number;
+    timer?: number | null;
+  } = {},
+): Promise<TestPackage> {
+  const id = `pp-${randomBytes(6).toString('hex')}`;
+  const login = `u${randomBytes(5).toString('hex')}`;
+  const password = randomBytes(8).toString('hex');
+  await db.query(
+    `INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
+       connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
+       port_amount, status, date_start, date_finish)
+     VALUES ($1, 'user-1', 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
+       now(), now() + interval '1 day')`,
+    [
+      id,
+      o.gb ?? 1,
+      o.state ?? 'New York',
+      o.city ?? '',
+      o.conn ?? 'both',
+      o.timer === null ? 'api' : 'timer',
+      o.timer === null ? null : (o.timer ?? 5),
+      randomBytes(8).toString('hex'),
+      login,
+      password,
+      nodeId,
+      o.ports ?? 1,
+    ],
+  );
+  const ports: number[] = [];
+  for (let i = 0; i < (o.ports ?? 1); i++) {
+    const port = await freePortPair();
+    ports.push(port);
+    await db.query('INSERT INTO package_ports (package_id, node_id, port) VALUES ($1, $2, $3)', [
+      id,
+      nodeId,
+      port,
+    ]);
+  }
+  return { id, login, password, ports };
 }

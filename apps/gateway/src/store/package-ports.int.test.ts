@@ -4,41 +4,20 @@
  * routing, sticky exits, login and whitelist access, and suspension at the volume.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import { freePort } from '../free-port.ts';
 import { type GatewayHandle, startGateway } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import { type ControlPlane, startControlPlane } from './control-plane.ts';
-import { insertAgent, insertLease } from './network.testkit.ts';
+import { HTTP_OFFSET, insertAgent, insertLease, insertPackage, type TestPackage } from './network.testkit.ts';
 
 interface Node {
   id: string;
   plane: ControlPlane;
   gateway: GatewayHandle;
-}
-
-/** The HTTP twins of the test's package ports: port + 100 (production: + 20000). */
-const HTTP_OFFSET = 100;
-
-/** A free port whose HTTP twin is free too. */
-async function freePortPair(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const p = await freePort();
-    if (p + HTTP_OFFSET > 65535) continue;
-    const ok = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(p + HTTP_OFFSET, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (ok) return p;
-  }
-  throw new Error('no free port pair');
 }
 
 let db: TestDatabase;
@@ -107,62 +86,6 @@ async function connectAgent(node: Node, ip: string, conn: 'wifi' | 'cell'): Prom
   return a.id;
 }
 
-interface TestPackage {
-  id: string;
-  login: string;
-  password: string;
-  ports: number[];
-}
-
-/** A package as the server's ports module writes it (one or more ports on `nodeId`). */
-async function insertPackage(
-  nodeId: string,
-  o: {
-    state?: string;
-    city?: string;
-    conn?: string;
-    gb?: number;
-    ports?: number;
-    timer?: number | null;
-  } = {},
-): Promise<TestPackage> {
-  const id = `pp-${randomBytes(6).toString('hex')}`;
-  const login = `u${randomBytes(5).toString('hex')}`;
-  const password = randomBytes(8).toString('hex');
-  await db.query(
-    `INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
-       connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
-       port_amount, status, date_start, date_finish)
-     VALUES ($1, 'user-1', 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
-       now(), now() + interval '1 day')`,
-    [
-      id,
-      o.gb ?? 1,
-      o.state ?? 'New York',
-      o.city ?? '',
-      o.conn ?? 'both',
-      o.timer === null ? 'api' : 'timer',
-      o.timer === null ? null : (o.timer ?? 5),
-      randomBytes(8).toString('hex'),
-      login,
-      password,
-      nodeId,
-      o.ports ?? 1,
-    ],
-  );
-  const ports: number[] = [];
-  for (let i = 0; i < (o.ports ?? 1); i++) {
-    const port = await freePortPair();
-    ports.push(port);
-    await db.query('INSERT INTO package_ports (package_id, node_id, port) VALUES ($1, $2, $3)', [
-      id,
-      nodeId,
-      port,
-    ]);
-  }
-  return { id, login, password, ports };
-}
-
 const fetchVia = (proxy: string, bytes = 1000, extra: string[] = []) =>
   curl([...extra, '--socks5-hostname', proxy, `http://127.0.0.1:${target.port}/bytes/${bytes}`], 5);
 const viaLogin = (p: TestPackage, port = p.ports[0]!, pwd = p.password, bytes = 1000) =>
@@ -198,7 +121,7 @@ after(async () => {
 
 describe('package ports on two gateway nodes', () => {
   test('a login port answers on its own node only, through a matching exit, sticky between connections', async () => {
-    const p = await insertPackage('n1');
+    const p = await insertPackage(db, 'n1');
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000), 'node 1 listens');
     assert.equal(n2.gateway.authPorts().includes(p.ports[0]!), false, 'node 2 does not');
     const r = await viaLogin(p);
@@ -221,17 +144,17 @@ describe('package ports on two gateway nodes', () => {
   });
 
   test("geo and connection: a California mobile package exits through node 2's cell agent; none matching refuses", async () => {
-    const la = await insertPackage('n2', { state: 'California', conn: 'mobile' });
+    const la = await insertPackage(db, 'n2', { state: 'California', conn: 'mobile' });
     assert.ok(await waitFor(() => n2.gateway.authPorts().includes(la.ports[0]!), 2000));
     assert.equal((await viaLogin(la)).code, 0);
     assert.equal(n2.plane.packages.stickyExit(la.ports[0]!), laExit);
-    const wifiLa = await insertPackage('n2', { state: 'California', conn: 'wifi' });
+    const wifiLa = await insertPackage(db, 'n2', { state: 'California', conn: 'wifi' });
     assert.ok(await waitFor(() => n2.gateway.authPorts().includes(wifiLa.ports[0]!), 2000));
     assert.notEqual((await viaLogin(wifiLa)).code, 0, 'no wifi exit in California');
   });
 
   test('rotation by the link moves the port to another exit; an offline exit is replaced at once', async () => {
-    const p = await insertPackage('n1', { timer: null });
+    const p = await insertPackage(db, 'n1', { timer: null });
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
     assert.equal((await viaLogin(p)).code, 0);
     const first = n1.plane.packages.stickyExit(p.ports[0]!)!;
@@ -258,7 +181,7 @@ describe('package ports on two gateway nodes', () => {
   });
 
   test('switching to a whitelist applies within 2 s; login refused after it', async () => {
-    const p = await insertPackage('n1');
+    const p = await insertPackage(db, 'n1');
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
     await db.query(
       `UPDATE port_packages SET access_type = 'whitelist', whitelist_ips = '{127.0.0.3}' WHERE id = $1`,
@@ -277,7 +200,7 @@ describe('package ports on two gateway nodes', () => {
   });
 
   test('at the volume the package is suspended by the meter and its ports refuse within 5 s', async () => {
-    const p = await insertPackage('n1');
+    const p = await insertPackage(db, 'n1');
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
     // 20 KB left of the 1 Gb.
     await db.query('UPDATE port_packages SET download = 1073741824 - 20000 WHERE id = $1', [p.id]);
@@ -309,7 +232,7 @@ describe('package ports on two gateway nodes', () => {
 
 describe('targeting in the user name', () => {
   test('a session pins an exit of the narrowed place; another country is refused', async () => {
-    const p = await insertPackage('n1', { state: '' });
+    const p = await insertPackage(db, 'n1', { state: '' });
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
     const port = p.ports[0]!;
     const via = (user: string) => fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
@@ -336,6 +259,24 @@ describe('targeting in the user name', () => {
 describe('the HTTP proxy beside SOCKS5', () => {
   const httpVia = (proxy: string, extra: string[] = [], bytes = 1000) =>
     curl([...extra, '-x', proxy, `http://127.0.0.1:${target.port}/bytes/${bytes}`], 5);
+  /** The HTTP status a request through `proxy` gets (the proxy's own refusal, or the target's answer). */
+  const httpStatus = async (proxy: string, extra: string[] = []) =>
+    (
+      await curl(
+        [
+          '-s',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          ...extra,
+          '-x',
+          proxy,
+          `http://127.0.0.1:${target.port}/bytes/10`,
+        ],
+        5,
+      )
+    ).stdout.toString();
 
   test('a lease on the HTTP port: absolute-form and CONNECT with Basic auth; 407 without or wrong', async () => {
     const online = nyExits.find((id) => agents.has(id))!; // the rotation test closed one
@@ -350,34 +291,8 @@ describe('the HTTP proxy beside SOCKS5', () => {
     const tunnel = await httpVia(`http://${lease.user}:${lease.pwd}@127.0.0.1:${port}`, ['-p']);
     assert.equal(tunnel.code, 0, tunnel.stderr);
     assert.equal(tunnel.stdout.length, 1000);
-    const none = await curl(
-      [
-        '-s',
-        '-o',
-        '/dev/null',
-        '-w',
-        '%{http_code}',
-        '-x',
-        `http://127.0.0.1:${port}`,
-        `http://127.0.0.1:${target.port}/bytes/10`,
-      ],
-      5,
-    );
-    assert.equal(none.stdout.toString(), '407');
-    const wrong = await curl(
-      [
-        '-s',
-        '-o',
-        '/dev/null',
-        '-w',
-        '%{http_code}',
-        '-x',
-        `http://${lease.user}:x@127.0.0.1:${port}`,
-        `http://127.0.0.1:${target.port}/bytes/10`,
-      ],
-      5,
-    );
-    assert.equal(wrong.stdout.toString(), '407');
+    assert.equal(await httpStatus(`http://127.0.0.1:${port}`), '407');
+    assert.equal(await httpStatus(`http://${lease.user}:x@127.0.0.1:${port}`), '407');
     await n1.plane.meter.flush();
     await new Promise((r) => setTimeout(r, 400));
     await n1.plane.meter.flush();
@@ -390,7 +305,7 @@ describe('the HTTP proxy beside SOCKS5', () => {
   });
 
   test("a package port's HTTP twin: login by Basic auth, then the whitelist after a switch", async () => {
-    const p = await insertPackage('n1');
+    const p = await insertPackage(db, 'n1');
     const twin = p.ports[0]! + HTTP_OFFSET;
     assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
     const r = await httpVia(`http://${p.login}:${p.password}@127.0.0.1:${twin}`, ['-p']);
@@ -405,21 +320,6 @@ describe('the HTTP proxy beside SOCKS5', () => {
     );
     const from3 = await httpVia(`http://127.0.0.1:${twin}`, ['--interface', '127.0.0.3']);
     assert.equal(from3.code, 0, from3.stderr);
-    const from2 = await curl(
-      [
-        '-s',
-        '-o',
-        '/dev/null',
-        '-w',
-        '%{http_code}',
-        '--interface',
-        '127.0.0.2',
-        '-x',
-        `http://127.0.0.1:${twin}`,
-        `http://127.0.0.1:${target.port}/bytes/10`,
-      ],
-      5,
-    );
-    assert.equal(from2.stdout.toString(), '403');
+    assert.equal(await httpStatus(`http://127.0.0.1:${twin}`, ['--interface', '127.0.0.2']), '403');
   });
 });
