@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
   SOCKS_PORT_OFFSETS,
@@ -17,10 +17,11 @@ import {
   type TCryptoCreateResponse,
   type TLease,
 } from '@pm/contracts';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import { openStackVisit, signInOnStack, stackApi, waitUntil } from './support/stackVisit.ts';
 
 const run = promisify(execFile);
@@ -30,25 +31,22 @@ let browser: Browser;
 let stack: TestStack;
 let target: LoopbackPage;
 
-before(
-  async () => {
-    target = await startLoopbackPage(PAGE_TEXT);
-    stack = await startStack({
-      label: 'web_e2e_admin',
-      network: { agentCount: 6 },
-      paymentsWatchIntervalSeconds: 2,
-    });
-    browser = await launchBrowser();
+stackSuite(
+  {
+    label: 'web_e2e_admin',
+    network: { agentCount: 6 },
+    paymentsWatchIntervalSeconds: 2,
   },
-  { timeout: 120_000 },
-);
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-    target?.close();
+  (s, b) => {
+    stack = s;
+    browser = b;
   },
-  { timeout: 60_000 },
+  {
+    first: async () => {
+      target = await startLoopbackPage(PAGE_TEXT);
+    },
+    last: () => target?.close(),
+  },
 );
 
 async function curlThrough(lease: TLease): Promise<boolean> {

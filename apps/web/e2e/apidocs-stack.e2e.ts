@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { REFUND_WINDOW_MS } from '@pm/contracts';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import { openStackVisit, signInOnStack } from './support/stackVisit.ts';
 
 const run = promisify(execFile);
@@ -19,20 +20,10 @@ const run = promisify(execFile);
 let browser: Browser;
 let stack: TestStack;
 
-before(
-  async () => {
-    stack = await startStack({ label: 'web_e2e_apidocs' });
-    browser = await launchBrowser();
-  },
-  { timeout: 120_000 },
-);
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-  },
-  { timeout: 60_000 },
-);
+stackSuite({ label: 'web_e2e_apidocs' }, (s, b) => {
+  stack = s;
+  browser = b;
+});
 
 /** Runs a copied curl line in bash with `$TOKEN` set; its stdout and the HTTP status (`-w`). */
 async function shell(line: string, token = ''): Promise<{ status: number; body: string }> {

@@ -10,13 +10,14 @@
  * 192.0.2.12 (only the two ignored lists), Stamford 203.0.113.12 (flagged by the score providers).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { TAgent, TAgentListResponse, TLease } from '@pm/contracts';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { ShopPage } from './pages/ShopPage.ts';
-import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import {
   openStackVisit,
   type StackVisit,
@@ -29,21 +30,10 @@ import {
 let browser: Browser;
 let stack: TestStack;
 
-before(
-  async () => {
-    stack = await startStack({ label: 'web_e2e_checks', network: {} });
-    browser = await launchBrowser();
-  },
-  { timeout: 120_000 },
-);
-
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-  },
-  { timeout: 60_000 },
-);
+stackSuite({ label: 'web_e2e_checks', network: {} }, (s, b) => {
+  stack = s;
+  browser = b;
+});
 
 interface Visit extends StackVisit {
   shop: ShopPage;

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
   LEASE_TRAFFIC_CSV_HEADER,
@@ -24,14 +24,15 @@ import {
   type TLeaseTrafficResponse,
   type TStaticListResponse,
 } from '@pm/contracts';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { LeaseHistoryPage, UNAVAILABLE_TEXT } from './pages/LeaseHistoryPage.ts';
 import { LeaseLifecycleDialogs, RENEW_MESSAGES } from './pages/LeaseLifecycleDialogs.ts';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { StaticShopPage } from './pages/StaticShopPage.ts';
-import { launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, refusedLoopbackUrl, startLoopbackPage } from './support/loopback.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import {
   openStackVisit,
   type StackVisit,
@@ -53,24 +54,20 @@ let targetUrl: string;
 /** A loopback port where nothing listens: requests to it fail at the agent. */
 let refusedUrl: string;
 
-before(
-  async () => {
-    target = await startLoopbackPage(PAGE);
-    targetUrl = target.url;
-    refusedUrl = await refusedLoopbackUrl();
-    stack = await startStack({ label: 'web_e2e_lifecycle', network: {} });
-    browser = await launchBrowser();
+stackSuite(
+  { label: 'web_e2e_lifecycle', network: {} },
+  (s, b) => {
+    stack = s;
+    browser = b;
   },
-  { timeout: 120_000 },
-);
-
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-    target?.close();
+  {
+    first: async () => {
+      target = await startLoopbackPage(PAGE);
+      targetUrl = target.url;
+      refusedUrl = await refusedLoopbackUrl();
+    },
+    last: () => target?.close(),
   },
-  { timeout: 60_000 },
 );
 
 const customer = () => stack.demo.customer;

@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import { openStackVisit, signInOnStack, waitUntil } from './support/stackVisit.ts';
 
 const run = promisify(execFile);
@@ -21,22 +22,18 @@ let browser: Browser;
 let stack: TestStack;
 let target: LoopbackPage;
 
-before(
-  async () => {
-    target = await startLoopbackPage(PAGE);
-    stack = await startStack({ label: 'web_e2e_ports', network: {} });
-    browser = await launchBrowser();
+stackSuite(
+  { label: 'web_e2e_ports', network: {} },
+  (s, b) => {
+    stack = s;
+    browser = b;
   },
-  { timeout: 120_000 },
-);
-
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-    target?.close();
+  {
+    first: async () => {
+      target = await startLoopbackPage(PAGE);
+    },
+    last: () => target?.close(),
   },
-  { timeout: 60_000 },
 );
 
 async function choose(page: Page, label: string, option: RegExp) {

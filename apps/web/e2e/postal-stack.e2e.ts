@@ -6,11 +6,12 @@
  * code (Boston's 02108) then finds the Boston agent.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import { describe, it } from 'node:test';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { ShopPage } from './pages/ShopPage.ts';
-import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import { openStackVisit, signInOnStack, waitUntil } from './support/stackVisit.ts';
 
 const GLOBAL_ERROR = /We had an error/;
@@ -20,21 +21,10 @@ const DROPPED = 'Unknown ZIP/postal code for this country: 99999 was removed fro
 let browser: Browser;
 let stack: TestStack;
 
-before(
-  async () => {
-    stack = await startStack({ label: 'web_e2e_postal', network: {} });
-    browser = await launchBrowser();
-  },
-  { timeout: 120_000 },
-);
-
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-  },
-  { timeout: 60_000 },
-);
+stackSuite({ label: 'web_e2e_postal', network: {} }, (s, b) => {
+  stack = s;
+  browser = b;
+});
 
 async function visit(viewport: typeof DESKTOP) {
   const v = await openStackVisit(browser, stack, { viewport });

@@ -14,15 +14,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { TAccount, TAgent, TLease, TPricingRules } from '@pm/contracts';
-import { startStack, type TestStack } from '@pm/devnet/stack';
+import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { ShopPage, PURCHASE_DIALOG_TITLES as TITLES } from './pages/ShopPage.ts';
-import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
+import { stackSuite } from './support/stackSuite.ts';
 import {
   centsOf,
   openStackVisit,
@@ -43,23 +44,19 @@ let stack: TestStack;
 let target: LoopbackPage;
 let targetUrl: string;
 
-before(
-  async () => {
-    target = await startLoopbackPage(LOOPBACK_PAGE);
-    targetUrl = target.url;
-    stack = await startStack({ label: 'web_e2e_shop', network: {} });
-    browser = await launchBrowser();
+stackSuite(
+  { label: 'web_e2e_shop', network: {} },
+  (s, b) => {
+    stack = s;
+    browser = b;
   },
-  { timeout: 120_000 },
-);
-
-after(
-  async () => {
-    await browser?.close();
-    await stack?.close();
-    target?.close();
+  {
+    first: async () => {
+      target = await startLoopbackPage(LOOPBACK_PAGE);
+      targetUrl = target.url;
+    },
+    last: () => target?.close(),
   },
-  { timeout: 60_000 },
 );
 
 interface Visit extends StackVisit {
