@@ -23,6 +23,7 @@ import {
   type StackVisit,
   shownBalanceC,
   signInOnStack,
+  stackApiWithToken,
   usd,
   waitUntil,
 } from './support/stackVisit.ts';
@@ -53,17 +54,7 @@ const customer = () => stack.demo.customer;
 let token: string | undefined;
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   token ??= await stack.token(customer().email, customer().password);
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'cache-control': 'no-cache',
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  return stackApiWithToken<T>(stack, token, method, path, body);
 }
 
 /** The US demo agent in `city`, as the API shows it now. */

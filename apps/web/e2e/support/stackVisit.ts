@@ -65,7 +65,17 @@ export async function stackApi<T>(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const token = await stack.token(who.email, who.password);
+  return stackApiWithToken<T>(stack, await stack.token(who.email, who.password), method, path, body);
+}
+
+/** A market API call from the test with a bearer token the caller holds. */
+export async function stackApiWithToken<T>(
+  stack: TestStack,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${stack.apiUrl}${path}`, {
     method,
     headers: {
