@@ -74,7 +74,6 @@ const signIn = (v: Visit, email: string, password: string, path = '/') =>
   signInOnStack(v, stack, { email, password }, path);
 const api = <T>(who: StackUser, method: string, path: string, body?: unknown) =>
   stackApi<T>(stack, who, method, path, body);
-const balanceC = shownBalanceC;
 const customer = () => stack.demo.customer;
 const admin = () => stack.demo.admin;
 
@@ -90,15 +89,6 @@ async function selectInUsShop(v: Visit, city: string): Promise<void> {
     .getByText(new RegExp(`^${city}, `))
     .first()
     .waitFor();
-}
-
-/** Desktop: Buy Proxy in the sidebar and in the Confirm Purchase dialog; returns the dialog that answers. */
-async function buySelected(v: Visit, title: string) {
-  await v.shop.buyFromSidebar();
-  await v.shop.confirmPurchase();
-  const dialog = v.shop.purchaseDialog(title);
-  await dialog.waitFor();
-  return dialog;
 }
 
 describe('the shop on the whole product with the demo network', () => {
@@ -226,7 +216,7 @@ describe('the shop on the whole product with the demo network', () => {
       await v.shop.buyOnDetailPage('Private');
       await v.shell.screenTitle.filter({ hasText: 'Confirm Purchase' }).waitFor();
       const priceC = centsOf((await v.page.getByTestId('confirm-type').textContent()) ?? '');
-      const before = await balanceC(v);
+      const before = await shownBalanceC(v);
       await saveScreenshot(v.page, 'shop-stack-phone-confirm');
       await v.shop.confirmOnPage();
       await v.shop.waitForPurchaseSuccess();
@@ -265,12 +255,12 @@ describe('the shop on the whole product with the demo network', () => {
       const raised = saved.map((r) => ({ ...r, priceExcC: r.priceExcC + 100, priceShrC: r.priceShrC + 100 }));
       try {
         assert.equal((await api(admin(), 'PUT', '/pricing/rules', { rules: raised })).status, 200);
-        await buySelected(v, TITLES.priceChanged);
+        await v.shop.buySelected(TITLES.priceChanged);
         await saveScreenshot(v.page, 'shop-stack-price-changed');
         await v.shop.dismissPurchaseDialog(TITLES.priceChanged);
         // The proxy is reloaded with the new price, which buys it.
         await v.shop.sidebar.getByRole('button', { name: `Buy Proxy for ${usd(shownC + 100)}` }).waitFor();
-        const before = await balanceC(v);
+        const before = await shownBalanceC(v);
         await v.shop.buyFromSidebar();
         await v.shop.confirmPurchase();
         await v.shop.waitForPurchaseSuccess();
@@ -297,7 +287,7 @@ describe('the shop on the whole product with the demo network', () => {
         exc: true,
       });
       assert.equal(bought.status, 201);
-      let dialog = await buySelected(v, TITLES.alreadyLeased);
+      let dialog = await v.shop.buySelected(TITLES.alreadyLeased);
       await dialog.getByText('This proxy is currently purchased and unavailable.').waitFor();
       await saveScreenshot(v.page, 'shop-stack-already-purchased');
       await v.shop.dismissPurchaseDialog(TITLES.alreadyLeased);
@@ -312,10 +302,10 @@ describe('the shop on the whole product with the demo network', () => {
       const houstonC = centsOf((await v.shop.sidebarBuyButton.textContent()) ?? '');
       const thaw = network.stallAgent('demo-21');
       try {
-        dialog = await buySelected(v, TITLES.testFailed);
+        dialog = await v.shop.buySelected(TITLES.testFailed);
         await dialog.getByText(/You can still buy it/).waitFor();
         await saveScreenshot(v.page, 'shop-stack-not-responding');
-        const before = await balanceC(v);
+        const before = await shownBalanceC(v);
         // Buy Anyway: the purchase without the probe.
         await dialog.getByRole('button', { name: 'Buy Anyway' }).click();
         await v.shop.waitForPurchaseSuccess();
@@ -336,7 +326,7 @@ describe('the shop on the whole product with the demo network', () => {
         async () => !(await api<TAgent>(customer(), 'GET', '/agents/demo-09')).body.online,
         'the gateway marks the stopped agent offline',
       );
-      dialog = await buySelected(v, TITLES.offline);
+      dialog = await v.shop.buySelected(TITLES.offline);
       await dialog.getByText('This proxy is currently offline.').waitFor();
       await v.shop.dismissPurchaseDialog(TITLES.offline);
 
@@ -356,7 +346,7 @@ describe('the shop on the whole product with the demo network', () => {
           host: 'dyn-198-51-100-250.lonestarbroadband.example',
         },
       });
-      dialog = await buySelected(v, TITLES.infoChanged);
+      dialog = await v.shop.buySelected(TITLES.infoChanged);
       assert.deepEqual(await dialog.getByTestId('changed-parameters').locator('li').allInnerTexts(), [
         'IP Address',
         'Geolocation',
@@ -388,7 +378,7 @@ describe('the shop on the whole product with the demo network', () => {
         centsOf((await v.shop.sidebarBuyButton.textContent()) ?? '') > 100,
         'the price is above $1.00',
       );
-      const dialog = await buySelected(v, TITLES.notEnoughFunds);
+      const dialog = await v.shop.buySelected(TITLES.notEnoughFunds);
       await saveScreenshot(v.page, 'shop-stack-not-enough-funds');
       await dialog.getByRole('button', { name: 'Add Funds' }).click();
       await v.page.waitForURL((u) => u.pathname === '/payments');

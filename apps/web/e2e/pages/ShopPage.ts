@@ -125,6 +125,15 @@ export class ShopPage {
       .click();
   }
 
+  /** Desktop: Buy Proxy in the sidebar and in the Confirm Purchase dialog; returns the dialog titled `title` that answers. */
+  async buySelected(title: string): Promise<Locator> {
+    await this.buyFromSidebar();
+    await this.confirmPurchase();
+    const dialog = this.purchaseDialog(title);
+    await dialog.waitFor({ timeout: TIMEOUT_MS });
+    return dialog;
+  }
+
   // --- desktop filter row and Advanced Search ---
 
   async showFilters(): Promise<Locator> {
