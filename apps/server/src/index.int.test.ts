@@ -126,6 +126,7 @@ describe('start()', () => {
           'leases.autoRefund',
           'leases.expire',
           'ports.suspendDue',
+          'webhooks.scan',
         ],
       );
     } finally {
