@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { freePort } from '../free-port.ts';
-import { type GatewayHandle, startGateway } from '../gateway.ts';
+import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import {
   assertPatternBytes,
@@ -20,9 +20,9 @@ import {
   waitFor,
 } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
-import { startControlPlane } from './control-plane.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
 import { insertAgent, insertLease, type TestLease } from './network.testkit.ts';
+import { startTestNode } from './node.testkit.ts';
 
 const BLOCK_DEADLINE_MS = 5000;
 let db: TestDatabase;
@@ -57,29 +57,10 @@ before(async () => {
   db = await createTestDatabase('gateway_blocked');
   target = await startHttpTarget();
   const tls = makeSelfSignedCert();
-  const plane = await startControlPlane({
-    db,
-    nodeId: 'n1',
-    node: { publicHost: 'n1.gw.test', publicIp: '127.0.0.1', socksBasePort: 10000 },
-    geo: createOverrideGeo({}),
-    reverseDns: false,
-    flushMs: 500,
-  });
+  const { plane, gateway: started } = await startTestNode(db, 'n1', { geo: createOverrideGeo({}), tls });
   directory = plane.directory;
   closeControlPlane = plane.close;
-  gateway = await startGateway({
-    nodeId: 'n1',
-    host: '127.0.0.1',
-    tunnelPort: 0,
-    socksPorts: [0],
-    tls,
-    directory: plane.directory,
-    meter: plane.meter,
-    registry: plane.registry,
-    handshakeTimeoutMs: 5000,
-    trustAgentIp: true,
-    meterFlushMs: 200,
-  });
+  gateway = started;
   const a = await insertAgent(db, null);
   agentId = a.id;
   agent = startAgent({

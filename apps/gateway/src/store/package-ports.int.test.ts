@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
-import { type GatewayHandle, startGateway } from '../gateway.ts';
+import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
-import { type ControlPlane, startControlPlane } from './control-plane.ts';
+import type { ControlPlane } from './control-plane.ts';
 import { HTTP_OFFSET, insertAgent, insertLease, insertPackage, type TestPackage } from './network.testkit.ts';
+import { startTestNode } from './node.testkit.ts';
 
 interface Node {
   id: string;
@@ -41,28 +42,11 @@ const geo = createOverrideGeo({
 });
 
 async function startNode(id: string): Promise<Node> {
-  const plane = await startControlPlane({
-    db,
-    nodeId: id,
-    node: { publicHost: `${id}.gw.test`, publicIp: '127.0.0.1', socksBasePort: 10000 },
+  const { plane, gateway } = await startTestNode(db, id, {
     geo,
-    reverseDns: false,
-    flushMs: 500,
-  });
-  const gateway = await startGateway({
-    nodeId: id,
-    host: '127.0.0.1',
-    tunnelPort: 0,
-    socksPorts: [0],
-    httpPorts: [0],
-    httpPortOffset: HTTP_OFFSET,
     tls,
-    directory: plane.served,
-    meter: plane.meter,
-    registry: plane.registry,
-    handshakeTimeoutMs: 5000,
-    trustAgentIp: true,
-    meterFlushMs: 200,
+    served: true,
+    gateway: { httpPorts: [0], httpPortOffset: HTTP_OFFSET },
   });
   return { id, plane, gateway };
 }

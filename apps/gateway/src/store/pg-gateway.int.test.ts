@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { freePort } from '../free-port.ts';
-import { type GatewayHandle, startGateway } from '../gateway.ts';
+import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import type { PgLeaseMeter } from '../metering/lease-meter.ts';
 import {
@@ -19,9 +19,9 @@ import {
 } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import type { PgAgentRegistry } from './agent-registry.ts';
-import { startControlPlane } from './control-plane.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
 import { insertAgent, insertLease, type TestLease } from './network.testkit.ts';
+import { startTestNode } from './node.testkit.ts';
 
 interface Node {
   id: string;
@@ -46,27 +46,8 @@ const geo = createOverrideGeo({
 });
 
 async function startNode(id: string): Promise<Node> {
-  const { registry, directory, meter, close } = await startControlPlane({
-    db,
-    nodeId: id,
-    node: { publicHost: `${id}.gw.test`, publicIp: '127.0.0.1', socksBasePort: 10000 },
-    geo,
-    reverseDns: false,
-    flushMs: 500,
-  });
-  const gateway = await startGateway({
-    nodeId: id,
-    host: '127.0.0.1',
-    tunnelPort: 0,
-    socksPorts: [0, 0, 0, 0],
-    tls,
-    directory,
-    meter,
-    registry,
-    handshakeTimeoutMs: 5000,
-    trustAgentIp: true,
-    meterFlushMs: 200,
-  });
+  const { plane, gateway } = await startTestNode(db, id, { geo, tls, gateway: { socksPorts: [0, 0, 0, 0] } });
+  const { registry, directory, meter, close } = plane;
   return { id, registry, directory, meter, gateway, close };
 }
 
