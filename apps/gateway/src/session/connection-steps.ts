@@ -31,6 +31,29 @@ export function exitOf(lease: LeaseEntry, ctx: Pick<SessionContext, 'tunnels'>):
   );
 }
 
+/**
+ * Takes a handshake slot for the socket's source: a source (IPv4 address, IPv6 /64) holds at most
+ * so many handshakes at once, delayed failures included. Without a free slot the socket is
+ * destroyed (`source-busy`) and the answer is null; else it is the function that gives the slot
+ * back, once: when relaying starts or the socket closes.
+ */
+export function takeHandshakeSlot(socket: net.Socket, ip: string, ctx: SessionContext): (() => void) | null {
+  if (!ctx.limiter.openHandshake(ip)) {
+    ctx.metrics.handshakeFailures.inc({ reason: 'source-busy' });
+    socket.on('error', () => {});
+    socket.destroy();
+    return null;
+  }
+  let handshakeOpen = true;
+  ctx.handshaking.add(socket);
+  return () => {
+    ctx.handshaking.delete(socket);
+    if (!handshakeOpen) return;
+    handshakeOpen = false;
+    ctx.limiter.closeHandshake(ip);
+  };
+}
+
 /** Why a connection was not admitted (also its `handshakeFailures` reason). */
 export type Refusal = 'lease-ended' | 'agent-offline' | 'lease-share' | 'agent-busy';
 

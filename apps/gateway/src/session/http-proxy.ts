@@ -9,6 +9,7 @@ import {
   countOpenTimeout,
   openSession,
   type Refusal,
+  takeHandshakeSlot,
 } from './connection-steps.ts';
 import type { Session, SessionContext } from './socks-session.ts';
 
@@ -94,19 +95,8 @@ function answer(socket: net.Socket, status: number, reason: string, extra = ''):
 export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContext, authPort?: number): void {
   const ip = normalizeIp(socket.remoteAddress);
   ctx.metrics.authConnections.inc();
-  if (!ctx.limiter.openHandshake(ip)) {
-    socket.on('error', () => {});
-    socket.destroy();
-    return;
-  }
-  let handshakeOpen = true;
-  const endHandshake = () => {
-    ctx.handshaking.delete(socket);
-    if (!handshakeOpen) return;
-    handshakeOpen = false;
-    ctx.limiter.closeHandshake(ip);
-  };
-  ctx.handshaking.add(socket);
+  const endHandshake = takeHandshakeSlot(socket, ip, ctx);
+  if (!endHandshake) return;
   let buf: Buffer = Buffer.alloc(0);
   let done = false;
   let session: Session | null = null;

@@ -25,6 +25,7 @@ import {
   countOpenResult,
   countOpenTimeout,
   openSession,
+  takeHandshakeSlot,
 } from './connection-steps.ts';
 import type { GatewayMetrics } from './metrics.ts';
 
@@ -69,22 +70,8 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   const ip = normalizeIp(socket.remoteAddress);
   const peerIp = () => ip;
   (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
-  // A source (IPv4 address, IPv6 /64) holds at most so many handshakes at once (delayed failures included).
-  if (!ctx.limiter.openHandshake(ip)) {
-    ctx.metrics.handshakeFailures.inc({ reason: 'source-busy' });
-    socket.on('error', () => {});
-    socket.destroy();
-    return;
-  }
-  let handshakeOpen = true;
-  /** The source's handshake slot is given back once: when relaying starts or the socket closes. */
-  const endHandshake = () => {
-    ctx.handshaking.delete(socket);
-    if (!handshakeOpen) return;
-    handshakeOpen = false;
-    ctx.limiter.closeHandshake(ip);
-  };
-  ctx.handshaking.add(socket);
+  const endHandshake = takeHandshakeSlot(socket, ip, ctx);
+  if (!endHandshake) return;
   let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
   let buf: Buffer = EMPTY;
   let entry: LeaseEntry | undefined;
