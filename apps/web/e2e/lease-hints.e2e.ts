@@ -114,8 +114,10 @@ describe('admin tab strip at 390 px', () => {
       await next.last().waitFor();
       await saveScreenshot(session.shell.page, 'admin-tabs-390');
       await next.last().click();
-      await session.shell.page.getByRole('tab', { name: 'User Payments' }).click();
-      await session.shell.page.getByText('User Payments: coming in the admin release.').waitFor();
+      const payments = session.shell.page.getByRole('tab', { name: 'User Payments' });
+      await payments.click();
+      await session.shell.page.getByRole('tab', { name: 'User Payments', selected: true }).waitFor();
+      assert.ok(await payments.isVisible(), 'the strip scrolled to the last sections');
     } finally {
       await session.context.close();
     }
