@@ -1,5 +1,4 @@
-import ConstructionIcon from '@mui/icons-material/Construction';
-import { Box, Card, CardContent, Stack, Typography } from '@mui/material';
+import { Box, Stack, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 
 interface PageProps {
@@ -20,37 +19,5 @@ export function Page({ title, actions, children }: PageProps) {
       </Stack>
       {children}
     </Box>
-  );
-}
-
-export const NOT_AVAILABLE_TEXT = 'This screen is not available yet.';
-
-/** Honest placeholder for screens a later release builds. */
-export function NotAvailableCard({ details }: { details?: string }) {
-  return (
-    <Card data-testid="not-available">
-      <CardContent>
-        <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-          <ConstructionIcon color="action" />
-          <Box>
-            <Typography>{NOT_AVAILABLE_TEXT}</Typography>
-            {details && (
-              <Typography variant="body2" color="text.secondary">
-                {details}
-              </Typography>
-            )}
-          </Box>
-        </Stack>
-      </CardContent>
-    </Card>
-  );
-}
-
-/** A page that only says it is not available yet. */
-export function NotAvailablePage({ title, details }: { title: string; details?: string }) {
-  return (
-    <Page title={title}>
-      <NotAvailableCard {...(details ? { details } : {})} />
-    </Page>
   );
 }
