@@ -329,8 +329,9 @@ describe('phone shop (390 px)', () => {
 
       await shop.openCard(0);
       assert.match((await shop.page.getByTestId('agent-info').innerText()) ?? '', /Uptime\s+3d/);
-      assert.match(await (await shop.openDetailTab('IP Score')).innerText(), /No score check yet/);
-      assert.match(await (await shop.openDetailTab('Speed')).innerText(), /Not tested yet/);
+      // Each panel shows 'Loading…' until its check's answer is in.
+      await (await shop.openDetailTab('IP Score')).getByText(/No score check yet/).waitFor();
+      await (await shop.openDetailTab('Speed')).getByText(/Not tested yet/).waitFor();
       await shop.openDetailTab('Blacklists');
       await saveScreenshot(shop.page, 'shop-phone-detail');
       await shop.buyOnDetailPage('Private');
