@@ -76,13 +76,13 @@ function isPortFree(port: number): Promise<boolean> {
 }
 
 /**
- * A SOCKS base port for a test gateway: its ports are base+2080..5080 (fixed offsets, so not port 0),
+ * A SOCKS base port for a test gateway: its ports are base+2080..5080 and the HTTP proxy base+6080 (fixed offsets, so not port 0),
  * drawn below the ephemeral range so client sockets never hold them, and free when looked at.
  */
 async function pickSocksBasePort(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const base = 21_000 + Math.floor(Math.random() * 5000);
-    const free = await Promise.all([2080, 3080, 4080, 5080].map((o) => isPortFree(base + o)));
+    const free = await Promise.all([2080, 3080, 4080, 5080, 6080].map((o) => isPortFree(base + o)));
     if (free.every(Boolean)) return base;
   }
   throw new Error('no free SOCKS ports for the test gateway');

@@ -62,8 +62,11 @@ describe('Ports on the real stack', () => {
       await choose(page, 'State', /^NY /);
       await choose(page, 'City', /^New York /);
       const price = page.getByTestId('port-price');
-      await waitUntil(async () => /\$\d/.test((await price.textContent()) ?? ''), 'the live price');
-      assert.match((await price.textContent()) ?? '', /\$3\.90/);
+      // The live price follows each choice: wait for the city's price, not the country's first quote.
+      await waitUntil(
+        async () => /\$3\.90/.test((await price.textContent()) ?? ''),
+        'the live price of the city',
+      );
       await page.getByTestId('port-buy').click();
       await page.getByTestId('port-confirm').click();
       await page.getByTestId('port-row').first().waitFor();
