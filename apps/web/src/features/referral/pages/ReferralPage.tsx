@@ -55,7 +55,9 @@ export function ReferralPage() {
             </Typography>
             {!account && <Skeleton variant="rounded" height={48} />}
             {account && !link && (
-              <Typography color="text.secondary">Your invite link is being prepared: reload this page in a moment.</Typography>
+              <Typography color="text.secondary">
+                Your invite link is being prepared: reload this page in a moment.
+              </Typography>
             )}
             {link && (
               <Box
