@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import { ZErrorBody } from './common.ts';
+
+/**
+ * The endpoint contract: each operation declared once, with method, path, schemas, operationId,
+ * summary and visibility. The server registers its routes from it (`apps/server/src/platform/endpoint.ts`),
+ * the web app calls it through `callEndpoint`, and the public OpenAPI document (`GET /api/openapi.json`)
+ * and the API page are built from the routes it declares.
+ *
+ * - `public`: a customer operation that is also served under `/api` (SPEC 7) to a bearer token or an
+ *   API key; the public document lists only these (and the token endpoint).
+ * - `customer`: the signed-in customer's own routes (the web app's token only).
+ * - `staff`: staff routes.
+ *
+ * Each area declares its operations in `endpoints/<area>.ts`; `ENDPOINTS` (endpoints.ts) joins them.
+ */
+export type Visibility = 'public' | 'customer' | 'staff';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Endpoint {
+  /** Unique; the public document's operationId and the generated clients' method name. */
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path (`/leases/{id}`); public operations are also served at `/api` + path. */
+  path: string;
+  /** The method under `/api` where SPEC 7 names another (auto-renew is a GET there). */
+  publicMethod?: HttpMethod;
+  summary: string;
+  description?: string;
+  visibility: Visibility;
+  tags: string[];
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  headers?: z.ZodType;
+  /** Status -> body schema; the success status first. */
+  response: Record<number, z.ZodType>;
+  /** What the API page shows as the request and the answer (public operations). */
+  example?: {
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    body?: unknown;
+    answer: unknown;
+  };
+}
+
+export function defineEndpoint<const E extends Endpoint>(e: E): E {
+  return e;
+}
+
+/** The fields a handler gets, as the schemas parse them. */
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+export interface EndpointInput<E extends Endpoint> {
+  params: Parsed<E['params']>;
+  query: Parsed<E['querystring']>;
+  body: Parsed<E['body']>;
+  headers: Parsed<E['headers']>;
+}
+
+/** The error answers every operation may give. */
+export const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 429: ZErrorBody };

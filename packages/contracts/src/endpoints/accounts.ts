@@ -1,0 +1,3 @@
+import type { Endpoint } from '../endpoint.ts';
+
+export const ACCOUNT_ENDPOINTS = {} as const satisfies Record<string, Endpoint>;
