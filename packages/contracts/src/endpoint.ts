@@ -11,10 +11,11 @@ import { ZErrorBody } from './common.ts';
  *   API key; the public document lists only these (and the token endpoint).
  * - `customer`: the signed-in customer's own routes (the web app's token only).
  * - `staff`: staff routes.
+ * - `anonymous`: served without a sign-in (the price list, the spec's open reads).
  *
  * Each area declares its operations in `endpoints/<area>.ts`; `ENDPOINTS` (endpoints.ts) joins them.
  */
-export type Visibility = 'public' | 'customer' | 'staff';
+export type Visibility = 'public' | 'customer' | 'staff' | 'anonymous';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Endpoint {
@@ -28,6 +29,8 @@ export interface Endpoint {
   summary: string;
   description?: string;
   visibility: Visibility;
+  /** Which listener serves it: the market API (default) or the Ports API's own base address (SPEC 7). */
+  api?: 'market' | 'ports';
   tags: string[];
   params?: z.ZodType;
   querystring?: z.ZodType;

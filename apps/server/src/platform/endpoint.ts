@@ -22,6 +22,7 @@ const AUTH_OF: Record<Endpoint['visibility'], AuthLevel> = {
   public: 'user',
   customer: 'user',
   staff: 'staff',
+  anonymous: 'public',
 };
 
 /**
