@@ -9,7 +9,7 @@ it('the Terms template states the real rules: refunds, auto-refund, a balance th
   const terms = text(termsSections('ProxyMarket', 'help@op.example'));
   assert.match(
     terms,
-    /40% or more of the requests .* fail, its price is returned to your balance automatically/,
+    /Automatic refund: If 40% or more of the requests through a leased proxy fail because the proxy stopped working .* during the last hour, with at least 10 requests in that hour, the price you last paid for it is returned to your balance automatically/,
   );
   assert.match(
     terms,

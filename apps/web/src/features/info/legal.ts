@@ -4,7 +4,7 @@
  * the product really applies. Pure, so Node tests it.
  */
 import {
-  AUTO_REFUND_FAIL_PCT,
+  AUTO_REFUND_RULE_TEXT,
   REFERRAL_FIRST_LOAD_PCT,
   REFERRAL_LATER_LOAD_PCT,
   REFUND_MAX_SPEED_BPS,
@@ -66,7 +66,7 @@ export function termsSections(product: string, supportEmail: string): LegalSecti
     {
       heading: 'Refunds',
       paragraphs: [
-        `Automatic refund: if ${AUTO_REFUND_FAIL_PCT}% or more of the requests through a leased proxy fail, its price is returned to your balance automatically.`,
+        `Automatic refund: ${AUTO_REFUND_RULE_TEXT}`,
         `Refund on request: within the first ${hours(REFUND_WINDOW_MS)} hours of a lease, while the proxy is offline, has carried less than ${mb} MB and tests slower than ${kbps} kbps, Refund returns the full price to your balance and ends the lease.`,
         `Static proxies are refunded within 1 hour of purchase and only if unused: send support (${supportEmail}) the lease ID.`,
         'Nothing else is refunded: a proxy that works is not refunded because it no longer suits you.',
