@@ -3,6 +3,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { createEgressGuard } from '@pm/agent';
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, as Stripe signs. */
 export function signWebhook(secret: string, body: string, unixSeconds: number): string {
@@ -26,24 +27,17 @@ export function verifyWebhook(
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-/** Addresses a webhook may not reach: loopback, private, link-local, CGNAT, multicast, unspecified. */
+/**
+ * The agents' egress guard, with nothing opened: the IANA special-purpose ranges (private, loopback,
+ * link-local, CGNAT, benchmarking, documentation, multicast...), IPv4 inside IPv6 (mapped, NAT64,
+ * 6to4) judged as IPv4, and this host's own interface addresses. One table for both products of a
+ * customer's choosing that the platform connects to: an agent's destination and a webhook endpoint.
+ */
+const publicOnly = createEgressGuard({ refusePorts: [] });
+
+/** Whether a webhook may not reach `ip`: anything but a public internet address of another host. */
 export function isPrivateAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a = 0, b = 0] = ip.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      a >= 224 ||
-      (a === 100 && b >= 64 && b < 128) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b < 32) ||
-      (a === 192 && b === 168)
-    );
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isPrivateAddress(v6.slice(7));
-  return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith('ff');
+  return publicOnly.refusal(ip) !== null;
 }
 
 /** Why a URL cannot be a webhook endpoint, or null: https only (http too when `allowPrivate`), no credentials. */

@@ -156,10 +156,16 @@ describe('delivery', () => {
       '::1',
       'fd00::1',
       '::ffff:127.0.0.1',
+      // Past a first-octet check: benchmarking, documentation, NAT64 and 6to4 forms of loopback.
+      '198.18.0.1',
+      '203.0.113.9',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::',
     ]) {
       assert.equal(isPrivateAddress(ip), true, ip);
     }
-    assert.equal(isPrivateAddress('203.0.113.9'), false);
+    assert.equal(isPrivateAddress('8.8.8.8'), false);
+    assert.equal(isPrivateAddress('2606:4700:4700::1111'), false);
     // A name that resolves to loopback is refused on the connection itself.
     const permissive = service(true);
     const userId = newUserId('ssrf');
