@@ -98,7 +98,7 @@ test('a mailed-link reset clears the account slow-down; failures are forgotten a
   const limits = createLimits({}, () => now);
   for (let i = 0; i <= ACCOUNT_SLOWDOWN.freeFailures; i++) await failOnce(limits, 'r@x.test', `10.5.0.${i}`);
   assert.equal(await failOnce(limits, 'r@x.test', '10.5.1.1'), false);
-  limits.clearAccount('r@x.test');
+  await limits.clearAccount('r@x.test');
   assert.equal(await failOnce(limits, 'r@x.test', '10.5.1.2'), true);
   for (let i = 0; i <= ACCOUNT_SLOWDOWN.freeFailures; i++) await failOnce(limits, 'q@x.test', `10.6.0.${i}`);
   now += ACCOUNT_SLOWDOWN.forgetAfterS * 1000 + 1;

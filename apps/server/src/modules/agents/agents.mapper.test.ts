@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ZAgent } from '@pm/contracts';
 import { cents } from '@pm/money';
-import type { ShopRow } from './agents.filter.ts';
+import type { ShopRow } from './agents.filter.repository.ts';
 import { isNewAgent, maskHost, maskIp, toAgent } from './agents.mapper.ts';
 
 const DAY = 86_400_000;

@@ -2,7 +2,7 @@
 import { NEW_AGENT_DAYS, type TAgent } from '@pm/contracts';
 import { type StoredScoreCheck, toScoreCheck } from '../checks/checks.mapper.ts';
 import type { AgentPrices } from '../pricing/pricing.rules.ts';
-import type { ShopRow } from './agents.filter.ts';
+import type { ShopRow } from './agents.filter.repository.ts';
 
 const DAY_MS = 86_400_000;
 /** What replaces a hidden part of an address or host name. */

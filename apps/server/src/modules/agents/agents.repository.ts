@@ -1,4 +1,4 @@
-// The agent rows of the shop and the sale; the shop's filter itself is in agents.filter.ts.
+// The agent rows of the shop and the sale; the shop's filter itself is in agents.filter.repository.ts.
 import {
   ACTIVE_LEASE,
   agentCleanStarsSql,
@@ -20,7 +20,7 @@ import {
   type ShopRow,
   shopColumns,
   withCleanScore,
-} from './agents.filter.ts';
+} from './agents.filter.repository.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
 

@@ -14,7 +14,7 @@ import type { ChangeFeed } from '../../platform/changes.ts';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
-import { FACETS, type LapsedCounts, type ShopFilter, type ShopRow } from './agents.filter.ts';
+import { FACETS, type LapsedCounts, type ShopFilter, type ShopRow } from './agents.filter.repository.ts';
 import { isNewAgent, soldSinceCutoff, toAgent } from './agents.mapper.ts';
 import { type AgentRow, createAgentsRepository } from './agents.repository.ts';
 import { findSaleRefusal, type SaleAsk, type SaleQuote, saleRefusalError } from './agents.sale.ts';

@@ -12,8 +12,8 @@ import { type BoundingBox, EARTH_RADIUS_MI } from '@pm/geo';
 import { and, eq, gte, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { PgSelect } from 'drizzle-orm/pg-core';
 
-// The shop's filter in SQL: what a listed agent is and which rows a query keeps. The queries that
-// run it are in agents.repository.ts.
+// The shop's filter in SQL: what a listed agent is and which rows a query keeps. Part of the agents
+// repository (Drizzle stays in *.repository.ts); the queries that run it are in agents.repository.ts.
 
 /** The filters of the shop's list a segment list can ignore (each ignores its own). */
 export const FACETS = ['reg', 'city', 'zip', 'isp'] as const;
