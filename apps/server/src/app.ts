@@ -144,6 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       resolveApiKey: (key) => composition.services.apiKeys.resolve(key),
     }),
   );
+  // Which listener this app is: `registerEndpoint` serves each operation only on the API it declares.
+  app.decorate('apiSurface', deps.surface ?? 'market');
   registerModuleRoutes(app.withTypeProvider<ZodTypeProvider>(), composition, deps.surface);
   if (!deps.composition) {
     // Caches cleared when any process commits a change they hold (the shop after a sale, the price

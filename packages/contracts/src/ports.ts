@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZCents } from './common.ts';
+import { ZCents, ZErrorBody } from './common.ts';
 
 /** SPEC section 9: the volumes (Gb), port counts, periods (days) and rotation timers (minutes) sold. */
 export const PORT_VOLUMES_GB = [1, 2, 3, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
@@ -176,6 +176,8 @@ export const ZPortGeoListQuery = z.object({
   country: z.string().trim().min(1).max(100).optional(),
   state: z.string().trim().max(100).optional(),
 });
+/** `GET /list/geo/state` and `/list/geo/city`: the country is required there. */
+export const ZPortGeoChildQuery = ZPortGeoListQuery.extend({ country: z.string().trim().min(1).max(100) });
 export const ZPortCountries = z.object({
   countries: z.array(z.object({ code: z.string(), name: z.string(), count: z.number().int() })),
 });
@@ -225,3 +227,9 @@ export const ZPortPricing = z.object({
 });
 export const ZPortPricingBody = z.object({ rows: z.array(ZPortPriceRow).min(1).max(50) }).strict();
 export type TPortPriceRow = z.infer<typeof ZPortPriceRow>;
+
+/** The Ports API's errors carry `error` (SPEC 7); a stale price answers the price, the rotation rule when to retry. */
+export const ZPortsError = ZErrorBody.extend({
+  price: z.number().int().optional(),
+  retryAfterSeconds: z.number().int().optional(),
+});

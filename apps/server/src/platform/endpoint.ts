@@ -1,7 +1,7 @@
 import { type Endpoint, type EndpointInput, publicRoute } from '@pm/contracts';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AuthLevel } from './auth.ts';
-import type { ApiApp } from './module.ts';
+import type { ApiApp, ApiSurface } from './module.ts';
 
 /** A route's rate limit: `max` calls per `timeWindow` ms, counted per caller. */
 export interface RateLimit {
@@ -31,6 +31,12 @@ const AUTH_OF: Record<Endpoint['visibility'], AuthLevel> = {
  * bearer token or an API key; 403 without one). One implementation behind both paths.
  */
 export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: EndpointRoute<E>): void {
+  // The market API and the Ports API's listener are separate apps (`buildApp`'s `surface`): an
+  // operation is served only on the one it declares.
+  const surface = (app as unknown as { apiSurface?: ApiSurface }).apiSurface ?? 'market';
+  if ((e.api ?? 'market') !== surface) {
+    throw new Error(`${e.operationId} is declared for the ${e.api ?? 'market'} API, not the ${surface} API`);
+  }
   // One limiter for both paths (a per-route `config.rateLimit` would count each path apart),
   // one bucket of the shared counters named after the operation.
   const limiter = route.rateLimit

@@ -1,14 +1,7 @@
-import {
-  type TPortPackage,
-  ZPortCities,
-  ZPortCountries,
-  ZPortPackage,
-  ZPortPackages,
-  ZPortPriceResponse,
-  ZPortStates,
-} from '@pm/contracts';
+import { ENDPOINTS, type TPortPackage } from '@pm/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { accountKeys } from '../account/queries.ts';
 import { useMyAccount } from '../account/useMyAccount.ts';
 import { usePortsApi } from './portsApi.ts';
@@ -46,8 +39,8 @@ export function usePackages() {
   return useQuery({
     queryKey: portsKeys.packages(userId),
     queryFn: ({ signal }) =>
-      ports.get(`/users/${encodeURIComponent(userId)}/packages`, {
-        schema: ZPortPackages,
+      callEndpoint(ports, ENDPOINTS.listPortPackages, {
+        params: { id: userId },
         signal,
         ignoreOffline: true,
       }),
@@ -62,14 +55,13 @@ export function usePrice(order: PortOrder | null) {
   return useQuery({
     queryKey: portsKeys.price(order),
     queryFn: ({ signal }) =>
-      ports.post('/price', {
+      callEndpoint(ports, ENDPOINTS.quotePortPrice, {
         body: {
           time_period: order!.time_period,
           traffic: order!.traffic,
           geo: order!.geo,
           access: order!.access,
         },
-        schema: ZPortPriceResponse,
         ignoreStatuses: HANDLED,
         signal,
       }),
@@ -84,7 +76,7 @@ export function useCountries() {
   return useQuery({
     queryKey: portsKeys.countries,
     queryFn: ({ signal }) =>
-      ports.get('/list/full', { schema: ZPortCountries, signal, ignoreStatuses: HANDLED }),
+      callEndpoint(ports, ENDPOINTS.listPortCountries, { signal, ignoreStatuses: HANDLED }),
     retry: false,
   });
 }
@@ -94,9 +86,8 @@ export function useStates(country: string) {
   return useQuery({
     queryKey: portsKeys.states(country),
     queryFn: ({ signal }) =>
-      ports.get('/list/geo/state', {
+      callEndpoint(ports, ENDPOINTS.listPortStates, {
         query: { country },
-        schema: ZPortStates,
         signal,
         ignoreStatuses: HANDLED,
       }),
@@ -110,9 +101,8 @@ export function useCities(country: string, state: string) {
   return useQuery({
     queryKey: portsKeys.cities(country, state),
     queryFn: ({ signal }) =>
-      ports.get('/list/geo/city', {
+      callEndpoint(ports, ENDPOINTS.listPortCities, {
         query: { country, state },
-        schema: ZPortCities,
         signal,
         ignoreStatuses: HANDLED,
       }),
@@ -137,9 +127,8 @@ function usePortsMutation<V>(run: (ports: ReturnType<typeof usePortsApi>, v: V) 
 export function useCreatePackage() {
   const userId = useUserId();
   return usePortsMutation((ports, v: { order: PortOrder; price: number }) =>
-    ports.post('/package/create', {
+    callEndpoint(ports, ENDPOINTS.createPortPackage, {
       body: { ...v.order, user_id: userId, price: v.price },
-      schema: ZPortPackage,
       ignoreStatuses: HANDLED,
     }),
   );
@@ -147,9 +136,8 @@ export function useCreatePackage() {
 
 export function useUpdateWhitelist() {
   return usePortsMutation((ports, v: { packageId: string; whitelist: string }) =>
-    ports.post('/port/update/whitelist', {
+    callEndpoint(ports, ENDPOINTS.updatePortWhitelist, {
       body: { package_id: v.packageId, whitelist_ips: v.whitelist },
-      schema: ZPortPackage,
       ignoreStatuses: HANDLED,
     }),
   );
@@ -157,24 +145,18 @@ export function useUpdateWhitelist() {
 
 export function useSwitchToLogin() {
   return usePortsMutation((ports, id: string) =>
-    ports.get(`/port/update/auth/${encodeURIComponent(id)}`, {
-      schema: ZPortPackage,
-      ignoreStatuses: HANDLED,
-    }),
+    callEndpoint(ports, ENDPOINTS.switchPortToLogin, { params: { id }, ignoreStatuses: HANDLED }),
   );
 }
 
 export function useRefundPackage() {
   return usePortsMutation((ports, id: string) =>
-    ports.get(`/package/refund/${encodeURIComponent(id)}`, { schema: ZPortPackage, ignoreStatuses: HANDLED }),
+    callEndpoint(ports, ENDPOINTS.refundPortPackage, { params: { id }, ignoreStatuses: HANDLED }),
   );
 }
 
 export function useReactivatePackage() {
   return usePortsMutation((ports, id: string) =>
-    ports.get(`/package/reactivate/${encodeURIComponent(id)}`, {
-      schema: ZPortPackage,
-      ignoreStatuses: HANDLED,
-    }),
+    callEndpoint(ports, ENDPOINTS.reactivatePortPackage, { params: { id }, ignoreStatuses: HANDLED }),
   );
 }

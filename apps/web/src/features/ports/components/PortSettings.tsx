@@ -10,11 +10,12 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import type { TPortPackage } from '@pm/contracts';
+import { ENDPOINTS, type TPortPackage } from '@pm/contracts';
 import { type Cents, formatUsd } from '@pm/money';
 import { useState } from 'react';
 import { useEnvironment } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { callEndpoint } from '../../../lib/api/endpoint.ts';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { useReactivatePackage, useRefundPackage, useSwitchToLogin, useUpdateWhitelist } from '../api.ts';
 import { usePortsApi } from '../portsApi.ts';
@@ -67,10 +68,11 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
     toLogin.mutate(pkg.id, { onError: () => showToast('Error updating whitelist', TOAST) });
   const downloadCsv = async () => {
     try {
-      const csv = await ports.get(`/package/traffic/${encodeURIComponent(pkg.id)}.csv`, {
+      const csv = await callEndpoint(ports, ENDPOINTS.downloadPortTrafficCsv, {
+        params: { id: pkg.id },
         ignoreStatuses: [403, 404, 500, 503],
       });
-      const url = URL.createObjectURL(new Blob([String(csv ?? '')], { type: 'text/csv' }));
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
       const a = document.createElement('a');
       a.href = url;
       a.download = `package-${pkg.id}-traffic.csv`;
