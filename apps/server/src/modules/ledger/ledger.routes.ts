@@ -1,5 +1,6 @@
-import { AppError, ZErrorBody, ZTxRecordsQuery, ZTxRecordsResponse } from '@pm/contracts';
+import { AppError, ENDPOINTS } from '@pm/contracts';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { LedgerService } from './ledger.service.ts';
 
@@ -8,19 +9,10 @@ export function registerLedgerRoutes(
   app: ApiApp,
   deps: { ledger: Pick<LedgerService, 'listTxRecords'> },
 ): void {
-  app.get(
-    '/txrecords',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['payments'],
-        querystring: ZTxRecordsQuery,
-        response: { 200: ZTxRecordsResponse, 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody },
-      },
-    },
-    async (req) => {
+  registerEndpoint(app, ENDPOINTS.listTxRecords, {
+    handler: async (req, { query }) => {
       const p = getPrincipal(req);
-      const { uid, ...page } = req.query;
+      const { uid, ...page } = query;
       if (uid !== undefined && !p.isStaff) {
         throw new AppError('FORBIDDEN', {
           message: `${p.userId} asked for txrecords of ${uid}`,
@@ -29,5 +21,5 @@ export function registerLedgerRoutes(
       }
       return deps.ledger.listTxRecords({ userId: uid ?? p.userId, ...page });
     },
-  );
+  });
 }

@@ -1,5 +1,6 @@
-import { ZErrorBody, ZReferralInfo } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { ReferralService } from './referral.service.ts';
 
@@ -8,15 +9,7 @@ export function registerReferralRoutes(
   app: ApiApp,
   deps: { referral: Pick<ReferralService, 'getReferralInfo'> },
 ) {
-  app.get(
-    '/referral',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['payments'],
-        response: { 200: ZReferralInfo, 401: ZErrorBody, 403: ZErrorBody, 404: ZErrorBody },
-      },
-    },
-    async (req) => deps.referral.getReferralInfo(getPrincipal(req).userId),
-  );
+  registerEndpoint(app, ENDPOINTS.getReferralInfo, {
+    handler: async (req) => deps.referral.getReferralInfo(getPrincipal(req).userId),
+  });
 }
