@@ -3,12 +3,7 @@ import {
   type TAgent,
   type TAgentListResponse,
   type TSegments,
-  ZAgent,
-  ZAgentIdParams,
   ZAgentListResponse,
-  ZCountryTotals,
-  ZCountryTotalsQuery,
-  ZErrorBody,
   ZSegments,
 } from '@pm/contracts';
 import type { FastifyRequest } from 'fastify';
@@ -16,8 +11,6 @@ import { getPrincipal } from '../../platform/auth.ts';
 import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { AgentsService } from './agents.service.ts';
-
-const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody };
 
 /**
  * The list's JSON, with the parts shared between callers serialized once: a cached segment list
@@ -64,29 +57,11 @@ export function registerAgentsRoutes(
     },
   });
 
-  app.get(
-    '/agents/:id',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['shop'],
-        params: ZAgentIdParams,
-        response: { 200: ZAgent, ...errors, 404: ZErrorBody },
-      },
-    },
-    async (req) => deps.agents.getAgent(req.params.id, getPrincipal(req).userId),
-  );
+  registerEndpoint(app, ENDPOINTS.getAgent, {
+    handler: async (req, { params }) => deps.agents.getAgent(params.id, getPrincipal(req).userId),
+  });
 
-  app.get(
-    '/totals/agents',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['shop'],
-        querystring: ZCountryTotalsQuery,
-        response: { 200: ZCountryTotals, ...errors },
-      },
-    },
-    async (req) => deps.agents.countryTotals({ all: req.query.all, fresh: wantsFresh(req) }),
-  );
+  registerEndpoint(app, ENDPOINTS.getCountryTotals, {
+    handler: async (req, { query }) => deps.agents.countryTotals({ all: query.all, fresh: wantsFresh(req) }),
+  });
 }

@@ -1,53 +1,20 @@
-import {
-  ZErrorBody,
-  ZIdempotencyKeyHeaders,
-  ZLease,
-  ZStaticLeaseBody,
-  ZStaticLeaseErrorBody,
-  ZStaticListQuery,
-  ZStaticListResponse,
-} from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import { getPrincipal } from '../../platform/auth.ts';
+import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { StaticService } from './static.service.ts';
 
-const errors = { 400: ZErrorBody, 401: ZErrorBody, 404: ZErrorBody, 429: ZErrorBody };
-
 /** The static shop: `GET /static/list/` and `POST /static/lease`. */
 export function registerStaticRoutes(app: ApiApp, deps: { staticShop: StaticService }) {
-  app.get(
-    '/static/list/',
-    {
-      config: { auth: 'user' },
-      schema: {
-        tags: ['static'],
-        querystring: ZStaticListQuery,
-        response: { 200: ZStaticListResponse, ...errors },
-      },
-    },
-    async (req) => deps.staticShop.listStatic(req.query),
-  );
+  registerEndpoint(app, ENDPOINTS.listStaticAgents, {
+    handler: async (_req, { query }) => deps.staticShop.listStatic(query),
+  });
 
-  app.post(
-    '/static/lease',
-    {
-      config: { auth: 'user', rateLimit: { max: 30, timeWindow: 60_000 } },
-      schema: {
-        tags: ['static'],
-        headers: ZIdempotencyKeyHeaders,
-        body: ZStaticLeaseBody,
-        response: { 201: ZLease, 402: ZErrorBody, 403: ZErrorBody, ...errors, 409: ZStaticLeaseErrorBody },
-      },
-    },
-    async (req, reply) =>
+  registerEndpoint(app, ENDPOINTS.leaseStaticAgent, {
+    rateLimit: { max: 30, timeWindow: 60_000 },
+    handler: async (req, { body, headers }, reply) =>
       reply
         .code(201)
-        .send(
-          await deps.staticShop.leaseStatic(
-            getPrincipal(req).userId,
-            req.body,
-            req.headers['idempotency-key'],
-          ),
-        ),
-  );
+        .send(await deps.staticShop.leaseStatic(getPrincipal(req).userId, body, headers['idempotency-key'])),
+  });
 }
