@@ -1,6 +1,7 @@
-import { type TAccount, ZAccount } from '@pm/contracts';
+import { ENDPOINTS, type TAccount } from '@pm/contracts';
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 
 export const accountKeys = {
@@ -18,8 +19,7 @@ export const myAccountQuery = (api: ApiClient, queryClient: QueryClient) =>
     queryFn: async ({ signal }): Promise<TAccount> => {
       const ignoreOffline = queryClient.getQueryData(accountKeys.my()) !== undefined;
       try {
-        return await api.get('/accounts/my', {
-          schema: ZAccount,
+        return await callEndpoint(api, ENDPOINTS.getMyAccount, {
           ignoreStatuses: [404],
           ignoreOffline,
           signal,
@@ -28,10 +28,14 @@ export const myAccountQuery = (api: ApiClient, queryClient: QueryClient) =>
         if (!isApiError(e) || e.status !== 404) throw e;
       }
       // First visit: create the account. 409 means another tab created it meanwhile.
-      await api.put('/accounts/my', { ignoreStatuses: [409], ignoreOffline, signal }).catch((e: unknown) => {
+      await callEndpoint(api, ENDPOINTS.createMyAccount, {
+        ignoreStatuses: [409],
+        ignoreOffline,
+        signal,
+      }).catch((e: unknown) => {
         if (!isApiError(e) || e.status !== 409) throw e;
       });
-      return api.get('/accounts/my', { schema: ZAccount, ignoreOffline, signal });
+      return callEndpoint(api, ENDPOINTS.getMyAccount, { ignoreOffline, signal });
     },
     refetchInterval: DATA_REFRESH_MS,
     refetchIntervalInBackground: true,

@@ -1,4 +1,4 @@
-import { type TTxRecordsResponse, ZTxRecordsResponse } from '@pm/contracts';
+import { ENDPOINTS, type TTxRecordsResponse } from '@pm/contracts';
 import {
   infiniteQueryOptions,
   keepPreviousData,
@@ -6,6 +6,7 @@ import {
   queryOptions,
 } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 import { type DateRange, rangeQuery } from './dateRange.ts';
 
@@ -29,9 +30,8 @@ function fetchTxRecords(
   offset: number,
   options: { signal: AbortSignal; ignoreOffline: boolean },
 ): Promise<TTxRecordsResponse> {
-  return api.get('/txrecords', {
+  return callEndpoint(api, ENDPOINTS.listTxRecords, {
     query: { offset, limit: PAYMENTS_PAGE_SIZE, ...rangeQuery(range) },
-    schema: ZTxRecordsResponse,
     ...options,
   });
 }

@@ -1,6 +1,7 @@
-import { type TReferralInfo, ZReferralInfo } from '@pm/contracts';
+import { ENDPOINTS, type TReferralInfo } from '@pm/contracts';
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 
 export const referralKeys = {
@@ -16,8 +17,7 @@ export const referralQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({
     queryKey: referralKeys.all,
     queryFn: ({ signal }): Promise<TReferralInfo> =>
-      api.get('/referral', {
-        schema: ZReferralInfo,
+      callEndpoint(api, ENDPOINTS.getReferralInfo, {
         ignoreOffline: queryClient.getQueryData(referralKeys.all) !== undefined,
         signal,
       }),
