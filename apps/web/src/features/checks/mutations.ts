@@ -1,7 +1,8 @@
-import { type TScoreCheck, ZScoreCheck, ZScoreCheckQuote } from '@pm/contracts';
+import { ENDPOINTS, type TScoreCheck } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { useToast } from '../../components/ui/Toasts.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { accountKeys } from '../account/queries.ts';
 import { PAYMENTS_KEY } from '../shop/mutations.ts';
@@ -30,13 +31,11 @@ export function useScoreCheckMutation(agentId: string) {
   return useMutation<TScoreCheck, ScoreCheckResult>({
     mutationFn: async () => {
       try {
-        const quote = await api.post('/agents/scorecheck', {
-          schema: ZScoreCheckQuote,
+        const quote = await callEndpoint(api, ENDPOINTS.quoteScoreCheck, {
           ignoreStatuses: SCORE_HANDLED_STATUSES,
         });
-        return await api.patch('/agents/scorecheck', {
+        return await callEndpoint(api, ENDPOINTS.buyScoreCheck, {
           body: { agentID: agentId, expectedPriceC: quote.priceC, oneTimeToken: quote.oneTimeToken },
-          schema: ZScoreCheck,
           ignoreStatuses: SCORE_HANDLED_STATUSES,
         });
       } catch (e) {

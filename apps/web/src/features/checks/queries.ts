@@ -1,5 +1,6 @@
-import { type TSpeedCheck, ZSpeedCheck, ZSpeedCheckErrorBody } from '@pm/contracts';
+import { ENDPOINTS, type TSpeedCheck, ZSpeedCheckErrorBody } from '@pm/contracts';
 import { queryOptions } from '@tanstack/react-query';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 import { agentKeys } from '../shop/queries.ts';
 
@@ -11,8 +12,6 @@ export const checkKeys = {
 /** How often a running speed test is asked about. */
 export const SPEED_POLL_MS = 2000;
 
-const speedPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/speedcheck`;
-
 /**
  * The agent's last speed check (`GET /agents/{id}/speedcheck`); null when none ran (404). Asked
  * again every 2 s while the test runs.
@@ -22,7 +21,11 @@ export const speedCheckQuery = (api: ApiClient, agentId: string) =>
     queryKey: checkKeys.speed(agentId),
     queryFn: async ({ signal }): Promise<TSpeedCheck | null> => {
       try {
-        return await api.get(speedPath(agentId), { schema: ZSpeedCheck, signal, ignoreStatuses: [404] });
+        return await callEndpoint(api, ENDPOINTS.getSpeedCheck, {
+          params: { id: agentId },
+          signal,
+          ignoreStatuses: [404],
+        });
       } catch (e) {
         if (isApiError(e) && e.status === 404) return null;
         throw e;
@@ -42,9 +45,9 @@ export type SpeedRequestOutcome =
 /** `GET /agents/{id}/speedcheck?request=true`. */
 export async function requestSpeedCheck(api: ApiClient, agentId: string): Promise<SpeedRequestOutcome> {
   try {
-    const check = await api.get(speedPath(agentId), {
+    const check = await callEndpoint(api, ENDPOINTS.getSpeedCheck, {
+      params: { id: agentId },
       query: { request: true },
-      schema: ZSpeedCheck,
       ignoreStatuses: [404, 409, 429],
     });
     return { check };

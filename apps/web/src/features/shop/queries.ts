@@ -1,12 +1,6 @@
-import {
-  type TAgent,
-  type TAgentListResponse,
-  type TCountryTotals,
-  ZAgent,
-  ZAgentListResponse,
-  ZCountryTotals,
-} from '@pm/contracts';
+import { ENDPOINTS, type TAgent, type TAgentListResponse, type TCountryTotals } from '@pm/contracts';
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 import {
   isRadiusActive,
@@ -32,7 +26,7 @@ export const agentKeys = {
 // A 400 names the filter field it refused (from the address): the shop drops it and goes on
 // (useDropRejectedFilter), so it is not the global error screen.
 const listAgents = (api: ApiClient, query: Record<string, string | number | boolean>, signal?: AbortSignal) =>
-  api.get('/agents', { query, schema: ZAgentListResponse, signal, ignoreStatuses: [400] });
+  callEndpoint(api, ENDPOINTS.listAgents, { query, signal, ignoreStatuses: [400] });
 
 /**
  * Checks a radius search's postal code before it is applied (Advanced Search, the Filter page):
@@ -87,7 +81,7 @@ export const agentQuery = (api: ApiClient, id: string) =>
   queryOptions({
     queryKey: agentKeys.detail(id),
     queryFn: ({ signal }): Promise<TAgent> =>
-      api.get(`/agents/${encodeURIComponent(id)}`, { schema: ZAgent, signal, ignoreStatuses: [404] }),
+      callEndpoint(api, ENDPOINTS.getAgent, { params: { id }, signal, ignoreStatuses: [404] }),
   });
 
 /** Proxies on offer per country (`GET /totals/agents?all=true`): the chips' counts and the More menu. */
@@ -95,7 +89,7 @@ export const countryTotalsQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: agentKeys.totals(),
     queryFn: ({ signal }): Promise<TCountryTotals> =>
-      api.get('/totals/agents', { query: { all: true }, schema: ZCountryTotals, signal }),
+      callEndpoint(api, ENDPOINTS.getCountryTotals, { query: { all: true }, signal }),
     select: (r) => r.countries,
     staleTime: 60_000,
   });

@@ -1,6 +1,7 @@
-import { type TStaticAgent, type TStaticLeaseBody, ZLease } from '@pm/contracts';
+import { ENDPOINTS, type TStaticAgent, type TStaticLeaseBody } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { accountKeys } from '../account/queries.ts';
 import { leaseKeys } from '../leases/queries.ts';
@@ -24,7 +25,10 @@ export function useStaticLeaseMutation() {
     mutationFn: async (agent) => {
       const body: TStaticLeaseBody = { agentID: String(agent.id), expPriceC: agent.priceC };
       try {
-        return await api.post('/static/lease', { body, schema: ZLease, ignoreStatuses: HANDLED_STATUSES });
+        return await callEndpoint(api, ENDPOINTS.leaseStaticAgent, {
+          body,
+          ignoreStatuses: HANDLED_STATUSES,
+        });
       } catch (e) {
         throw isApiError(e) ? staticLeaseFailureOf(e.status, e.body) : 'GENERIC_ERROR';
       }

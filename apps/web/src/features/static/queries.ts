@@ -1,11 +1,12 @@
 import {
+  ENDPOINTS,
   STATIC_PAGE_SIZES,
   type TLeaseHistoryItem,
   type TStaticAgent,
   type TStaticListResponse,
-  ZStaticListResponse,
 } from '@pm/contracts';
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 import { type StaticFilter, type StaticPaging, toStaticListQuery } from './rules.ts';
 
@@ -20,11 +21,7 @@ export const staticPageQuery = (api: ApiClient, filter: StaticFilter, paging: St
   queryOptions({
     queryKey: staticKeys.page(filter, paging),
     queryFn: ({ signal }): Promise<TStaticListResponse> =>
-      api.get('/static/list/', {
-        query: toStaticListQuery(filter, paging),
-        schema: ZStaticListResponse,
-        signal,
-      }),
+      callEndpoint(api, ENDPOINTS.listStaticAgents, { query: toStaticListQuery(filter, paging), signal }),
     placeholderData: keepPreviousData,
   });
 
@@ -36,9 +33,8 @@ export const staticOfferQuery = (api: ApiClient, item: Pick<TLeaseHistoryItem, '
   queryOptions({
     queryKey: [...staticKeys.all, 'offer', item.agentID] as const,
     queryFn: async ({ signal }): Promise<TStaticAgent | null> => {
-      const page = await api.get('/static/list/', {
+      const page = await callEndpoint(api, ENDPOINTS.listStaticAgents, {
         query: { cc: item.loc.cc, ip: item.ip, cursor: 0, limit: STATIC_PAGE_SIZES[2] },
-        schema: ZStaticListResponse,
         signal,
       });
       return page.list.find((a) => a.id === item.agentID) ?? null;
