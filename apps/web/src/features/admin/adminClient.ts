@@ -1,18 +1,17 @@
 import type {
-  TAccount,
   TAdminLease,
   TAdminLeasesResponse,
   TAuditQuery,
-  TAuditResponse,
   TCryptoTransactionsResponse,
   TDeepCheckResponse,
   THeldCredit,
   THeldCreditsResponse,
   TLeaseCreditResult,
   TPortPackage,
-  TTxRecordsResponse,
   TVanishedPaymentsResponse,
 } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 
 /** SPEC 8 (Admin): a 400 shows the server's text; every other failure is this. */
@@ -128,18 +127,20 @@ export function createAdminClient({
       ),
 
     account: (userId: string) =>
-      call(() => api.get<TAccount>(`/accounts/${encodeURIComponent(userId)}`, handled)),
+      call(() => callEndpoint(api, ENDPOINTS.getAccount, { ...handled, params: { id: userId } })),
     setDeposit: (userId: string, grant: boolean) =>
       call(() =>
-        api.patch<TAccount>(`/accounts/${encodeURIComponent(userId)}`, {
+        callEndpoint(api, ENDPOINTS.updateAccount, {
           ...handled,
+          params: { id: userId },
           body: { permissions: grant ? { add: ['DEPOSIT'] } : { remove: ['DEPOSIT'] } },
         }),
       ),
     changeBalance: (userId: string, balanceDeltaC: number, reason: string) =>
       call(() =>
-        api.patch<TAccount>(`/accounts/${encodeURIComponent(userId)}`, {
+        callEndpoint(api, ENDPOINTS.updateAccount, {
           ...handled,
+          params: { id: userId },
           body: { balanceDeltaC, ...(reason.trim() ? { reason: reason.trim() } : {}) },
         }),
       ),
@@ -187,10 +188,10 @@ export function createAdminClient({
 
     /** SPEC 7/9: the admin payments load is offset 0, limit 1000, dates YYYY-MM-DD. */
     payments: (uid: string, start: string, end: string) =>
-      call(() => api.get<TTxRecordsResponse>('/txrecords', q({ uid, offset: 0, limit: 1000, start, end }))),
+      call(() => callEndpoint(api, ENDPOINTS.listTxRecords, q({ uid, offset: 0, limit: 1000, start, end }))),
 
     audit: (query: Partial<Record<keyof TAuditQuery, string | number | undefined>>) =>
-      call(() => api.get<TAuditResponse>('/admin/audit', q(query))),
+      call(() => callEndpoint(api, ENDPOINTS.listAuditEntries, q(query))),
   };
 }
 

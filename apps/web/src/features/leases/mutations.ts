@@ -1,7 +1,8 @@
-import { type TAuthPort, type TLease, ZAuthPortCreateResponse, ZLease } from '@pm/contracts';
+import { ENDPOINTS, type TAuthPort, type TLease, ZLease } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { useToast } from '../../components/ui/Toasts.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { leaseKeys, updateCachedLease } from './queries.ts';
 
 /** Answers these calls' own UI handles (a rollback, a toast) instead of the global error screen. */
@@ -73,9 +74,9 @@ export function useAuthPortMutation(leaseId: string) {
   const showToast = useToast();
   return useMutation({
     mutationFn: (whitelist: string) =>
-      api.post(`/authport/create/${encodeURIComponent(leaseId)}`, {
+      callEndpoint(api, ENDPOINTS.createAuthPort, {
+        params: { id: leaseId },
         body: whitelist,
-        schema: ZAuthPortCreateResponse,
         ignoreStatuses: HANDLED_STATUSES,
       }),
     onSuccess: ({ authPort }: { authPort: TAuthPort }) => {
