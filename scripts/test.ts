@@ -116,6 +116,7 @@ if (tiers.has('unit') || tiers.has('integration')) {
   const all = [
     ...findFiles(join(root, 'packages'), '.test.ts'),
     ...findFiles(join(root, 'apps'), '.test.ts'),
+    ...findFiles(join(root, 'scripts'), '.test.ts'),
   ];
   const unit: string[] = [];
   const integration: string[] = [];
