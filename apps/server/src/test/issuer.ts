@@ -34,8 +34,8 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-/** A tiny loopback OpenID issuer: discovery + JWKS on 127.0.0.1, and a token signer. */
-export async function startTestIssuer(audience: string): Promise<TestIssuer> {
+/** A tiny OpenID issuer: discovery + JWKS on `host` (default 127.0.0.1), and a token signer. */
+export async function startTestIssuer(audience: string, host = '127.0.0.1'): Promise<TestIssuer> {
   const es = await generateKeyPair('ES256', { extractable: true });
   const rs = await generateKeyPair('RS256', { extractable: true });
   const stranger = await generateKeyPair('ES256', { extractable: true });
@@ -65,8 +65,8 @@ export async function startTestIssuer(audience: string): Promise<TestIssuer> {
       res.end('{}');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
 
   return {
     issuer,
