@@ -1,12 +1,9 @@
-import { ENDPOINTS, ZAgentNoteBody, ZAgentNoteParams, ZErrorBody } from '@pm/contracts';
-import { z } from 'zod';
+import { ENDPOINTS } from '@pm/contracts';
 import { getPrincipal } from '../../platform/auth.ts';
 import { registerEndpoint } from '../../platform/endpoint.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { PurchaseService } from './leases.purchase.ts';
 import type { LeaseService } from './leases.service.ts';
-
-const errors = { 400: ZErrorBody, 401: ZErrorBody, 404: ZErrorBody, 409: ZErrorBody, 429: ZErrorBody };
 
 /** The customer's lease routes: purchase, the active list, auto-renew, and notes on agents. */
 export function registerLeasesRoutes(
@@ -40,32 +37,19 @@ export function registerLeasesRoutes(
       deps.leases.setAutoRenew(getPrincipal(req).userId, params.id, query.set),
   });
 
-  app.put(
-    '/agentnotes/:agentId',
-    {
-      config: { auth: 'user', rateLimit: { max: 60, timeWindow: 60_000 } },
-      schema: {
-        tags: ['leases'],
-        params: ZAgentNoteParams,
-        body: ZAgentNoteBody,
-        response: { 204: z.null(), ...errors },
-      },
-    },
-    async (req, reply) => {
-      await deps.leases.setAgentNote(getPrincipal(req).userId, req.params.agentId, req.body.note);
+  registerEndpoint(app, ENDPOINTS.setAgentNote, {
+    rateLimit: { max: 60, timeWindow: 60_000 },
+    handler: async (req, { params, body }, reply) => {
+      await deps.leases.setAgentNote(getPrincipal(req).userId, params.agentId, body.note);
       return reply.code(204).send(null);
     },
-  );
+  });
 
-  app.delete(
-    '/agentnotes/:agentId',
-    {
-      config: { auth: 'user', rateLimit: { max: 60, timeWindow: 60_000 } },
-      schema: { tags: ['leases'], params: ZAgentNoteParams, response: { 204: z.null(), ...errors } },
-    },
-    async (req, reply) => {
-      await deps.leases.deleteAgentNote(getPrincipal(req).userId, req.params.agentId);
+  registerEndpoint(app, ENDPOINTS.deleteAgentNote, {
+    rateLimit: { max: 60, timeWindow: 60_000 },
+    handler: async (req, { params }, reply) => {
+      await deps.leases.deleteAgentNote(getPrincipal(req).userId, params.agentId);
       return reply.code(204).send(null);
     },
-  );
+  });
 }

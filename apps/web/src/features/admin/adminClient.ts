@@ -1,12 +1,10 @@
 import type {
   TAdminLease,
-  TAdminLeasesResponse,
   TAuditQuery,
   TCryptoTransactionsResponse,
   TDeepCheckResponse,
   THeldCredit,
   THeldCreditsResponse,
-  TLeaseCreditResult,
   TPortPackage,
   TVanishedPaymentsResponse,
 } from '@pm/contracts';
@@ -148,18 +146,19 @@ export function createAdminClient({
     /** SPEC 7: a 404 gives null. */
     lease: async (id: string): Promise<TAdminLease | null> => {
       try {
-        return await call(() => api.get<TAdminLease>(`/leases/${encodeURIComponent(id)}`, handled));
+        return await call(() => callEndpoint(api, ENDPOINTS.getAdminLease, { ...handled, params: { id } }));
       } catch (e) {
         if (e instanceof AdminError && e.status === 404) return null;
         throw e;
       }
     },
     leases: (filter: { uid?: string; ip?: string }, limit = 1000) =>
-      call(() => api.get<TAdminLeasesResponse>('/admin/leases', q({ ...filter, offset: 0, limit }))),
+      call(() => callEndpoint(api, ENDPOINTS.findAdminLeases, q({ ...filter, offset: 0, limit }))),
     creditLease: (id: string, reason: string) =>
       call(() =>
-        api.post<TLeaseCreditResult>(`/admin/leases/${encodeURIComponent(id)}/credit`, {
+        callEndpoint(api, ENDPOINTS.creditLease, {
           ...handled,
+          params: { id },
           body: reason.trim() ? { reason: reason.trim() } : {},
         }),
       ),

@@ -1,6 +1,7 @@
-import { type TLeaseHistoryResponse, ZLeaseHistoryResponse } from '@pm/contracts';
+import { ENDPOINTS, type TLeaseHistoryResponse } from '@pm/contracts';
 import { keepPreviousData, type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 import { leaseKeys } from '../leases/queries.ts';
 import { type HistoryView, historyQuery } from './rules.ts';
@@ -19,9 +20,8 @@ export const leaseHistoryQuery = (api: ApiClient, queryClient: QueryClient, view
   queryOptions({
     queryKey: historyKeys.page(view),
     queryFn: ({ signal }): Promise<TLeaseHistoryResponse> =>
-      api.get('/leaseHistory', {
+      callEndpoint(api, ENDPOINTS.listLeaseHistory, {
         query: historyQuery(view),
-        schema: ZLeaseHistoryResponse,
         signal,
         ignoreOffline: queryClient.getQueryData(historyKeys.page(view)) !== undefined,
         ignoreStatuses: [400, 404, 500, 503],

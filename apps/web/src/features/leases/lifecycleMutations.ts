@@ -1,5 +1,7 @@
+import { ENDPOINTS } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { accountKeys } from '../account/queries.ts';
 import { paymentKeys } from '../payments/queries.ts';
@@ -15,8 +17,6 @@ import { leaseKeys } from './queries.ts';
 /** Statuses the renew and refund dialogs explain; 401 and 502 still go to sign-in and maintenance. */
 const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
 
-const leasePath = (id: string) => `/leases/${encodeURIComponent(id)}`;
-
 /**
  * Renew (`PATCH /leases/{id}`): resolves with the result, never rejects. RENEWED refreshes the
  * balance and the leases (SPEC 4).
@@ -27,7 +27,11 @@ export function useRenewMutation(leaseId: string) {
   return useMutation<RenewResult>({
     mutationFn: async () => {
       try {
-        return renewResultOfAnswer(await api.patch(leasePath(leaseId), { ignoreStatuses: HANDLED_STATUSES }));
+        const answer = await callEndpoint(api, ENDPOINTS.renewLease, {
+          params: { id: leaseId },
+          ignoreStatuses: HANDLED_STATUSES,
+        });
+        return renewResultOfAnswer(answer);
       } catch (e) {
         return renewResultOf(isApiError(e) ? e.status : null);
       }
@@ -55,7 +59,10 @@ export function useRefundMutation(leaseId: string) {
   return useMutation<RefundResult>({
     mutationFn: async () => {
       try {
-        await api.delete(leasePath(leaseId), { ignoreStatuses: HANDLED_STATUSES });
+        await callEndpoint(api, ENDPOINTS.refundLease, {
+          params: { id: leaseId },
+          ignoreStatuses: HANDLED_STATUSES,
+        });
         return 'REFUND_STATUS_REFUNDED';
       } catch (e) {
         return isApiError(e) ? refundResultOf(e.status, e.body) : 'REFUND_STATUS_FAILED';

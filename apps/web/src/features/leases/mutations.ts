@@ -1,4 +1,4 @@
-import { ENDPOINTS, type TAuthPort, type TLease, ZLease } from '@pm/contracts';
+import { ENDPOINTS, type TAuthPort, type TLease } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { useToast } from '../../components/ui/Toasts.tsx';
@@ -21,9 +21,9 @@ export function useAutoRenewMutation(leaseId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (set: boolean) =>
-      api.patch(`/leases/${encodeURIComponent(leaseId)}/autoRenew`, {
+      callEndpoint(api, ENDPOINTS.setAutoRenew, {
+        params: { id: leaseId },
         query: { set },
-        schema: ZLease,
         ignoreStatuses: HANDLED_STATUSES,
       }),
     onMutate: async (set) => {
@@ -50,9 +50,9 @@ export function useNoteMutation(agentId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (note: string) => {
-      const path = `/agentnotes/${encodeURIComponent(agentId)}`;
-      if (note === '') await api.delete(path, { ignoreStatuses: [404] });
-      else await api.put(path, { body: { note } });
+      const params = { agentId };
+      if (note === '') await callEndpoint(api, ENDPOINTS.deleteAgentNote, { params, ignoreStatuses: [404] });
+      else await callEndpoint(api, ENDPOINTS.setAgentNote, { params, body: { note } });
       return note;
     },
     onSuccess: (note) => {

@@ -1,6 +1,7 @@
-import { type TLease, ZLeasesResponse } from '@pm/contracts';
+import { ENDPOINTS, type TLease } from '@pm/contracts';
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 
 /** Query keys of the caller's leases; a purchase or a lease change invalidates `leaseKeys.all`. */
@@ -24,9 +25,8 @@ export const activeLeasesQuery = (api: ApiClient, queryClient: QueryClient) =>
       const leases: TLease[] = [];
       let cursor = 0;
       for (let page = 0; page < MAX_LEASE_PAGES; page++) {
-        const answer = await api.get('/leases', {
+        const answer = await callEndpoint(api, ENDPOINTS.listLeases, {
           query: { cursor },
-          schema: ZLeasesResponse,
           signal,
           ignoreOffline,
         });

@@ -1,6 +1,7 @@
-import { type TLease, type TLeasePurchaseBody, ZLease } from '@pm/contracts';
+import { ENDPOINTS, type TLease, type TLeasePurchaseBody } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { accountKeys } from '../account/queries.ts';
 import { leaseKeys } from '../leases/queries.ts';
@@ -37,7 +38,10 @@ export function usePurchaseMutation() {
         exc: order.exc,
       };
       try {
-        return await api.post('/leases', { body, schema: ZLease, ignoreStatuses: PURCHASE_HANDLED_STATUSES });
+        return await callEndpoint(api, ENDPOINTS.createLease, {
+          body,
+          ignoreStatuses: PURCHASE_HANDLED_STATUSES,
+        });
       } catch (e) {
         throw isApiError(e) ? purchaseFailureOf(e.status, e.body) : { step: 'GENERIC_ERROR' };
       }

@@ -1,17 +1,16 @@
 import DownloadIcon from '@mui/icons-material/Download';
 import { Button, Skeleton, Stack, Typography } from '@mui/material';
-import { ZLeaseTrafficResponse } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
 import { DATA_REFRESH_MS } from '../../../app/queryClient.ts';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { callEndpoint } from '../../../lib/api/endpoint.ts';
 import { formatBytes } from '../../shop/format.ts';
 import { leaseKeys } from '../queries.ts';
 import { fillHours, trafficCsvName, trafficSummary, trafficTotals } from '../traffic.ts';
 import { TrafficChart } from './TrafficChart.tsx';
-
-const trafficPath = (leaseId: string) => `/leases/${encodeURIComponent(leaseId)}/traffic`;
 
 /**
  * The lease's traffic per hour as the gateway metered it (`GET /leases/{id}/traffic`): a small
@@ -23,8 +22,8 @@ export function LeaseTraffic({ leaseId }: { leaseId: string }) {
   const { data, isError } = useQuery({
     queryKey: [...leaseKeys.all, 'traffic', leaseId],
     queryFn: ({ signal }) =>
-      api.get(trafficPath(leaseId), {
-        schema: ZLeaseTrafficResponse,
+      callEndpoint(api, ENDPOINTS.getLeaseTraffic, {
+        params: { id: leaseId },
         signal,
         ignoreStatuses: [403, 404, 500, 503],
       }),
@@ -67,8 +66,11 @@ function CsvDownload({ leaseId }: { leaseId: string }) {
   const handleClick = async () => {
     setBusy(true);
     try {
-      const csv = await api.get(`${trafficPath(leaseId)}.csv`, { ignoreStatuses: [403, 404, 500, 503] });
-      const url = URL.createObjectURL(new Blob([String(csv ?? '')], { type: 'text/csv' }));
+      const csv = await callEndpoint(api, ENDPOINTS.downloadLeaseTrafficCsv, {
+        params: { id: leaseId },
+        ignoreStatuses: [403, 404, 500, 503],
+      });
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
       const a = document.createElement('a');
       a.href = url;
       a.download = trafficCsvName(leaseId);
