@@ -5,7 +5,6 @@ import type {
   TDeepCheckResponse,
   THeldCredit,
   THeldCreditsResponse,
-  TPortPackage,
   TVanishedPaymentsResponse,
 } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
@@ -164,9 +163,7 @@ export function createAdminClient({
       ),
 
     portPackages: (userId: string) =>
-      call(() =>
-        ports.get<{ packages: TPortPackage[] }>(`/users/${encodeURIComponent(userId)}/packages`, handled),
-      ),
+      call(() => callEndpoint(ports, ENDPOINTS.listPortPackages, { ...handled, params: { id: userId } })),
 
     cryptoTransactions: (userId: string) =>
       call(() =>
