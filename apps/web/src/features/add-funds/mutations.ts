@@ -1,6 +1,7 @@
-import { type TCryptoCreateRequest, type TCryptoCreateResponse, ZCryptoCreateResponse } from '@pm/contracts';
+import { ENDPOINTS, type TCryptoCreateRequest, type TCryptoCreateResponse } from '@pm/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { accountKeys } from '../account/queries.ts';
 import { type OpenCharge, saveOpenCharge } from '../charges/chargeStore.ts';
@@ -21,9 +22,8 @@ export function useCreateChargeMutation() {
   const queryClient = useQueryClient();
   return useMutation<{ charge: TCryptoCreateResponse; open: OpenCharge }, unknown, TCryptoCreateRequest>({
     mutationFn: async (body) => {
-      const charge = await api.post('/crypto/create', {
+      const charge = await callEndpoint(api, ENDPOINTS.createCharge, {
         body,
-        schema: ZCryptoCreateResponse,
         ignoreStatuses: CREATE_HANDLED_STATUSES,
       });
       return { charge, open: saveOpenCharge(window.localStorage, charge) };

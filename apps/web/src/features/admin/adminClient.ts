@@ -1,12 +1,4 @@
-import type {
-  TAdminLease,
-  TAuditQuery,
-  TCryptoTransactionsResponse,
-  TDeepCheckResponse,
-  THeldCredit,
-  THeldCreditsResponse,
-  TVanishedPaymentsResponse,
-} from '@pm/contracts';
+import type { TAdminLease, TAuditQuery, TPortPackage } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -163,24 +155,29 @@ export function createAdminClient({
       ),
 
     portPackages: (userId: string) =>
-      call(() => callEndpoint(ports, ENDPOINTS.listPortPackages, { ...handled, params: { id: userId } })),
+      call(() =>
+        ports.get<{ packages: TPortPackage[] }>(`/users/${encodeURIComponent(userId)}/packages`, handled),
+      ),
 
     cryptoTransactions: (userId: string) =>
       call(() =>
-        api.get<TCryptoTransactionsResponse>(
-          '/crypto/transactions',
-          q({ user_id: userId, offset: 0, limit: 1000 }),
-        ),
+        callEndpoint(api, ENDPOINTS.listCryptoTransactions, q({ user_id: userId, offset: 0, limit: 1000 })),
       ),
     deepCheck: (query: Record<string, string>) =>
-      call(() => api.post<TDeepCheckResponse>('/crypto/deep-check/', { ...handled, body: query })),
+      call(() => callEndpoint(api, ENDPOINTS.deepCheckPayments, { ...handled, body: query })),
     heldCredits: (userId?: string) =>
       call(() =>
-        api.get<THeldCreditsResponse>('/crypto/held', q({ user_id: userId, offset: 0, limit: 1000 })),
+        callEndpoint(api, ENDPOINTS.listHeldCredits, q({ user_id: userId, offset: 0, limit: 1000 })),
       ),
     decideHeld: (id: number, verb: 'release' | 'return', note: string) =>
-      call(() => api.post<THeldCredit>(`/crypto/held/${id}/${verb}`, { ...handled, body: { note } })),
-    vanished: () => call(() => api.get<TVanishedPaymentsResponse>('/crypto/vanished', handled)),
+      call(() =>
+        callEndpoint(api, verb === 'release' ? ENDPOINTS.releaseHeldCredit : ENDPOINTS.returnHeldCredit, {
+          ...handled,
+          params: { id: String(id) },
+          body: { note },
+        }),
+      ),
+    vanished: () => call(() => callEndpoint(api, ENDPOINTS.listVanishedPayments, handled)),
 
     /** SPEC 7/9: the admin payments load is offset 0, limit 1000, dates YYYY-MM-DD. */
     payments: (uid: string, start: string, end: string) =>

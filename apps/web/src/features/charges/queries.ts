@@ -1,11 +1,6 @@
-import {
-  CHARGE_POLL_MS,
-  type TChargePage,
-  ZChargeCode,
-  ZChargePage,
-  ZCryptoCheckResponse,
-} from '@pm/contracts';
+import { CHARGE_POLL_MS, ENDPOINTS, type TChargePage, ZChargeCode } from '@pm/contracts';
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 import { isPollingDone } from './status.ts';
 
@@ -33,9 +28,8 @@ export const chargeQuery = (api: ApiClient, queryClient: QueryClient, code: stri
     queryFn: async ({ signal }): Promise<TChargePage | null> => {
       const known = queryClient.getQueryData<TChargePage | null>(chargeKeys.detail(code));
       if (known) {
-        const answer = await api.post('/crypto/check', {
+        const answer = await callEndpoint(api, ENDPOINTS.checkCharge, {
           body: { uid: known.uid },
-          schema: ZCryptoCheckResponse,
           // A failed poll keeps the page as it was; the next one tries again.
           ignoreStatuses: POLL_IGNORED_STATUSES,
           ignoreOffline: true,
@@ -44,8 +38,8 @@ export const chargeQuery = (api: ApiClient, queryClient: QueryClient, code: stri
         return answer.data;
       }
       try {
-        return await api.get(`/crypto/charges/${encodeURIComponent(code)}`, {
-          schema: ZChargePage,
+        return await callEndpoint(api, ENDPOINTS.getChargePage, {
+          params: { code },
           ignoreStatuses: [400, 404],
           signal,
         });
