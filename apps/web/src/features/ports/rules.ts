@@ -1,5 +1,7 @@
 import {
   BYTES_PER_GB,
+  ENDPOINTS,
+  fillPath,
   PORT_WHITELIST_MAX,
   PORT_WHITELIST_MAX_UNLIMITED,
   type TPortPackage,
@@ -59,9 +61,10 @@ export function geoText(p: TPortPackage): string {
   return `${[p.geo.country, p.geo.state, p.geo.city].filter(Boolean).join(' / ')}, ${conn}`;
 }
 
-/** The rotation link of one port (SPEC 2: a GET on the ports host). */
+/** The rotation link of one port (SPEC 2: a GET on the ports host, the contract's `rotatePortIp`). */
 export function rotationLink(portsApiUrl: string, port: number, apiKey: string): string {
-  return `${portsApiUrl.replace(/\/+$/, '')}/port/change/ip/${port}/${apiKey}`;
+  const path = fillPath(ENDPOINTS.rotatePortIp.path, { port: String(port), key: apiKey });
+  return `${portsApiUrl.replace(/\/+$/, '')}${path}`;
 }
 
 /** The ports of a package in ranges: "30000-30099". */
