@@ -3,7 +3,7 @@ import fastifyCors from '@fastify/cors';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import { createPgRateCounter, type DbHandle } from '@pm/db';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -52,6 +52,8 @@ export interface AppDeps {
   surface?: ApiSurface | undefined;
   /** Replaces the JWKS-based verifier (only for tests of other modules). */
   verifier?: TokenVerifier | undefined;
+  /** Sees every route as it is declared, plugins' too (the endpoint-contract test lists them). */
+  onRoute?: ((route: RouteOptions) => void) | undefined;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -97,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
