@@ -1,0 +1,66 @@
+/**
+ * One process of light agents for `npm run bench:fleet` (`fleet.ts` spawns one or two). Each agent
+ * is the real agent (`startAgent` of `@pm/agent`: the tunnel of `@pm/tunnel`, TLS 1.3, HELLO with
+ * its key, keepalive, reconnect with its own backoff), only many of them in one process and silent.
+ * Loopback targets are allowed: the bench's presence probes and its lease's requests go to an HTTP
+ * server on 127.0.0.1.
+ *
+ *   usage: node fleet-agents.ts CONFIG.json   (written by fleet.ts, see `FleetAgentsConfig`)
+ *
+ * Agents are started at `ratePerS` (a tick every 20 ms), so the node's listen backlog is not
+ * flooded with SYNs the way no real fleet arrives at once. Prints one JSON line a second on
+ * stdout: `{"started": n, "connected": n, "first": bool}` (`first`: the process's first agent,
+ * whose lease the bench uses, is connected). SIGTERM closes every tunnel and exits.
+ */
+import { readFileSync } from 'node:fs';
+import { type AgentHandle, startAgent } from '@pm/agent';
+
+export interface FleetAgentsConfig {
+  host: string;
+  port: number;
+  /** PEM file of the gateway's (self-signed) certificate, trusted as the CA. */
+  caFile: string;
+  keys: string[];
+  /** New agents started per second. */
+  ratePerS: number;
+}
+
+const TICK_MS = 20;
+
+function main(): void {
+  const path = process.argv[2];
+  if (!path) {
+    console.error('usage: node fleet-agents.ts CONFIG.json');
+    process.exit(2);
+  }
+  const config = JSON.parse(readFileSync(path, 'utf8')) as FleetAgentsConfig;
+  const ca = readFileSync(config.caFile);
+  const agents: AgentHandle[] = [];
+  const perTick = Math.max(1, Math.round((config.ratePerS * TICK_MS) / 1000));
+  const starter = setInterval(() => {
+    for (let i = 0; i < perTick && agents.length < config.keys.length; i++) {
+      agents.push(
+        startAgent({
+          gateway: { host: config.host, port: config.port },
+          key: config.keys[agents.length]!,
+          tls: { ca },
+          allowLoopback: true,
+        }),
+      );
+    }
+    if (agents.length >= config.keys.length) clearInterval(starter);
+  }, TICK_MS);
+  const report = setInterval(() => {
+    let connected = 0;
+    for (const a of agents) if (a.isConnected()) connected++;
+    const first = agents[0]?.isConnected() ?? false;
+    process.stdout.write(`${JSON.stringify({ started: agents.length, connected, first })}\n`);
+  }, 1000);
+  process.once('SIGTERM', () => {
+    clearInterval(starter);
+    clearInterval(report);
+    void Promise.all(agents.map((a) => a.close())).finally(() => process.exit(0));
+  });
+}
+
+main();
