@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 
 const IP = process.env.IP_COMMAND ?? 'ip';
 const PREFIX = /^pm(\d+)(?:-|br$)/;
@@ -36,7 +37,7 @@ export interface HostNet {
   /** Writes the host's own `/etc/hosts` (lines `address name`), in the order given. */
   setHostsFile(host: string, entries: [address: string, name: string][]): void;
   /** Starts `command` inside the host's namespace. */
-  spawnIn(host: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess;
+  spawnIn(host: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcess;
   /** Kills what was started in the hosts, then removes namespaces, bridge and hosts files. */
   close(): Promise<void>;
 }
@@ -169,9 +170,10 @@ export function createHostNet(specs: HostSpec[]): HostNet {
       const lines = ['127.0.0.1 localhost', ...entries.map(([a, n]) => `${a} ${n}`)];
       writeFileSync(`${dir}/hosts`, `${lines.join('\n')}\n`);
     },
-    spawnIn(host, command, args, env) {
+    spawnIn(host, command, args, env, cwd) {
       const child = spawn(IP, ['netns', 'exec', hostOf(host).netns, command, ...args], {
         env,
+        cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.add(child);
@@ -190,5 +192,38 @@ export function createHostNet(specs: HostSpec[]): HostNet {
       teardown();
       process.removeListener('exit', teardown);
     },
+  };
+}
+
+/**
+ * A TCP forwarder listening on `host` (port 0: a free one) to `target`'s host and port: how the
+ * hosts reach a service of the root namespace bound to loopback (PostgreSQL), whose configuration
+ * a test leaves alone.
+ */
+export async function forwardTcp(
+  host: string,
+  target: URL,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

@@ -12,12 +12,12 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAgent, type TestDatabase } from '@pm/db/testing';
-import { createHostNet, type HostNet } from '@pm/devnet/netns';
+import { createHostNet, forwardTcp, type HostNet } from '@pm/devnet/netns';
 import { hashAgentKey } from '@pm/gateway/store/agent-registry';
 import { type FleetProcess, startProcess } from './fleet-process.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
@@ -63,35 +63,6 @@ export interface Fleet {
   /** The last lines every process wrote, for a failing test's message. */
   logs(): string;
   close(): Promise<void>;
-}
-
-/** A TCP forwarder on `host` to PostgreSQL on loopback (whose configuration the test leaves alone). */
-async function startDbForwarder(
-  host: string,
-  target: URL,
-): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
 }
 
 /** The HTTP target customers fetch through the agents: `/ip` answers the address the request came from. */
@@ -155,7 +126,7 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
     for (const c of closers.reverse()) await c().catch(() => {});
   };
   try {
-    const forwarder = await startDbForwarder(root, new URL(db.url));
+    const forwarder = await forwardTcp(root, new URL(db.url));
     closers.push(forwarder.close);
     const dbUrl = new URL(db.url);
     dbUrl.host = `${root}:${forwarder.port}`;
