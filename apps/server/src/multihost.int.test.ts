@@ -17,7 +17,7 @@ import { checkJobsOnce, checkWorkerKill } from './test/fleet-jobs.ts';
 const run = promisify(execFile);
 const available = netnsAvailable();
 /** What the guide and docs/benchmarks.md state for a node's agents to be back on another node. */
-export const RECONNECT_LIMIT_MS = 15_000;
+export const RECONNECT_LIMIT_MS = 5000;
 
 let db: TestDatabase;
 let fleet: Fleet;
