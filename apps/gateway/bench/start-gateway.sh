@@ -2,6 +2,7 @@
 # Start the standalone gateway plus one agent (loopback targets allowed), both pinned to
 # PROXY_CPUS (default 0), then warm them up. Prints, usable with eval:
 #   PROXY=socks5://bench:PASS@127.0.0.1:PORT  NOAUTH_PROXY=socks5://127.0.0.1:APORT  PIDS=gw,agent
+#   PROXY_HTTP=http://bench:PASS@127.0.0.1:HPORT (the same lease's HTTP proxy port)
 # (NOAUTH_PROXY: the same lease's no-auth port, whitelisted for 127.0.0.1: the SOCKS exchange of
 # the ssh -R peer, which asks for no password)
 #   usage: start-gateway.sh tls|plain   (plain: the tunnel without TLS, on loopback: what TLS costs)
@@ -36,7 +37,7 @@ GW=$!
 for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.1; done
 [ -s "$OUT" ] || { echo "gateway did not start" >&2; kill $GW; exit 1; }
 field() { "$NODE" -e 'const j=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const v=j[process.argv[2]];console.log(Array.isArray(v)?v[0]:v??"")' "$OUT" "$1"; }
-PORT=$(field socksPorts); APORT=$(field authPort); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(field agentKey); CA=$(field caFile)
+PORT=$(field socksPorts); HPORT=$(field httpPorts); APORT=$(field authPort); TPORT=$(field tunnelPort); PASS=$(field pwd); KEY=$(field agentKey); CA=$(field caFile)
 rm -f "$OUT"
 AGENT_ARGS=(--gateway "127.0.0.1:$TPORT" --allow-loopback --max-streams 30000)
 if [ "$MODE" = tls ]; then AGENT_ARGS+=("${AGENT_TLS[@]}" --ca "$CA"); else AGENT_ARGS+=("${AGENT_PLAIN[@]}"); fi
@@ -56,4 +57,6 @@ if [ "$WARMUP_S" != 0 ]; then
 fi
 echo "PROXY=socks5://bench:$PASS@127.0.0.1:$PORT"
 echo "NOAUTH_PROXY=socks5://127.0.0.1:$APORT"
+# The lease's HTTP proxy port (a build from before the HTTP proxy has none: empty).
+echo "PROXY_HTTP=${HPORT:+http://bench:$PASS@127.0.0.1:$HPORT}"
 echo "PIDS=$GW,$AG"

@@ -18,6 +18,7 @@ const { values } = parseArgs({
     plaintext: { type: 'boolean', default: false },
     host: { type: 'string', default: '127.0.0.1' },
     'socks-port': { type: 'string', default: '0' },
+    'http-port': { type: 'string', default: '0' },
     'auth-port': { type: 'string', default: '0' },
     'tunnel-port': { type: 'string', default: '0' },
     'metrics-port': { type: 'string' },
@@ -102,6 +103,7 @@ const stop = values.standalone
       await startStandalone({
         host: values.host,
         socksPort: Number(values['socks-port']),
+        httpPort: Number(values['http-port']),
         authPort: Number(values['auth-port']),
         tunnelPort: Number(values['tunnel-port']),
         metricsPort: values['metrics-port'] ? Number(values['metrics-port']) : undefined,

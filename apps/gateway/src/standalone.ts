@@ -10,6 +10,8 @@ import { makeSelfSignedCert } from './tunnel/self-signed.ts';
 export interface StandaloneOptions {
   host: string;
   socksPort: number;
+  /** The leases' HTTP proxy port (Basic `Proxy-Authorization`; 0: a free port). */
+  httpPort: number;
   /** The bench lease's no-auth port, open to 127.0.0.1 (0: a free port). */
   authPort: number;
   tunnelPort: number;
@@ -48,6 +50,7 @@ export async function startStandalone(
     host: options.host,
     tunnelPort: options.tunnelPort,
     socksPorts: [options.socksPort],
+    httpPorts: [options.httpPort],
     tls,
     plaintextTunnel: !tls,
     directory: createMemoryDirectory([
@@ -74,6 +77,7 @@ export async function startStandalone(
   console.log(
     JSON.stringify({
       socksPorts: gateway.socksPorts,
+      httpPorts: gateway.httpPorts,
       authPort,
       tunnelPort: gateway.tunnelPort,
       user,
