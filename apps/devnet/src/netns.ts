@@ -15,6 +15,7 @@ import net, { type AddressInfo } from 'node:net';
 
 const IP = process.env.IP_COMMAND ?? 'ip';
 const PREFIX = /^pm(\d+)(?:-|br$)/;
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
 export interface HostSpec {
   /** Short name: letters and digits, at most 5 characters (interface names are limited to 15). */
@@ -135,7 +136,17 @@ export function createHostNet(specs: HostSpec[]): HostNet {
     }
     tryRun(['link', 'del', bridge]);
   };
+  // A test killed by a signal tears down too, then dies of that signal as it would have.
+  const onSignal = (signal: NodeJS.Signals) => {
+    teardown();
+    process.kill(process.pid, signal);
+  };
+  const detach = () => {
+    process.removeListener('exit', teardown);
+    for (const s of SIGNALS) process.removeListener(s, onSignal);
+  };
   process.once('exit', teardown);
+  for (const s of SIGNALS) process.once(s, onSignal);
   try {
     run(['link', 'add', bridge, 'type', 'bridge']);
     run(['addr', 'add', `${subnet}.1/24`, 'dev', bridge]);
@@ -190,7 +201,7 @@ export function createHostNet(specs: HostSpec[]): HostNet {
       for (const c of children) c.kill('SIGTERM');
       await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 5000))]);
       teardown();
-      process.removeListener('exit', teardown);
+      detach();
     },
   };
 }

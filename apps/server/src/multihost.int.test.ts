@@ -98,14 +98,14 @@ async function waitAgentsOn(expected: (a: FleetAgent) => string, timeoutMs: numb
 
 const ownNode = (a: FleetAgent) => (a.host === 'ag1' ? 'gw1' : 'gw2');
 
-/** A customer with money buys `agent` through API `i`. */
-async function buy(i: 0 | 1, agent: FleetAgent) {
+/** A customer with money buys `agent` through API `i` (with `probe`: the node tests the agent first). */
+async function buy(i: 0 | 1, agent: FleetAgent, probe: boolean) {
   const buyer = await buildAccount(db, { userId: newUserId('fleet'), balanceC: 10_000 });
   const res = await api(i, 'POST', '/leases', buyer.userId, {
     agentID: agent.id,
     expPriceC: 500,
     exc: true,
-    probe: false,
+    probe,
   });
   assert.equal(res.status, 201, res.body);
   return { userId: buyer.userId, lease: ZLease.parse(JSON.parse(res.body)) };
@@ -141,8 +141,11 @@ describe('several hosts on one PostgreSQL', {
   test("a lease bought through either API works on its node, from the customers' host", {
     timeout: 60_000,
   }, async () => {
+    // Agents 0, 1 on gateway A, 2, 3 on B; bought through API A, B, A, B. The first and the last
+    // sale ask their node for a purchase probe: the API's request reaches the node through
+    // PostgreSQL, and the sale goes through only if that node's probe through the agent passed.
     for (const [i, agent] of fleet.agents.entries()) {
-      const { lease, userId } = await buy((i % 2) as 0 | 1, agent);
+      const { lease, userId } = await buy((i % 2) as 0 | 1, agent, i === 0 || i === 3);
       assert.equal(lease.socks.ip, fleet.net.hosts[ownNode(agent)]!.address, 'the lease names its node');
       leases.push({ agent, lease, userId });
     }
@@ -167,6 +170,19 @@ describe('several hosts on one PostgreSQL', {
       2000,
     );
     console.log(`whitelist through API A served by gateway B after ${took} ms`);
+    // The root namespace (the bridge's address) is not on the whitelist: refused.
+    const outsider = await run('curl', [
+      '-sS',
+      '--max-time',
+      '2',
+      '--socks5',
+      `${gwB}:${authPort.port}`,
+      `${fleet.targetUrl}/ip`,
+    ]).then(
+      () => 'served',
+      () => 'refused',
+    );
+    assert.equal(outsider, 'refused', 'an address off the whitelist');
   });
 
   test('rate limits hold across the two APIs', { timeout: 30_000 }, async () => {
