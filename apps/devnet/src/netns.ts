@@ -107,12 +107,21 @@ function killNamespace(netns: string): void {
   tryRun(['netns', 'del', netns]);
 }
 
-/** A 10.199.N.0/24 no route of this machine (or an earlier run alive) uses. */
-function freeSubnet(): string {
-  const routes = run(['-4', 'route', 'show', 'table', 'all']);
+/**
+ * Gives `bridge` the `.1` of a 10.199.N.0/24 no other interface of this machine has an address in,
+ * checked after taking it (so two runs starting at once cannot share one); returns `10.199.N`.
+ */
+function claimSubnet(bridge: string): string {
+  const holders = (prefix: string) =>
+    run(['-o', '-4', 'addr', 'show', 'to', `${prefix}.0/24`])
+      .split('\n')
+      .filter(Boolean);
   for (let i = 0; i < 250; i++) {
-    const n = (process.pid + i) % 250;
-    if (!routes.includes(`10.199.${n}.`)) return `10.199.${n}`;
+    const prefix = `10.199.${(process.pid + i) % 250}`;
+    if (holders(prefix).length > 0) continue;
+    run(['addr', 'add', `${prefix}.1/24`, 'dev', bridge]);
+    if (holders(prefix).length === 1) return prefix;
+    run(['addr', 'del', `${prefix}.1/24`, 'dev', bridge]);
   }
   throw new Error('no free 10.199.N.0/24 on this machine');
 }
@@ -122,7 +131,7 @@ export function createHostNet(specs: HostSpec[]): HostNet {
   removeLeftovers();
   const tag = `pm${process.pid}`;
   const bridge = `${tag}br`;
-  const subnet = freeSubnet();
+  let subnet = '';
   const hosts: Record<string, NetHost> = {};
   const children = new Set<ChildProcess>();
   let closed = false;
@@ -149,7 +158,7 @@ export function createHostNet(specs: HostSpec[]): HostNet {
   for (const s of SIGNALS) process.once(s, onSignal);
   try {
     run(['link', 'add', bridge, 'type', 'bridge']);
-    run(['addr', 'add', `${subnet}.1/24`, 'dev', bridge]);
+    subnet = claimSubnet(bridge);
     run(['link', 'set', bridge, 'up']);
     for (const { name, octet } of specs) {
       if (!/^[a-z0-9]{1,5}$/.test(name))
