@@ -13,24 +13,38 @@ export class Keepalive {
   private readonly ping: () => void;
   private readonly giveUp: () => void;
 
-  constructor(intervalMs: number, idleMs: number, ping: () => void, giveUp: () => void) {
+  private readonly onlyWhenSilent: boolean;
+
+  /** `onlyWhenSilent`: ping only after an interval in which nothing was heard. */
+  constructor(
+    intervalMs: number,
+    idleMs: number,
+    ping: () => void,
+    giveUp: () => void,
+    onlyWhenSilent = false,
+  ) {
     this.intervalMs = intervalMs;
     this.idleMs = idleMs;
     this.ping = ping;
     this.giveUp = giveUp;
+    this.onlyWhenSilent = onlyWhenSilent;
   }
 
   /** Starts the timer (once). */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.wasHeard) this.silentMs = 0;
-      else this.silentMs += this.intervalMs;
-      this.wasHeard = false;
-      if (this.silentMs >= this.idleMs) this.giveUp();
-      else this.ping();
-    }, this.intervalMs);
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
+  }
+
+  /** One interval passed: give up after `idleMs` of silence, else ping (unless heard, when asked). */
+  tick(): void {
+    const heard = this.wasHeard;
+    if (heard) this.silentMs = 0;
+    else this.silentMs += this.intervalMs;
+    this.wasHeard = false;
+    if (this.silentMs >= this.idleMs) this.giveUp();
+    else if (!heard || !this.onlyWhenSilent) this.ping();
   }
 
   heard(): void {

@@ -49,6 +49,12 @@ export interface MuxOptions {
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
   /**
+   * PING only after an interval in which nothing was heard (the gateway: its agents PING every
+   * interval, and their PINGs already prove the tunnel alive, so its own PINGs and their PONGs
+   * only doubled the idle traffic of a fleet). The idle timeout is unchanged.
+   */
+  pingOnlyWhenSilent?: boolean;
+  /**
    * DATA read from a local socket waits for one more poll of the loop before it is written, so that
    * a FIN the socket received right behind its last bytes rides in the same tunnel write. The agent
    * sets it: targets often answer and close (HTTP with `Connection: close`, TLS close_notify), and

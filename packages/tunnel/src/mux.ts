@@ -58,6 +58,7 @@ export class Mux {
       opts.idleTimeoutMs ?? interval * 3,
       () => this.writeFrame(T_PING, 0, EMPTY),
       () => this.destroy(new Error('tunnel keepalive timeout')),
+      opts.pingOnlyWhenSilent ?? false,
     );
     if (!this.preAuth) this.keepalive.start();
     this.records = new RecordBudget(

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Keepalive } from './keepalive.ts';
+
+/** A keepalive of 15 s / 45 s driven by hand: what it did at each tick. */
+function driven(onlyWhenSilent: boolean) {
+  const events: string[] = [];
+  const k = new Keepalive(
+    15_000,
+    45_000,
+    () => events.push('ping'),
+    () => events.push('give up'),
+    onlyWhenSilent,
+  );
+  return { k, events };
+}
+
+test('by default a tunnel pings every interval, heard from or not', () => {
+  const { k, events } = driven(false);
+  k.heard();
+  k.tick();
+  k.heard();
+  k.tick();
+  assert.deepEqual(events, ['ping', 'ping']);
+});
+
+test('pinging only when silent: a peer heard every interval is never pinged', () => {
+  const { k, events } = driven(true);
+  for (let i = 0; i < 5; i++) {
+    k.heard();
+    k.tick();
+  }
+  assert.deepEqual(events, []);
+});
+
+test('pinging only when silent: a quiet interval brings a ping, and 45 s of silence still give up', () => {
+  const { k, events } = driven(true);
+  k.heard();
+  k.tick();
+  k.tick();
+  k.tick();
+  k.tick();
+  assert.deepEqual(events, ['ping', 'ping', 'give up']);
+});
