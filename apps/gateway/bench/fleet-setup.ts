@@ -98,9 +98,13 @@ export async function choosePorts(): Promise<{ base: number; tunnel: number; met
   throw new Error('no free loopback ports below 32768');
 }
 
-/** `node ...args` with the open-file limit raised to the hard limit (10,000 tunnels need 10,000 descriptors). */
-function spawnWithFdLimit(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn('bash', ['-c', 'ulimit -n "$(ulimit -Hn)" && exec "$0" "$@"', process.execPath, ...args], {
+/**
+ * `node ...args` with the open-file limit raised to the hard limit (10,000 tunnels need 10,000
+ * descriptors), at `nice` (the agents: they stand for devices elsewhere, whose CPU is not the node's).
+ */
+function spawnWithFdLimit(args: string[], env: NodeJS.ProcessEnv, nice = 0): ChildProcess {
+  const script = `ulimit -n "$(ulimit -Hn)" && exec nice -n ${nice} "$0" "$@"`;
+  return spawn('bash', ['-c', script, process.execPath, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -141,7 +145,7 @@ export interface AgentProcess {
 export function startAgentProcess(dir: string, index: number, config: FleetAgentsConfig): AgentProcess {
   const file = join(dir, `agents-${index}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child = spawnWithFdLimit([...V8_OPTIONS, AGENTS, file], process.env);
+  const child = spawnWithFdLimit([...V8_OPTIONS, AGENTS, file], process.env, 10);
   const proc: AgentProcess = { child, last: { started: 0, connected: 0, first: false } };
   createInterface({ input: child.stdout! }).on('line', (line) => {
     try {
