@@ -1,4 +1,4 @@
-import type { TAdminLease, TAuditQuery, TPortPackage } from '@pm/contracts';
+import type { TAdminLease, TAuditQuery } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -155,9 +155,7 @@ export function createAdminClient({
       ),
 
     portPackages: (userId: string) =>
-      call(() =>
-        ports.get<{ packages: TPortPackage[] }>(`/users/${encodeURIComponent(userId)}/packages`, handled),
-      ),
+      call(() => callEndpoint(ports, ENDPOINTS.listPortPackages, { ...handled, params: { id: userId } })),
 
     cryptoTransactions: (userId: string) =>
       call(() =>
