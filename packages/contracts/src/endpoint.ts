@@ -29,8 +29,11 @@ export interface Endpoint {
   summary: string;
   description?: string;
   visibility: Visibility;
-  /** Which listener serves it: the market API (default) or the Ports API's own base address (SPEC 7). */
-  api?: 'market' | 'ports';
+  /**
+   * Which listener serves it: the market API (default), the Ports API's own base address (SPEC 7),
+   * or the identity host (`apps/identity`: the admin auth API and the reset-mail request).
+   */
+  api?: 'market' | 'ports' | 'identity';
   tags: string[];
   params?: z.ZodType;
   querystring?: z.ZodType;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Endpoint, HttpMethod } from './endpoint.ts';
 import { ACCOUNT_ENDPOINTS } from './endpoints/accounts.ts';
 import { CATALOG_ENDPOINTS } from './endpoints/catalog.ts';
+import { IDENTITY_ENDPOINTS } from './endpoints/identity.ts';
 import { LEASE_ENDPOINTS } from './endpoints/leases.ts';
 import { PAYMENT_ENDPOINTS } from './endpoints/payments.ts';
 import { PORTS_ENDPOINTS } from './endpoints/ports.ts';
@@ -17,6 +18,7 @@ export const ENDPOINTS = {
   ...LEASE_ENDPOINTS,
   ...PAYMENT_ENDPOINTS,
   ...PORTS_ENDPOINTS,
+  ...IDENTITY_ENDPOINTS,
 } as const satisfies Record<string, Endpoint>;
 
 export type EndpointName = keyof typeof ENDPOINTS;

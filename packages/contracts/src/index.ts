@@ -11,6 +11,7 @@ export * from './environment.ts';
 export * from './errors.ts';
 export * from './geo.ts';
 export * from './http.ts';
+export * from './identity.ts';
 export * from './leases.ts';
 export * from './lifecycle.ts';
 export * from './payments.ts';

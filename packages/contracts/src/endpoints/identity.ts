@@ -1,0 +1,66 @@
+import { defineEndpoint, type Endpoint } from '../endpoint.ts';
+import {
+  ZIdentityEmailBody,
+  ZIdentityError,
+  ZIdentityUserInfo,
+  ZPasswordResetSent,
+  ZUserBlockBody,
+  ZUserBlockResult,
+  ZUserChangeResult,
+  ZUserPasswordBody,
+  ZUserResetLinkBody,
+} from '../identity.ts';
+
+/** A staff call's errors: bad input or unknown user, no valid token, not staff (or a staff target). */
+const staffErrors = { 400: ZIdentityError, 401: ZIdentityError, 403: ZIdentityError };
+
+/** One staff operation of the identity host: a bearer token of this issuer with both staff permissions. */
+const adminOp = <const E extends Omit<Endpoint, 'api' | 'tags' | 'visibility' | 'method'>>(e: E) =>
+  defineEndpoint({ ...e, method: 'POST', api: 'identity', tags: ['identity'], visibility: 'staff' });
+
+/**
+ * The identity host's JSON API (SPEC 7): the admin auth API under `/administator/user/` (SPEC's
+ * spelling, kept for outside callers; a declared trailing slash is optional) and the anonymous
+ * reset-mail request. Served by `apps/identity`, not by the market API.
+ */
+export const IDENTITY_ENDPOINTS = {
+  blockUser: adminOp({
+    operationId: 'blockUser',
+    path: '/administator/user/block/',
+    summary: 'Block or unblock a user (`blocked` sets the state; without it the state toggles)',
+    body: ZUserBlockBody,
+    response: { 200: ZUserBlockResult, ...staffErrors },
+  }),
+  getUserInfo: adminOp({
+    operationId: 'getUserInfo',
+    path: '/administator/user/info/',
+    summary: "A user's sign-in data by e-mail address",
+    body: ZIdentityEmailBody,
+    response: { 200: ZIdentityUserInfo, ...staffErrors },
+  }),
+  setUserPassword: adminOp({
+    operationId: 'setUserPassword',
+    path: '/administator/user/password/change',
+    summary: "Set a user's password: ends their sessions and mails them that support changed it",
+    body: ZUserPasswordBody,
+    response: { 200: ZUserChangeResult, ...staffErrors },
+  }),
+  mailUserResetLink: adminOp({
+    operationId: 'mailUserResetLink',
+    path: '/administator/user/password/reset-link',
+    summary: 'Mail a user a password reset link (503 when the mail cannot be sent)',
+    body: ZUserResetLinkBody,
+    response: { 200: ZUserChangeResult, ...staffErrors, 503: ZIdentityError },
+  }),
+  requestPasswordReset: defineEndpoint({
+    operationId: 'requestPasswordReset',
+    method: 'POST',
+    path: '/dbconnections/change_code',
+    summary: 'Mail a password reset link (the same text answer for an unknown address)',
+    visibility: 'anonymous',
+    api: 'identity',
+    tags: ['identity'],
+    body: ZIdentityEmailBody,
+    response: { 200: ZPasswordResetSent, 400: ZIdentityError, 429: ZIdentityError },
+  }),
+} as const satisfies Record<string, Endpoint>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * The identity host's JSON API (SPEC 7, "Auth API (admin)" and "Identity service"): the bodies it
+ * reads and the answers it gives. Its errors are `{ error }` (the text to show), with `field` when a
+ * body field is missing or of the wrong type.
+ */
+export const ZIdentityError = z.object({ error: z.string(), field: z.string().optional() });
+export type TIdentityError = z.infer<typeof ZIdentityError>;
+
+/** An e-mail address as typed; the host trims and lower-cases it and answers for a malformed one. */
+const email = z.string().max(320);
+/** Why staff act, for the audit trail; trimmed and cut to 500 characters by the host. */
+const reason = z.string().max(10_000).optional();
+
+/** `POST /dbconnections/change_code` and `POST /administator/user/info/`. */
+export const ZIdentityEmailBody = z.object({ email });
+export type TIdentityEmailBody = z.infer<typeof ZIdentityEmailBody>;
+
+/** `POST /administator/user/block/`: `blocked` sets that state; without it the state toggles. */
+export const ZUserBlockBody = z.object({
+  email,
+  blocked: z.boolean({ error: 'must be true or false' }).optional(),
+  reason,
+});
+export type TUserBlockBody = z.infer<typeof ZUserBlockBody>;
+
+export const ZUserBlockResult = z.object({ blocked: z.boolean(), email: z.string() });
+export type TUserBlockResult = z.infer<typeof ZUserBlockResult>;
+
+/** `POST /administator/user/password/change`: the host checks the password's length itself. */
+export const ZUserPasswordBody = z.object({ email, password: z.string().max(10_000), reason });
+export type TUserPasswordBody = z.infer<typeof ZUserPasswordBody>;
+
+/** `POST /administator/user/password/reset-link`. */
+export const ZUserResetLinkBody = z.object({ email, reason });
+export type TUserResetLinkBody = z.infer<typeof ZUserResetLinkBody>;
+
+/** The answer of a staff change to a user: done, for this (normalised) address. */
+export const ZUserChangeResult = z.object({ ok: z.literal(true), email: z.string() });
+export type TUserChangeResult = z.infer<typeof ZUserChangeResult>;
+
+/** The user data staff see (SPEC 3, Admin user data, plus the user id and the inviter). */
+export const ZIdentityUserInfo = z.object({
+  username: z.string(),
+  emailVerified: z.boolean(),
+  email: z.string(),
+  inviteCode: z.string().nullable(),
+  created: z.string(),
+  lastLogin: z.string().nullable(),
+  lastIp: z.string().nullable(),
+  blocked: z.boolean(),
+  userId: z.string(),
+  invitedBy: z.string().nullable().optional(),
+});
+export type TIdentityUserInfo = z.infer<typeof ZIdentityUserInfo>;
+
+/** `POST /dbconnections/change_code`'s answer: the same text for known and unknown addresses. */
+export const ZPasswordResetSent = z.string();
