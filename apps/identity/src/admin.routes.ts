@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { AppError, isAppError, isStaff } from '@pm/contracts';
+import { AppError, ENDPOINTS, isAppError, isStaff } from '@pm/contracts';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { Context, Next } from 'koa';
-import { readBody } from './http.ts';
+import { registerIdentityEndpoint } from './endpoint.ts';
 import { type Limits, TOO_MANY } from './limits.ts';
 import { logMailFailure } from './pages/routes.ts';
 import { normalizeEmail } from './passwords.ts';
@@ -22,10 +22,13 @@ export interface AdminDeps {
 
 function sendError(ctx: Context, e: AppError): void {
   ctx.status = e.status;
-  ctx.body = { error: e.userMessage };
+  ctx.body = { error: e.userMessage, ...e.details };
 }
 
-/** JSON error mapping for the admin and dbconnections endpoints: `{ error }` with the code's status. */
+/**
+ * JSON error mapping for the admin and dbconnections endpoints: `{ error }` (and `field` for a bad
+ * body field) with the code's status.
+ */
 async function jsonErrors(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
@@ -35,7 +38,10 @@ async function jsonErrors(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-/** The reset-mail endpoint and the admin auth API (bearer access tokens with both staff permissions). */
+/**
+ * The reset-mail endpoint and the admin auth API (bearer access tokens with both staff permissions),
+ * each registered from its declaration in the endpoint contract (`IDENTITY_ENDPOINTS`).
+ */
 export function createAdminRouter(d: AdminDeps): Router {
   const router = new Router();
   const keys = createLocalJWKSet(d.publicJwks);
@@ -72,53 +78,34 @@ export function createAdminRouter(d: AdminDeps): Router {
   }
 
   router.use(jsonErrors);
+  const api = { router, requireStaff };
 
-  router.post('/dbconnections/change_code', async (ctx) => {
-    const body = await readBody(ctx);
+  registerIdentityEndpoint(api, ENDPOINTS.requestPasswordReset, async (ctx, { body }) => {
     const email = normalizeEmail(body.email);
     if (!email) throw new AppError('VALIDATION_FAILED', { userMessage: MSG.invalidEmail });
     if (!(await d.limits.takeReset(email, ctx.ip)))
       throw new AppError('RATE_LIMITED', { userMessage: TOO_MANY });
     // Same answer and timing for unknown emails: the mail goes out in the background.
     d.users.requestPasswordReset(email).catch(logMailFailure);
-    ctx.type = 'text/plain';
-    ctx.body = MSG.resetSent;
+    return MSG.resetSent;
   });
 
-  // Body `{email, blocked?: boolean, reason?}`: with `blocked` it sets that state (idempotent);
-  // without it, it toggles (the SPEC 7 client blocks and unblocks with the same call).
-  router.post(['/administator/user/block/', '/administator/user/block'], async (ctx) => {
-    const caller = await requireStaff(ctx);
-    const body = await readBody(ctx);
-    ctx.body = await d.staff.setBlocked(caller, {
-      email: body.email,
-      blocked: body.blocked,
-      reason: body.reason,
-    });
+  // With `blocked` it sets that state (idempotent); without it, it toggles (the SPEC 7 client
+  // blocks and unblocks with the same call).
+  registerIdentityEndpoint(api, ENDPOINTS.blockUser, (_ctx, { body, caller }) =>
+    d.staff.setBlocked(caller, body),
+  );
+
+  registerIdentityEndpoint(api, ENDPOINTS.getUserInfo, (_ctx, { body }) => d.staff.getInfo(body.email));
+
+  registerIdentityEndpoint(api, ENDPOINTS.setUserPassword, async (_ctx, { body, caller }) => {
+    const { email } = await d.staff.setPassword(caller, body);
+    return { ok: true, email };
   });
 
-  router.post(['/administator/user/info/', '/administator/user/info'], async (ctx) => {
-    await requireStaff(ctx);
-    const body = await readBody(ctx);
-    ctx.body = await d.staff.getInfo(body.email);
-  });
-
-  router.post('/administator/user/password/change', async (ctx) => {
-    const caller = await requireStaff(ctx);
-    const body = await readBody(ctx);
-    const { email } = await d.staff.setPassword(caller, {
-      email: body.email,
-      password: body.password,
-      reason: body.reason,
-    });
-    ctx.body = { ok: true, email };
-  });
-
-  router.post('/administator/user/password/reset-link', async (ctx) => {
-    const caller = await requireStaff(ctx);
-    const body = await readBody(ctx);
-    const { email } = await d.staff.mailResetLink(caller, { email: body.email, reason: body.reason });
-    ctx.body = { ok: true, email };
+  registerIdentityEndpoint(api, ENDPOINTS.mailUserResetLink, async (_ctx, { body, caller }) => {
+    const { email } = await d.staff.mailResetLink(caller, body);
+    return { ok: true, email };
   });
 
   return router;

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Router from '@koa/router';
 import { createPgRateCounter, type DbHandle, sweepRateLimits } from '@pm/db';
 import { exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
 import type { Context, Next } from 'koa';
@@ -54,10 +55,19 @@ export interface IdentityConfig {
   trustProxyHops?: number;
 }
 
+/** A route of the host's own routers (oidc-provider's protocol routes are not among them). */
+export interface IdentityRoute {
+  router: 'api' | 'assets' | 'pages';
+  method: string;
+  path: string;
+}
+
 export interface IdentityHandle {
   url: string;
   port: number;
   jwks: { keys: object[] };
+  /** What the host's own routers serve (the endpoint-contract test checks the `api` ones). */
+  routes: IdentityRoute[];
   close(): Promise<void>;
 }
 
@@ -98,6 +108,17 @@ function pageErrors(appUrl: string) {
       throw e;
     }
   };
+}
+
+/** Each method and path a router answers (its middleware, without methods, left out). */
+function routesOf(name: string, router: Router): IdentityRoute[] {
+  return router.stack.flatMap((layer) =>
+    layer.methods.map((method) => ({
+      router: name as IdentityRoute['router'],
+      method,
+      path: String(layer.path),
+    })),
+  );
 }
 
 function noopMailer(): Mailer {
@@ -163,6 +184,10 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
     publicJwks: toPublicJwks(jwks),
   });
 
+  // The host's own routes, by router, in the order they are tried: the JSON API (each operation
+  // from the endpoint contract), the pages' static files, the HTML pages.
+  const routers = { api: admin, assets: createAssetRouter(), pages };
+
   provider.use(securityHeaders);
   provider.use(corsFor(config.corsOrigins, ['/dbconnections/', '/administator/']));
   provider.use(async (ctx, next) => {
@@ -173,9 +198,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
     await next();
   });
   provider.use(pageErrors(config.appUrl));
-  provider.use(admin.routes());
-  provider.use(createAssetRouter().routes());
-  provider.use(pages.routes());
+  for (const router of Object.values(routers)) provider.use(router.routes());
   provider.on('server_error', (_ctx, err) => {
     console.error('identity: server error', err);
   });
@@ -195,6 +218,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
     url: issuer,
     port,
     jwks,
+    routes: Object.entries(routers).flatMap(([name, router]) => routesOf(name, router)),
     async close() {
       clearInterval(purge);
       await new Promise<void>((resolve) => {
