@@ -159,7 +159,12 @@ export async function installMockBackend(
     const url = new URL(req.url());
     if (url.pathname.endsWith('/dbconnections/change_code')) {
       state.passwordChanges.push(req.postDataJSON());
-      return json(route, state.passwordChangeStatus, { ok: true });
+      // The identity host's answer: the same text whether or not the address has an account.
+      return route.fulfill({
+        status: state.passwordChangeStatus,
+        headers: { ...CORS, 'content-type': 'text/plain; charset=utf-8' },
+        body: "We've just sent you an email to reset your password.",
+      });
     }
     if (url.pathname.endsWith('/.well-known/openid-configuration')) {
       return json(route, 200, {

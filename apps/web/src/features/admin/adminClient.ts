@@ -1,4 +1,4 @@
-import type { TAdminLease, TAuditQuery } from '@pm/contracts';
+import type { TAdminLease, TAuditQuery, TIdentityUserInfo } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -46,18 +46,7 @@ export function toAdminError(e: unknown): AdminError {
 }
 
 /** Identity host's user data for staff (SPEC 3, Admin user data, plus the user id). */
-export interface AdminUserInfo {
-  username: string;
-  emailVerified: boolean;
-  email: string;
-  inviteCode: string | null;
-  created: string;
-  lastLogin: string | null;
-  lastIp: string | null;
-  blocked: boolean;
-  userId: string;
-  invitedBy?: string | null;
-}
+export type AdminUserInfo = TIdentityUserInfo;
 
 /** Admin calls answer their errors to the screen, not to the global error (401 still signs in again). */
 const HANDLED = [400, 402, 403, 404, 409, 413, 422, 429, 500, 503];
@@ -91,25 +80,25 @@ export function createAdminClient({
 
   return {
     userInfo: (email: string) =>
-      call(() => identity.post<AdminUserInfo>('/administator/user/info/', { ...handled, body: { email } })),
+      call(() => callEndpoint(identity, ENDPOINTS.getUserInfo, { ...handled, body: { email } })),
     /** Sets the block state explicitly (never the toggle), with an optional reason. */
     setBlocked: (email: string, blocked: boolean, reason?: string) =>
       call(() =>
-        identity.post<{ blocked: boolean; email: string }>('/administator/user/block/', {
+        callEndpoint(identity, ENDPOINTS.blockUser, {
           ...handled,
           body: { email, blocked, ...(reason ? { reason } : {}) },
         }),
       ),
     setPassword: (email: string, password: string, reason?: string) =>
       call(() =>
-        identity.post<{ ok: true; email: string }>('/administator/user/password/change', {
+        callEndpoint(identity, ENDPOINTS.setUserPassword, {
           ...handled,
           body: { email, password, ...(reason ? { reason } : {}) },
         }),
       ),
     mailResetLink: (email: string, reason?: string) =>
       call(() =>
-        identity.post<{ ok: true; email: string }>('/administator/user/password/reset-link', {
+        callEndpoint(identity, ENDPOINTS.mailUserResetLink, {
           ...handled,
           body: { email, ...(reason ? { reason } : {}) },
         }),

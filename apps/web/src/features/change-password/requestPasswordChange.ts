@@ -1,4 +1,6 @@
-import { REQUEST_TIMEOUT_MS } from '../../lib/api/transport.ts';
+import { ENDPOINTS } from '@pm/contracts';
+import { callEndpoint } from '../../lib/api/endpoint.ts';
+import { createApiClient, REQUEST_TIMEOUT_MS } from '../../lib/api/transport.ts';
 
 /** Password reset state (SPEC section 4): nothing asked yet, e-mail sent, or the request failed. */
 export type PasswordResetState = 'NONE' | 'SUCCESS' | 'FAILED';
@@ -9,7 +11,8 @@ export const PASSWORD_SNACKBAR_MS = 2_000;
 
 /**
  * Asks the identity service to e-mail a password change link: `POST {issuer}/dbconnections/change_code`
- * with `{ email }`. Resolves to the new reset state; never throws.
+ * with `{ email }` (the contract's `requestPasswordReset`, no sign-in needed). Resolves to the new
+ * reset state; never throws, and raises no global state: the caller shows the outcome.
  */
 export async function requestPasswordChange(
   issuer: string,
@@ -17,14 +20,16 @@ export async function requestPasswordChange(
   fetchFn: typeof fetch = fetch,
   timeoutMs = REQUEST_TIMEOUT_MS,
 ): Promise<PasswordResetState> {
+  const identity = createApiClient({
+    baseUrl: issuer,
+    getAccessToken: () => null,
+    onFailure: () => {},
+    fetchFn,
+    timeoutMs,
+  });
   try {
-    const res = await fetchFn(`${issuer.replace(/\/+$/, '')}/dbconnections/change_code`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    return res.ok ? 'SUCCESS' : 'FAILED';
+    await callEndpoint(identity, ENDPOINTS.requestPasswordReset, { body: { email } });
+    return 'SUCCESS';
   } catch {
     return 'FAILED';
   }
