@@ -9,8 +9,9 @@
  *
  * Agents are started at `ratePerS` (a tick every 20 ms), so the node's listen backlog is not
  * flooded with SYNs the way no real fleet arrives at once. Prints one JSON line a second on
- * stdout: `{"started": n, "connected": n, "first": bool}` (`first`: the process's first agent,
- * whose lease the bench uses, is connected). SIGTERM closes every tunnel and exits.
+ * stdout: `{"started": n, "connected": n, "first": bool, "reasons": {...}}` (`first`: the process's
+ * first agent, whose lease the bench uses, is connected; `reasons`: why tunnels ended or dials
+ * failed, counted). SIGTERM closes every tunnel and exits.
  */
 import { readFileSync } from 'node:fs';
 import { type AgentHandle, startAgent } from '@pm/agent';
@@ -36,6 +37,13 @@ function main(): void {
   const config = JSON.parse(readFileSync(path, 'utf8')) as FleetAgentsConfig;
   const ca = readFileSync(config.caFile);
   const agents: AgentHandle[] = [];
+  /** Why tunnels ended or dials failed, counted (the agent's own log messages and reasons). */
+  const reasons = new Map<string, number>();
+  const log = (msg: string, fields?: Record<string, unknown>) => {
+    if (msg === 'agent connected') return;
+    const why = `${msg}: ${String(fields?.reason ?? fields?.code ?? fields?.error ?? '')}`;
+    reasons.set(why, (reasons.get(why) ?? 0) + 1);
+  };
   const perTick = Math.max(1, Math.round((config.ratePerS * TICK_MS) / 1000));
   const starter = setInterval(() => {
     for (let i = 0; i < perTick && agents.length < config.keys.length; i++) {
@@ -45,6 +53,7 @@ function main(): void {
           key: config.keys[agents.length]!,
           tls: { ca },
           allowLoopback: true,
+          log,
         }),
       );
     }
@@ -54,7 +63,8 @@ function main(): void {
     let connected = 0;
     for (const a of agents) if (a.isConnected()) connected++;
     const first = agents[0]?.isConnected() ?? false;
-    process.stdout.write(`${JSON.stringify({ started: agents.length, connected, first })}\n`);
+    const why = Object.fromEntries(reasons);
+    process.stdout.write(`${JSON.stringify({ started: agents.length, connected, first, reasons: why })}\n`);
   }, 1000);
   process.once('SIGTERM', () => {
     clearInterval(starter);

@@ -3,7 +3,7 @@
  * `/metrics`, one customer request through a lease (SOCKS5 CONNECT, then HTTP GET), a lease's
  * requests per second, and the loopback HTTP server those requests and the presence probes reach.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import { SocksClientError, socksConnect } from '../src/protocol/client.ts';
@@ -19,6 +19,23 @@ export function rssKiB(pid: number): number {
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU ms per thread of a process, user and system apart, by thread name (/proc/<pid>/task). */
+export function threadCpuMs(pid: number): Map<string, { user: number; sys: number }> {
+  const out = new Map<string, { user: number; sys: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      const prev = out.get(name) ?? { user: 0, sys: 0 };
+      out.set(name, { user: prev.user + Number(fields[11]) * 10, sys: prev.sys + Number(fields[12]) * 10 });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
 }
 
 export interface Scrape {

@@ -4,8 +4,8 @@
  * postgres://postgres@127.0.0.1:5432) with FLEET_AGENTS agents (default 10,000) on node `fleet-1`
  * and one private lease on the first; the node as production runs it (`main.ts`, TLS 1.3, the V8
  * options of docs/gateway.md, pino at `info`, the geo database off: every agent is on 127.0.0.1);
- * the agents as real `startAgent` instances in one process (two past 2,000 agents, at nice 10: they
- * stand for devices elsewhere), dialed at FLEET_RATE agents a second in all (default 200). Presence
+ * the agents as real `startAgent` instances in one process (two past 2,000 agents), dialed at
+ * FLEET_RATE agents a second in all (default 200, what the node took on the 2-core VM). Presence
  * probes and the lease's requests reach an HTTP server on loopback. Then:
  *   1. RSS of the node before the agents and after all are connected and idle: KiB per agent;
  *   2. idle CPU over FLEET_IDLE_S seconds (default 60: one presence probe round of every agent,
@@ -32,7 +32,9 @@ import {
   type Scrape,
   scrapeMetrics,
   startTarget,
+  threadCpuMs,
 } from './fleet-probes.ts';
+import { profileNode } from './fleet-profile.ts';
 import {
   type AgentProcess,
   choosePorts,
@@ -103,11 +105,18 @@ async function settledRss(pid: number): Promise<number> {
 
 /** CPU of the node over FLEET_IDLE_S seconds, sampled every second: the average and the quietest 30 s, % of a core. */
 async function idleCpu(pid: number): Promise<{ idleCpuPct: number; quietestPct: number }> {
+  const threads0 = threadCpuMs(pid);
   const samples = [cpuMs(pid)];
   for (let i = 0; i < IDLE_S; i++) {
     await sleep(1000);
     samples.push(cpuMs(pid));
   }
+  const byThread = [...threadCpuMs(pid)].map(([name, t]) => {
+    const t0 = threads0.get(name) ?? { user: 0, sys: 0 };
+    const pct = (ms: number) => ((ms / (IDLE_S * 1000)) * 100).toFixed(2);
+    return `${name} ${pct(t.user - t0.user)} user + ${pct(t.sys - t0.sys)} sys`;
+  });
+  log(`idle CPU by thread (% of a core): ${byThread.join('; ')}`);
   const span = Math.min(30, IDLE_S);
   let quietest = Number.POSITIVE_INFINITY;
   for (let i = 0; i + span < samples.length; i++)
@@ -148,7 +157,6 @@ async function restart(
   gw.child.kill('SIGKILL');
   const t0 = performance.now();
   const since = () => (performance.now() - t0) / 1000;
-  leaseProc.last.first = false;
   const next = startGatewayProcess(env);
   let socksPort: number | undefined;
   let downS = Number.NaN;
@@ -169,12 +177,17 @@ async function restart(
   while (Number.isNaN(reconnectS) && since() < RECONNECT_LIMIT_S) {
     const tick = performance.now();
     if (socksPort !== undefined) {
-      const agentBack = leaseProc.last.first;
+      // A report received within a second of the kill may predate the agent's noticing it.
+      const agentBack = leaseProc.last.first && leaseProc.lastAt > t0 + 1000;
       const [scrape, customer] = await Promise.all([
         scrapeMetrics(metricsPort, 5000),
         customerRequest({ ...target, socksPort }, 5000),
       ]);
-      if (r.scrapes % 5 === 0) log(`  ${since().toFixed(0)} s: ${scrape.agents ?? '?'} agents online`);
+      if (r.scrapes % 5 === 0)
+        log(
+          `  ${since().toFixed(0)} s: ${scrape.agents ?? '?'} agents online, node CPU ${(cpuMs(next.pid) / 1000).toFixed(1)} s, ` +
+            `lease agent ${leaseProc.last.first ? 'up' : 'down'}`,
+        );
       tally(r, scrape, customer, agentBack);
       if (agentBack && Number.isNaN(leaseAgentS)) leaseAgentS = since();
       if (scrape.agents === N) reconnectS = since();
@@ -231,7 +244,8 @@ async function main(): Promise<void> {
     GATEWAY_SPEED_URL: probeUrl,
     LOG_LEVEL: 'info',
   };
-  let gw = startGatewayProcess(env);
+  const profile = process.env.FLEET_PROFILE;
+  let gw = startGatewayProcess(env, profile ? ports.inspect : undefined);
   const procs: AgentProcess[] = [];
   try {
     const socksPort = await gw.started;
@@ -254,17 +268,27 @@ async function main(): Promise<void> {
     const presenceS = connectS + (await waitPresence(seeded.url, N, 300));
     log(`all ${N} connected in ${connectS.toFixed(1)} s, in the database after ${presenceS.toFixed(1)} s`);
     await sleep(10_000);
-    const { idleCpuPct, quietestPct } = await idleCpu(gw.pid);
+    const [{ idleCpuPct, quietestPct }] = await Promise.all([
+      idleCpu(gw.pid),
+      profile ? profileNode(ports.inspect, IDLE_S, profile) : undefined,
+    ]);
     const rssAfter = rssKiB(gw.pid);
     const kibPerAgent = (rssAfter - rssBefore) / N;
     log(
-      `RSS ${(rssAfter / 1024).toFixed(1)} MiB: ${kibPerAgent.toFixed(1)} KiB/agent; idle CPU ${idleCpuPct.toFixed(2)} %`,
+      `RSS ${(rssAfter / 1024).toFixed(1)} MiB: ${kibPerAgent.toFixed(1)} KiB/agent; ` +
+        `idle CPU ${idleCpuPct.toFixed(2)} % (quietest 30 s ${quietestPct.toFixed(2)} %)`,
     );
     const customer = { user: seeded.lease.user, pwd: seeded.lease.pwd, httpPort: target.port };
     const rate = await leaseRate({ ...customer, socksPort }, RATE_SECONDS, RATE_CONCURRENCY);
     log(`lease: ${rate.rps.toFixed(0)} req/s (${rate.failed} failed)`);
     const loadBefore = load();
+    const agentsCpu0 = procs.map((p) => cpuMs(p.child.pid!));
     const r = await restart(gw, env, ports.metrics, customer, procs[0]!);
+    const agentsCpuS = procs.map((p, i) => ((cpuMs(p.child.pid!) - agentsCpu0[i]!) / 1000).toFixed(1));
+    log(`the agent processes' CPU meanwhile: ${agentsCpuS.join(' + ')} s`);
+    log(
+      `why agents' tunnels ended or dials failed: ${procs.map((p) => JSON.stringify(p.last.reasons)).join(' ')}`,
+    );
     gw = r.gateway;
     log(
       `restart: node up after ${r.downS.toFixed(1)} s, all back after ${r.reconnectS.toFixed(1)} s ` +
