@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import type net from 'node:net';
-import { connect as netConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
 import { type AgentConfig, startAgent } from '@pm/agent';
@@ -139,50 +138,6 @@ describe('the tunnel endpoint', () => {
     assert.ok(maxQueued <= TUNNEL_DROP_WATER + 256 * 1024, `queued up to ${maxQueued} bytes`);
     assert.ok(await waitFor(() => server.get('agent-1') === undefined, 2000), 'the agent is offline');
   });
-});
-
-test('past its limit of handshakes in progress the endpoint closes new connections at once, and takes them again after', {
-  timeout: 20_000,
-}, async () => {
-  const pem = makeSelfSignedCert();
-  const server = await startTunnelServer({
-    host: '127.0.0.1',
-    port: 0,
-    tls: pem,
-    registry: createMemoryRegistry({ 'key-1': 'agent-1' }),
-    handshakeTimeoutMs: 10_000,
-    maxPendingHandshakes: 2,
-  });
-  const tcp = () =>
-    new Promise<net.Socket>((resolve, reject) => {
-      const s = netConnect(server.port, '127.0.0.1', () => resolve(s));
-      s.once('error', reject);
-    });
-  const handshake = () =>
-    new Promise<string>((resolve) => {
-      const s = tls.connect({ ...TUNNEL_TLS, host: '127.0.0.1', port: server.port, ca: pem.cert });
-      s.once('secureConnect', () => {
-        s.destroy();
-        resolve('secure');
-      });
-      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-    });
-  try {
-    // Two connections that never start TLS hold both places.
-    const stalled = [await tcp(), await tcp()];
-    await new Promise((r) => setTimeout(r, 100));
-    assert.notEqual(await handshake(), 'secure');
-    stalled[0]!.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    // A place is free again, and each finished (or abandoned) handshake gives its place back.
-    for (let i = 0; i < 3; i++) {
-      assert.equal(await handshake(), 'secure');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    stalled[1]!.destroy();
-  } finally {
-    await server.close();
-  }
 });
 
 describe('the agent verifies the gateway certificate for the name or address it dials', () => {

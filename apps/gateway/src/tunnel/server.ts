@@ -30,11 +30,6 @@ export interface TunnelServerConfig {
   registry: AgentRegistry;
   /** Time allowed from TCP accept to a verified HELLO (the TLS handshake included). */
   handshakeTimeoutMs: number;
-  /**
-   * TLS handshakes in progress at most (default `MAX_PENDING_HANDSHAKES`); a connection past it is
-   * closed at once, before any TLS work, and its agent retries after its backoff.
-   */
-  maxPendingHandshakes?: number;
   /** Honour the agent's `ip` override in HELLO (devnet synthetic identities). */
   trustAgentIp?: boolean;
   /** This node's own addresses (public IP, listener addresses): WELCOME tells agents to refuse them. */
@@ -59,38 +54,6 @@ export interface TunnelServer {
    */
   isAgentExit(ip: string | undefined): boolean;
   close(): Promise<void>;
-}
-
-/**
- * Handshakes in progress at most, by default. When a node restarts, its whole fleet dials within
- * seconds; a node that took every connection would share its CPU among thousands of handshakes,
- * finish none within the agents' 10 s, and redo them all (measured: 10,000 agents on a busy 2-core
- * machine were not all back after 180 s). Closing the excess at accept costs nothing, and each
- * handshake taken finishes in time: 512 is about 4 s of handshakes at the slowest rate measured
- * (120 a second) and above what a fast node has in flight over 200 ms round trips.
- */
-export const MAX_PENDING_HANDSHAKES = 512;
-
-/**
- * Bounds the TLS handshakes in progress on `server`: a TCP connection past `max` is closed before
- * any TLS work. A handshake ends at `secure` (`done`, keyed by the peer's address and port, which a
- * connection keeps on both its sockets) or when the connection closes.
- */
-function limitHandshakes(server: tls.Server, max: number): { done(socket: net.Socket): void } {
-  const pending = new Map<string, net.Socket>();
-  const keyOf = (s: net.Socket) => `${s.remoteAddress}|${s.remotePort}`;
-  server.on('connection', (raw: net.Socket) => {
-    if (pending.size >= max) {
-      raw.destroy();
-      return;
-    }
-    const key = keyOf(raw);
-    pending.set(key, raw);
-    raw.once('close', () => {
-      if (pending.get(key) === raw) pending.delete(key);
-    });
-  });
-  return { done: (socket) => pending.delete(keyOf(socket)) };
 }
 
 /** Why a tunnel listener or dial without TLS is refused, or null when it is allowed. */
@@ -207,7 +170,6 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
 
   /** A plain or TLS socket, its handshake done: the mux runs on it; the timer bounds the wait for HELLO. */
   const onConnection = (socket: net.Socket) => {
-    handshakes?.done(socket);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     onSocket(
@@ -228,9 +190,6 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
         onConnection,
       )
     : net.createServer({ noDelay: true }, onConnection);
-  const handshakes = config.tls
-    ? limitHandshakes(server as tls.Server, config.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES)
-    : undefined;
   if (config.tls) server.on('tlsClientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
