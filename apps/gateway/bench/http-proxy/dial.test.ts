@@ -10,7 +10,10 @@ const BOUNDED = { timeout: 5000 };
 async function fakeProxy(
   answer: (head: string, sock: net.Socket) => void,
 ): Promise<{ port: number; close(): void }> {
+  const open = new Set<net.Socket>();
   const server = net.createServer((sock) => {
+    open.add(sock);
+    sock.on('close', () => open.delete(sock));
     let head = '';
     const onData = (d: Buffer) => {
       head += d.toString('latin1');
@@ -24,7 +27,12 @@ async function fakeProxy(
     sock.on('error', () => {});
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+  // Closing ends the accepted connections too: a test's dial left open would keep the run alive.
+  const close = () => {
+    server.close();
+    for (const sock of open) sock.destroy();
+  };
+  return { port: (server.address() as net.AddressInfo).port, close };
 }
 
 test('parseHttpProxy: Basic credentials from the URL, loopback and http:// only', () => {
