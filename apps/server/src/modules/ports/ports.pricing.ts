@@ -1,6 +1,9 @@
 import { AppError, PORT_PRICE_KEYS, type TPortPriceRequest, type TPortPriceRow } from '@pm/contracts';
 import type { Cents } from '@pm/money';
 
+/** The ports call's error text when no price can be given (SPEC 8, "Error texts from the ports calls"). */
+export const PORT_PRICE_ERROR_TEXT = 'error while getting port price';
+
 /** The port price table by kind and key (`table.gb['7']`: cents per Gb for 7 days). */
 export type PortPriceTable = Record<keyof typeof PORT_PRICE_KEYS, Record<string, number>>;
 
@@ -72,6 +75,8 @@ export function computePortPrice(
     if (surcharge === undefined) {
       throw new AppError('VALIDATION_FAILED', {
         message: `access.port_amount: must be one of ${PORT_PRICE_KEYS.ports.join(', ')}`,
+        // SPEC 8's text of a failed price call, then what to change.
+        userMessage: `${PORT_PRICE_ERROR_TEXT}: access.port_amount must be one of ${PORT_PRICE_KEYS.ports.join(', ')}`,
         details: { field: 'access.port_amount' },
       });
     }

@@ -129,6 +129,12 @@ describe('POST /price', () => {
       });
       assert.equal(res.statusCode, 400, JSON.stringify(bad));
       assert.ok(res.json().error, 'errors carry the error field');
+      if (bad.access) {
+        assert.equal(
+          res.json().message,
+          'error while getting port price: access.port_amount must be one of 100, 200, 300, 400',
+        );
+      }
     }
     assert.equal((await post('/price', {}, { time_period: 1 })).statusCode, 401);
   });
