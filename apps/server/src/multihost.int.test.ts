@@ -13,6 +13,7 @@ import { buildAccount, createTestDatabase, newUserId, type TestDatabase } from '
 import { netnsAvailable } from '@pm/devnet/netns';
 import { type Fleet, type FleetAgent, SOCKS_BASE_PORT, startFleet } from './test/fleet.ts';
 import { checkJobsOnce, checkWorkerKill } from './test/fleet-jobs.ts';
+import { ACCESS_LIMIT_MS, checkPackageAccess } from './test/fleet-packages.ts';
 
 const run = promisify(execFile);
 const available = netnsAvailable();
@@ -137,6 +138,16 @@ describe('several hosts on one PostgreSQL', {
   });
 
   const leases: { agent: FleetAgent; lease: ReturnType<typeof ZLease.parse>; userId: string }[] = [];
+
+  // First: a port package's exits are agents without an exclusive lease (the next test leases all four).
+  test(`a port package's login and whitelist set through either API reach gateway B within ${ACCESS_LIMIT_MS / 1000} s`, {
+    timeout: 60_000,
+  }, async () => {
+    const { toLoginMs, toWhitelistMs } = await checkPackageAccess(db, fleet, curlFromCustomers);
+    console.log(
+      `package port on gateway B: login through API A served after ${toLoginMs} ms, whitelist through API B after ${toWhitelistMs} ms`,
+    );
+  });
 
   test("a lease bought through either API works on its node, from the customers' host", {
     timeout: 60_000,

@@ -28,6 +28,15 @@ export const FLEET_AUDIENCE = 'https://api.fleet.test';
 export const GATEWAY_NAME = 'gw.pm.test';
 export const SOCKS_BASE_PORT = 10_000;
 export const API_PORT = 7301;
+export const PORTS_API_PORT = 7307;
+/**
+ * Where each agent host's agents are (the rows' geo; the nodes run with GATEWAY_GEO=off): one city
+ * only on B's agent host, so a port package there has its ports on gateway B.
+ */
+export const AGENT_GEO = {
+  ag1: { cc: 'US', reg: 'California', city: 'San Jose' },
+  ag2: { cc: 'US', reg: 'Texas', city: 'Austin' },
+} as const;
 
 /** Hosts and their addresses' last octet: agents share a longer prefix with their own node. */
 const HOSTS = [
@@ -53,6 +62,8 @@ export interface Fleet {
   issuer: TestIssuer;
   /** `http://<address>:7301` of API A and API B. */
   apis: [string, string];
+  /** `http://<address>:7307`: the Ports API listeners of API A and API B. */
+  portsApis: [string, string];
   workers: Record<'w1' | 'w2', FleetProcess>;
   gateways: Record<'gw1' | 'gw2', FleetProcess>;
   agents: FleetAgent[];
@@ -151,13 +162,13 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       start(name, name, 'server/src/main.ts', ['--role=worker'], serverEnv);
     const apiEnv = {
       ...serverEnv,
-      PORTS_PORT: '7307',
+      PORTS_PORT: String(PORTS_API_PORT),
       OIDC_ISSUER: issuer.issuer,
       OIDC_AUDIENCE: FLEET_AUDIENCE,
     };
     // One API first: it runs the migrations (the rest would wait on the advisory lock anyway).
     const api1 = start('api1', 'api-a', 'server/src/main.ts', ['--role=http'], apiEnv);
-    await api1.waitForLine(/market API on/, 60_000);
+    await api1.waitForLine(/market API on .*ports API on/, 60_000);
     const rest = [
       start('api2', 'api-b', 'server/src/main.ts', ['--role=http'], apiEnv),
       startWorker('w1'),
@@ -181,7 +192,7 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       });
     }
     await Promise.all([
-      rest[0]!.waitForLine(/market API on/, 60_000),
+      rest[0]!.waitForLine(/market API on .*ports API on/, 60_000),
       rest[1]!.waitForLine(/job workers running/, 60_000),
       rest[2]!.waitForLine(/job workers running/, 60_000),
       gateways.gw1.waitForLine(/gateway started/, 60_000),
@@ -200,7 +211,13 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       ]);
       for (let i = 0; i < (o.agentsPerHost ?? 2); i++) {
         const key = randomBytes(24).toString('base64url');
-        const row = await buildAgent(db, { keyHash: hashAgentKey(key), nodeId: null, online: false, ip: '' });
+        const row = await buildAgent(db, {
+          keyHash: hashAgentKey(key),
+          nodeId: null,
+          online: false,
+          ip: '',
+          ...AGENT_GEO[host],
+        });
         // --allow-private: the test-only switch that lets an exit reach private addresses (the
         // namespaces' 10.199.N.0/24); production agents refuse them.
         const args = ['--gateway', `${GATEWAY_NAME}:7000`, '--ca', tls.cert, '--allow-private'];
@@ -215,6 +232,7 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       net: hostNet,
       issuer,
       apis: [`http://${addr('api1')}:${API_PORT}`, `http://${addr('api2')}:${API_PORT}`],
+      portsApis: [`http://${addr('api1')}:${PORTS_API_PORT}`, `http://${addr('api2')}:${PORTS_API_PORT}`],
       workers: { w1: rest[1]!, w2: rest[2]! },
       gateways,
       agents,
