@@ -1,4 +1,10 @@
-import type { TAdminLease, TAuditQuery, TIdentityUserInfo } from '@pm/contracts';
+import type {
+  TAdminLease,
+  TAuditQuery,
+  TIdentityUserInfo,
+  TPortPriceRow,
+  TPricingRulesBody,
+} from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -172,6 +178,14 @@ export function createAdminClient({
 
     audit: (query: Partial<Record<keyof TAuditQuery, string | number | undefined>>) =>
       call(() => callEndpoint(api, ENDPOINTS.listAuditEntries, q(query))),
+
+    /** The lease price list and the port price table (market API, staff; PUT replaces all). */
+    pricingRules: () => call(() => callEndpoint(api, ENDPOINTS.getPricingRules, handled)),
+    savePricingRules: (body: TPricingRulesBody) =>
+      call(() => callEndpoint(api, ENDPOINTS.replacePricingRules, { ...handled, body })),
+    portPricing: () => call(() => callEndpoint(api, ENDPOINTS.getPortPricing, handled)),
+    savePortPricing: (body: { rows: TPortPriceRow[] }) =>
+      call(() => callEndpoint(api, ENDPOINTS.replacePortPricing, { ...handled, body })),
   };
 }
 

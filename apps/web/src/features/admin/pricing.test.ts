@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { TPricingRules } from '@pm/contracts';
+import { cents } from '@pm/money';
 import {
   blankRule,
   parseCents,
@@ -10,16 +12,16 @@ import {
   toRulesBody,
 } from './pricing.ts';
 
-const RULES = [
+const RULES: TPricingRules['rules'] = [
   {
     position: 1,
     cc: 'US',
-    conn: 'cell' as const,
+    conn: 'cell',
     minStars: 4,
     maxStars: 10,
     fresh: true,
-    priceExcC: 900,
-    priceShrC: 350,
+    priceExcC: cents(900),
+    priceShrC: cents(350),
     note: 'Cell, new',
   },
   {
@@ -29,8 +31,8 @@ const RULES = [
     minStars: 1,
     maxStars: 10,
     fresh: null,
-    priceExcC: 500,
-    priceShrC: 200,
+    priceExcC: cents(500),
+    priceShrC: cents(200),
     note: 'Default',
   },
 ];

@@ -2,10 +2,10 @@ import {
   CONNECTIONS,
   type TConn,
   type TPortPriceRow,
-  type TPricingRule,
   type TPricingRuleInput,
   type TPricingRules,
 } from '@pm/contracts';
+import { type Cents, centsToDollarString, parseDollars } from '@pm/money';
 
 /** One lease pricing rule as staff edit it: every cell is the text typed. */
 export interface RuleDraft {
@@ -34,18 +34,14 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 export const CONN_CHOICES: readonly ('' | TConn)[] = ['', ...CONNECTIONS];
 
 /**
- * Dollars typed in a price cell as whole cents: "5", "5.5", "5.50" and "$5.50" are 550 cents;
- * empty text, more than 2 decimals, a sign or anything not a number gives null. The server checks
- * the bounds (its 400 text is shown).
+ * Dollars typed in a price cell as whole cents (`@pm/money`): "5", "5.5", "5.50" and "$5.50" are
+ * 550 cents; empty text, more than 2 decimals, a sign or anything not a number gives null. The
+ * server checks the bounds (its 400 text is shown).
  */
-export function parseCents(text: string): number | null {
-  const m = /^\$?\s*(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text.trim());
-  if (!m) return null;
-  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-}
+export const parseCents = (text: string): Cents | null => parseDollars(text.trim().replace(/^\$\s*/, ''));
 
 /** Cents as the text a price cell starts with: 550 → "5.50". */
-export const centsText = (cents: number): string => (cents / 100).toFixed(2);
+export const centsText = (c: number): string => centsToDollarString(c);
 
 /** A whole number typed in a cell (stars, a percent); null when it is not one. */
 export function parseWhole(text: string): number | null {
@@ -94,7 +90,7 @@ function ruleOf(d: RuleDraft, row: number): Parsed<TPricingRuleInput> {
   if (priceExcC === null) return fail('the private price must be dollars, e.g. 5.00');
   if (priceShrC === null) return fail('the shared price must be dollars, e.g. 2.00');
   const cc = d.cc.trim().toUpperCase();
-  const rule: TPricingRule = {
+  const rule: TPricingRuleInput = {
     cc: cc === '' ? null : cc,
     conn: d.conn === '' ? null : d.conn,
     minStars,

@@ -7,12 +7,13 @@ import { createAdminClient } from '../adminClient.ts';
 import { AdminContext, type AdminState, type LoadedUser } from '../adminContext.tsx';
 import { AuditTab } from '../components/AuditTab.tsx';
 import { LeaseInfoTab } from '../components/LeaseInfoTab.tsx';
+import { PricingTab } from '../components/PricingTab.tsx';
 import { TransactionInfoTab } from '../components/TransactionInfoTab.tsx';
 import { UserBalanceTab } from '../components/UserBalanceTab.tsx';
 import { UserInfoTab } from '../components/UserInfoTab.tsx';
 import { UserPaymentsTab } from '../components/UserPaymentsTab.tsx';
 
-/** SPEC 2's five tabs, then the audit trail. */
+/** SPEC 2's five tabs, then the audit trail and the price tables. */
 const ADMIN_TABS = [
   'User Info',
   'User Balance',
@@ -20,8 +21,17 @@ const ADMIN_TABS = [
   'Transaction Info',
   'User Payments',
   'Audit',
+  'Pricing',
 ] as const;
-const TAB_BODIES = [UserInfoTab, UserBalanceTab, LeaseInfoTab, TransactionInfoTab, UserPaymentsTab, AuditTab];
+const TAB_BODIES = [
+  UserInfoTab,
+  UserBalanceTab,
+  LeaseInfoTab,
+  TransactionInfoTab,
+  UserPaymentsTab,
+  AuditTab,
+  PricingTab,
+];
 
 /** The staff screens of /bigadmin (rendered only for staff). */
 export function AdminArea() {

@@ -1,0 +1,176 @@
+import { Button, IconButton, NativeSelect, TableCell, TableRow } from '@mui/material';
+import { MAX_PRICING_RULES, type TPricingRules } from '@pm/contracts';
+import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { InputField } from '../../../components/ui/InputField.tsx';
+import { Section, useAdmin } from '../adminContext.tsx';
+import { blankRule, CONN_CHOICES, type RuleDraft, toRuleDrafts, toRulesBody } from '../pricing.ts';
+import { EditorFrame, PriceTableBox, SavedBy, usePriceEditor } from './PricingParts.tsx';
+
+const COLUMNS = ['#', 'Country', 'Conn', 'Min ★', 'Max ★', 'New', 'Private $', 'Shared $', 'Note', ''];
+const drafts = (data: TPricingRules) => toRuleDrafts(data.rules);
+
+/** A text cell of rule `row`, named for tests and screen readers ("rule 2 private price"). */
+function Cell({
+  row,
+  field,
+  label,
+  value,
+  width,
+  onChange,
+}: {
+  row: number;
+  field: string;
+  label: string;
+  value: string;
+  width: number;
+  onChange: (v: string) => void;
+}) {
+  return (
+    <InputField
+      size="small"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      sx={{ width }}
+      htmlInput={{ 'aria-label': `rule ${row + 1} ${label}`, 'data-testid': `pricing-rule-${row}-${field}` }}
+    />
+  );
+}
+
+/** Conn and New: "any" or one value. */
+function Choice<T extends string>({
+  row,
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  row: number;
+  label: string;
+  value: T;
+  choices: readonly { value: T; text: string }[];
+  onChange: (v: T) => void;
+}) {
+  return (
+    <NativeSelect
+      value={value}
+      onChange={(e) => onChange(e.target.value as T)}
+      inputProps={{ 'aria-label': `rule ${row + 1} ${label}` }}
+    >
+      {choices.map((c) => (
+        <option key={c.value} value={c.value}>
+          {c.text}
+        </option>
+      ))}
+    </NativeSelect>
+  );
+}
+
+const CONNS = CONN_CHOICES.map((c) => ({ value: c, text: c || 'any' }));
+const FRESH = [
+  { value: '' as const, text: 'any' },
+  { value: 'yes' as const, text: 'yes' },
+  { value: 'no' as const, text: 'no' },
+];
+
+function RuleRow({
+  d,
+  i,
+  edit,
+  remove,
+}: {
+  d: RuleDraft;
+  i: number;
+  edit: (p: Partial<RuleDraft>) => void;
+  remove?: () => void;
+}) {
+  const text = (field: keyof RuleDraft, label: string, width: number) => (
+    <Cell
+      row={i}
+      field={field}
+      label={label}
+      value={d[field]}
+      width={width}
+      onChange={(v) => edit({ [field]: v })}
+    />
+  );
+  return (
+    <TableRow data-testid="pricing-rule-row">
+      <TableCell>{i + 1}</TableCell>
+      <TableCell>{text('cc', 'country (empty: any)', 64)}</TableCell>
+      <TableCell>
+        <Choice
+          row={i}
+          label="connection"
+          value={d.conn}
+          choices={CONNS}
+          onChange={(conn) => edit({ conn })}
+        />
+      </TableCell>
+      <TableCell>{text('minStars', 'min stars', 56)}</TableCell>
+      <TableCell>{text('maxStars', 'max stars', 56)}</TableCell>
+      <TableCell>
+        <Choice row={i} label="new" value={d.fresh} choices={FRESH} onChange={(fresh) => edit({ fresh })} />
+      </TableCell>
+      <TableCell>{text('priceExc', 'private price', 84)}</TableCell>
+      <TableCell>{text('priceShr', 'shared price', 84)}</TableCell>
+      <TableCell>{text('note', 'note', 150)}</TableCell>
+      <TableCell>
+        {remove && (
+          <IconButton size="small" aria-label={`remove rule ${i + 1}`} onClick={remove}>
+            ×
+          </IconButton>
+        )}
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/**
+ * The lease price list (`GET|PUT /pricing/rules`): first matching rule prices an agent, the last one
+ * matches every agent. Rows can be added (above the last) and removed (all but the last).
+ */
+export function LeasePricingSection() {
+  const { client } = useAdmin();
+  const editor = usePriceEditor({
+    queryKey: ['admin', 'pricing', 'rules'],
+    load: client.pricingRules,
+    save: client.savePricingRules,
+    toDrafts: drafts,
+    toBody: toRulesBody,
+    savedText: 'Lease prices saved',
+  });
+  const { drafts: rows, setDrafts, edit } = editor;
+  const addRow = () => setDrafts((ds) => [...ds.slice(0, -1), blankRule(ds.at(-1)), ...ds.slice(-1)]);
+  return (
+    <Section title="Lease prices" testId="admin-lease-pricing">
+      {editor.query.data && <SavedBy at={editor.query.data.updatedAt} by={editor.query.data.updatedBy} />}
+      <EditorFrame
+        editor={editor}
+        testId="pricing-rules"
+        extraButtons={
+          <Button variant="outlined" disabled={rows.length >= MAX_PRICING_RULES} onClick={addRow}>
+            Add rule
+          </Button>
+        }
+      >
+        <PriceTableBox testId="pricing-rules-box">
+          <CompactTable label="Lease pricing rules" columns={COLUMNS}>
+            {rows.map((d, i) => (
+              <RuleRow
+                // Rows have no id of their own; position is their identity while editing.
+                // biome-ignore lint/suspicious/noArrayIndexKey: see above
+                key={i}
+                d={d}
+                i={i}
+                edit={(p) => edit(i, p)}
+                remove={
+                  i < rows.length - 1 ? () => setDrafts((ds) => ds.filter((_, j) => j !== i)) : undefined
+                }
+              />
+            ))}
+          </CompactTable>
+        </PriceTableBox>
+      </EditorFrame>
+    </Section>
+  );
+}
