@@ -13,9 +13,11 @@ import { promisify } from 'node:util';
 import {
   SOCKS_PORT_OFFSETS,
   type TAccount,
+  type TAgent,
   type TAgentListResponse,
   type TCryptoCreateResponse,
   type TLease,
+  type TPricingRules,
 } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
@@ -62,6 +64,17 @@ async function curlThrough(lease: TLease): Promise<boolean> {
 
 async function tab(page: Page, name: string) {
   await page.getByRole('tab', { name }).click();
+}
+
+/** The shop's rule matching: the first rule whose conditions all hold prices the agent. */
+function ruleMatches(r: TPricingRules['rules'][number], a: TAgent): boolean {
+  return (
+    (r.cc === null || r.cc === a.loc.cc) &&
+    (r.conn === null || r.conn === a.conn) &&
+    a.stars >= r.minStars &&
+    a.stars <= r.maxStars &&
+    (r.fresh === null || r.fresh === !a.leases.worn)
+  );
 }
 
 async function noHorizontalOverflow(page: Page): Promise<void> {
@@ -262,6 +275,72 @@ describe('admin area on the real stack (issue 26)', () => {
         }
       }
       await saveScreenshot(page, 'admin-user-info-390');
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('staff change a lease price in Pricing and the shop sells at it', { timeout: 180_000 }, async () => {
+    // The demo customer's password was changed above: a shopper of its own.
+    const customer = { email: 'price-shopper@example.com', password: 'Price shopper pw 123!' };
+    await stack.addCustomer(customer.email, customer.password);
+    const list = await stackApi<TAgentListResponse>(stack, customer, 'GET', '/agents?cursor=0&limit=50');
+    const agent = list.body.agents[0];
+    assert.ok(agent, 'an agent in the shop');
+    const before = await stackApi<TPricingRules>(stack, stack.demo.admin, 'GET', '/pricing/rules');
+    const row = before.body.rules.findIndex((r) => ruleMatches(r, agent));
+    const rule = before.body.rules[row];
+    assert.ok(rule, 'a rule prices the agent');
+    assert.equal(agent.priceExcC, rule.priceExcC);
+    const newPriceC = rule.priceExcC + 111;
+    const shopPrice = async () =>
+      (await stackApi<TAgent>(stack, customer, 'GET', `/agents/${agent.id}`)).body.priceExcC;
+
+    const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
+    const { page } = v;
+    try {
+      await signInOnStack(v, stack, stack.demo.admin, '/bigadmin');
+      await tab(page, 'Pricing');
+      const price = page.getByTestId(`pricing-rule-${row}-priceExc`);
+      await price.waitFor();
+      assert.equal(await price.inputValue(), (rule.priceExcC / 100).toFixed(2));
+      await page.getByTestId('pricing-ports-box').waitFor();
+      const boxWidth = await page.getByTestId('pricing-rules-box').evaluate((el) => el.clientWidth);
+      assert.ok(boxWidth <= 620, `the price table box is ${boxWidth} px wide`);
+
+      await price.fill((newPriceC / 100).toFixed(2));
+      await page.getByTestId('pricing-rules-save').click();
+      await page.getByText('Lease prices saved').waitFor();
+      await waitUntil(
+        async () => (await shopPrice()) === newPriceC,
+        'the shop sells at the new price',
+        10_000,
+      );
+      await saveScreenshot(page, 'admin-pricing-1280');
+
+      // A cell that is not a number names its row; a shared price above the private one is the server's 400.
+      const shared = page.getByTestId(`pricing-rule-${row}-priceShr`);
+      await shared.fill('abc');
+      await page.getByTestId('pricing-rules-save').click();
+      await page
+        .getByTestId('pricing-rules-error')
+        .getByText(`Row ${row + 1}: the shared price`)
+        .waitFor();
+      await shared.fill(((newPriceC + 100) / 100).toFixed(2));
+      await page.getByTestId('pricing-rules-save').click();
+      await page
+        .getByTestId('pricing-rules-error')
+        .getByText(/must not exceed priceExcC/)
+        .waitFor();
+      assert.equal(await shopPrice(), newPriceC);
+
+      await page.setViewportSize(PHONE);
+      await noHorizontalOverflow(page);
+      const scrolls = await page
+        .getByTestId('pricing-rules-box')
+        .evaluate((el) => el.scrollWidth > el.clientWidth);
+      assert.ok(scrolls, 'the rules table scrolls inside its box at 390 px');
+      await saveScreenshot(page, 'admin-pricing-390');
     } finally {
       await v.context.close();
     }
