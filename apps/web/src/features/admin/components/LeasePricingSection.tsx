@@ -30,6 +30,7 @@ function Cell({
       size="small"
       value={value}
       onChange={(e) => onChange(e.target.value)}
+      placeholder={field === 'cc' ? 'any' : undefined}
       sx={{ width }}
       htmlInput={{ 'aria-label': `rule ${row + 1} ${label}`, 'data-testid': `pricing-rule-${row}-${field}` }}
     />
@@ -54,6 +55,8 @@ function Choice<T extends string>({
     <NativeSelect
       value={value}
       onChange={(e) => onChange(e.target.value as T)}
+      // Wide enough for "wifi" and "any" beside the arrow.
+      sx={{ minWidth: 76 }}
       inputProps={{ 'aria-label': `rule ${row + 1} ${label}` }}
     >
       {choices.map((c) => (
