@@ -15,11 +15,10 @@ import {
   ZLeaseHistoryQuery,
   ZLeaseHistoryResponse,
   ZLeaseTrafficResponse,
-  ZRefundErrorBody,
-  ZRefundResult,
   ZRenewErrorBody,
   ZRenewResult,
 } from '../lifecycle.ts';
+import { REFUND_RESPONSES } from './public.ts';
 
 /**
  * The customer's lease operations besides the public ones (`endpoints/public.ts`): notes on agents,
@@ -116,13 +115,7 @@ export const LEASE_ENDPOINTS = {
     visibility: 'staff',
     tags: ['admin'],
     params: ZLeaseIdParams,
-    response: {
-      200: ZRefundResult,
-      ...errors,
-      404: ZErrorBody,
-      400: ZRefundErrorBody,
-      409: ZRefundErrorBody,
-    },
+    response: REFUND_RESPONSES,
   }),
   creditLease: defineEndpoint({
     operationId: 'creditLease',

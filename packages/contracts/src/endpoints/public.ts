@@ -22,6 +22,15 @@ import {
   ZWebhookIdParams,
 } from '../webhooks.ts';
 
+/** A refund's answers, for the customer's refund and staff's refund on their behalf. */
+export const REFUND_RESPONSES = {
+  200: ZRefundResult,
+  ...errors,
+  404: ZErrorBody,
+  400: ZRefundErrorBody,
+  409: ZRefundErrorBody,
+};
+
 const EXAMPLE_LEASE = {
   id: 'k7Qz-1042',
   agentId: 'a1b2c3',
@@ -104,13 +113,7 @@ export const PUBLIC_ENDPOINTS = {
     visibility: 'public',
     tags: ['leases'],
     params: ZLeaseIdParams,
-    response: {
-      200: ZRefundResult,
-      ...errors,
-      404: ZErrorBody,
-      400: ZRefundErrorBody,
-      409: ZRefundErrorBody,
-    },
+    response: REFUND_RESPONSES,
     example: {
       params: { id: 'k7Qz-1042' },
       answer: { status: 'REFUND_STATUS_REFUNDED', leaseID: 'k7Qz-1042', refundAmountC: 300, balanceC: 1200 },
