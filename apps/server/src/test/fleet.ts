@@ -8,9 +8,8 @@
  * and an HTTP target that answers the address it sees (the agents' exit).
  */
 
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { buildAgent, type TestDatabase } from '@pm/db/testing';
 import { createHostNet, forwardTcp, type HostNet } from '@pm/devnet/netns';
 import { hashAgentKey } from '@pm/gateway/store/agent-registry';
+import { makeSelfSignedCert } from '@pm/gateway/tunnel/self-signed';
 import { type FleetProcess, startProcess } from './fleet-process.ts';
 import { startTestIssuer, type TestIssuer } from './issuer.ts';
 
@@ -93,35 +93,13 @@ async function startTarget(host: string): Promise<{ url: string; close(): Promis
   };
 }
 
-/** One certificate for both nodes: the shared name and each node's address. */
+/** One certificate for both nodes: the shared name and each node's address, written beside the run. */
 function writeCertificate(dir: string, addresses: string[]): { cert: string; key: string } {
+  const pem = makeSelfSignedCert([`DNS:${GATEWAY_NAME}`, ...addresses.map((a) => `IP:${a}`)]);
   const cert = join(dir, 'gateway.pem');
   const key = join(dir, 'gateway.key');
-  const san = [`DNS:${GATEWAY_NAME}`, ...addresses.map((a) => `IP:${a}`)].join(',');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-    ].concat([
-      '-subj',
-      `/CN=${GATEWAY_NAME}`,
-      '-addext',
-      `subjectAltName=${san}`,
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]),
-    { stdio: 'ignore' },
-  );
+  writeFileSync(cert, pem.cert);
+  writeFileSync(key, pem.key, { mode: 0o600 });
   return { cert, key };
 }
 
