@@ -20,4 +20,5 @@ export * from './ports.ts';
 export * from './pricing.ts';
 export * from './probes.ts';
 export * from './refund-rule.ts';
+export * from './rules.ts';
 export * from './webhooks.ts';

@@ -11,9 +11,6 @@ export const PORT_WHITELIST_MAX = 20;
 export const PORT_WHITELIST_MAX_UNLIMITED = 1;
 /** The rotation link rotates a port at most this often. */
 export const PORT_ROTATION_MIN_MS = 5 * 60_000;
-/** Refund rule: at most this much traffic, and less than half of the period elapsed. */
-export const PORT_REFUND_MAX_BYTES = 10 * 1024 * 1024;
-export const BYTES_PER_GB = 1024 ** 3;
 
 const ZIpv4 = z
   .string()

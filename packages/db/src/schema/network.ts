@@ -37,6 +37,11 @@ export const gatewayNodes = pgTable('gateway_nodes', {
   /** Inclusive range the no-auth ports of this node's leases are allocated from. */
   authPortMin: integer('auth_port_min').notNull().default(20000),
   authPortMax: integer('auth_port_max').notNull().default(29999),
+  /** Inclusive range the node's package ports are allocated from (the node's own setting, written at start). */
+  packagePortMin: integer('package_port_min').notNull().default(30000),
+  packagePortMax: integer('package_port_max').notNull().default(39999),
+  /** A package port's HTTP proxy twin listens on port + this offset (0: no twins). */
+  packageHttpOffset: integer('package_http_offset').notNull().default(10000),
   lastHeartbeat: timestamp('last_heartbeat', { withTimezone: true }).notNull().defaultNow(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -216,6 +221,8 @@ export const leases = pgTable(
     info: jsonb('info').notNull().default({}),
     reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
     fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    /** Refused credentials (wrong password, 407): shown apart, never in `fails` (the Failed %). */
+    authFails: bigint('auth_fails', { mode: 'number' }).notNull().default(0),
     /** Bytes customer-to-proxy ("You to Proxy"). */
     inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
     /** Bytes proxy-to-customer ("Proxy to You"). */
@@ -256,6 +263,8 @@ export const leaseTrafficHourly = pgTable(
     hour: timestamp('hour', { withTimezone: true }).notNull(),
     reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
     fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    /** Refused credentials (wrong password, 407): shown apart, never in `fails` (the Failed %). */
+    authFails: bigint('auth_fails', { mode: 'number' }).notNull().default(0),
     /**
      * The part of `fails` the agent is responsible for (tunnel gone or agent offline, OPEN unanswered
      * in time, the agent's own error; docs/gateway.md "Failure classes"): what the auto-refund counts.

@@ -60,10 +60,19 @@ export const portPackages = pgTable(
     dateFinish: timestamp('date_finish', { withTimezone: true }).notNull(),
     requests: bigint('requests', { mode: 'number' }).notNull().default(0),
     errors: bigint('errors', { mode: 'number' }).notNull().default(0),
+    /** Refused credentials on the package's ports (wrong password): apart from `errors`. */
+    authFails: bigint('auth_fails', { mode: 'number' }).notNull().default(0),
     /** Bytes the customer sent / received since the last (re)activation. */
     upload: bigint('upload', { mode: 'number' }).notNull().default(0),
     download: bigint('download', { mode: 'number' }).notNull().default(0),
     statsFlushedAt: timestamp('stats_flushed_at', { withTimezone: true }),
+    /**
+     * When a decision that pays out (a refund) asked the package's node for its exact counters; the
+     * node's meter answers by flushing and stamping `stats_flushed_at` at or after this.
+     */
+    flushRequestedAt: timestamp('flush_requested_at', { withTimezone: true }),
+    /** What the refund returned (the last charge less the traffic used at its per-Gb price). */
+    refundedC: bigint('refunded_c', { mode: 'number' }).$type<Cents>(),
     /** How many times the package was bought (1) or reactivated (+1): the charge keys' counter. */
     generation: integer('generation').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -97,6 +106,10 @@ export const packagePorts = pgTable(
     agentId: text('agent_id').references(() => agents.id, { onDelete: 'set null' }),
     rotateSeq: integer('rotate_seq').notNull().default(0),
     rotatedAt: timestamp('rotated_at', { withTimezone: true }),
+    /** When the node confirmed it listens on this port (and its HTTP twin); null until then. */
+    boundAt: timestamp('bound_at', { withTimezone: true }),
+    /** Why the node could not listen on it (the port is moved or the package refunded). */
+    bindError: text('bind_error'),
   },
   (t) => [primaryKey({ columns: [t.nodeId, t.port] }), index('package_ports_package_idx').on(t.packageId)],
 );
@@ -135,6 +148,7 @@ export const packageTrafficHourly = pgTable(
     hour: timestamp('hour', { withTimezone: true }).notNull(),
     reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
     fails: bigint('fails', { mode: 'number' }).notNull().default(0),
+    authFails: bigint('auth_fails', { mode: 'number' }).notNull().default(0),
     inBytes: bigint('in_bytes', { mode: 'number' }).notNull().default(0),
     outBytes: bigint('out_bytes', { mode: 'number' }).notNull().default(0),
   },

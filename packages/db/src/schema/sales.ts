@@ -22,11 +22,13 @@ export const saleRequests = pgTable(
     userId: text('user_id').notNull(),
     /** The client's `Idempotency-Key` header (1-200 printable ASCII). */
     idemKey: text('idem_key').notNull(),
-    /** 'purchase' | 'static' | 'renew'. */
+    /** 'purchase' | 'static' | 'renew' | 'port' | 'reactivate' | 'port-refund'. */
     kind: text('kind').notNull(),
     /** The request as it matters for the sale (kind, agent, private, expected price; the lease for a renewal). */
     fingerprint: text('fingerprint').notNull(),
     leaseId: text('lease_id').references(() => leases.id, { onDelete: 'cascade' }),
+    /** The port package a port sale, reactivation or refund under the key answered. */
+    packageId: text('package_id'),
     /** What the sale charged (the renewal price a replay answers). */
     priceC: bigint('price_c', { mode: 'number' }).$type<Cents>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
