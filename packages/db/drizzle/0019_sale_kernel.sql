@@ -1,3 +1,4 @@
+ALTER TABLE "package_ports" ALTER COLUMN "package_id" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "gateway_nodes" ADD COLUMN "package_port_min" integer DEFAULT 30000 NOT NULL;--> statement-breakpoint
 ALTER TABLE "gateway_nodes" ADD COLUMN "package_port_max" integer DEFAULT 39999 NOT NULL;--> statement-breakpoint
 ALTER TABLE "gateway_nodes" ADD COLUMN "package_http_offset" integer DEFAULT 10000 NOT NULL;--> statement-breakpoint
@@ -46,3 +47,25 @@ CREATE OR REPLACE FUNCTION exit_matches(
       AND (g_state = '' OR place_key(a_reg) = place_key(g_state))
       AND (g_city = '' OR place_key(a_city) = place_key(g_city))
       AND CASE g_conn WHEN 'wifi' THEN a_conn = 'wifi' WHEN 'mobile' THEN a_conn = 'cell' ELSE true END $$;
+--> statement-breakpoint
+-- Blocking or unblocking an account changes which of its packages gateways serve, as for leases.
+CREATE OR REPLACE FUNCTION notify_account_blocked() RETURNS trigger AS $$
+BEGIN
+  PERFORM pg_notify('lease_changed', l.id) FROM leases l
+    WHERE l.user_id = NEW.user_id AND l.ended_at IS NULL;
+  PERFORM pg_notify('port_package_changed', p.id) FROM port_packages p
+    WHERE p.user_id = NEW.user_id AND p.status <> 'refunded';
+  RETURN NEW;
+END;
+$$ LANGUAGE plpgsql;
+--> statement-breakpoint
+-- A decision that pays out asks the package's node for exact counters (payload: the package id).
+CREATE FUNCTION "package_flush_notify"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify('package_flush', NEW.id);
+	RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER "port_packages_flush_notify" AFTER UPDATE OF "flush_requested_at" ON "port_packages"
+  FOR EACH ROW WHEN (NEW.flush_requested_at IS DISTINCT FROM OLD.flush_requested_at)
+  EXECUTE FUNCTION "package_flush_notify"();

@@ -90,15 +90,15 @@ export const portPackages = pgTable(
 );
 
 /**
- * One port of a package on its node: the sticky exit (`agent_id`, chosen by the gateway) and when
+ * A port of a node: a spare the node bound and confirmed (`package_id` null, `bound_at` set), or
+ * one port of a package on its node: the sticky exit (`agent_id`, chosen by the gateway) and when
  * it last rotated. `rotate_seq` rises on each rotation by the link; the gateway re-chooses then.
  */
 export const packagePorts = pgTable(
   'package_ports',
   {
-    packageId: text('package_id')
-      .notNull()
-      .references(() => portPackages.id, { onDelete: 'cascade' }),
+    /** Null for a spare: a port the node bound and holds ready, sold by taking it into a package. */
+    packageId: text('package_id').references(() => portPackages.id, { onDelete: 'cascade' }),
     nodeId: text('node_id')
       .notNull()
       .references(() => gatewayNodes.id),

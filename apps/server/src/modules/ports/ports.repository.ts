@@ -126,7 +126,7 @@ export function createPortsRepository(db: Db) {
       const out = new Map<string, number[]>();
       if (packageIds.length === 0) return out;
       const rows = await tx
-        .select({ packageId: packagePorts.packageId, port: packagePorts.port })
+        .select({ packageId: sql<string>`${packagePorts.packageId}`, port: packagePorts.port })
         .from(packagePorts)
         .where(sql`${packagePorts.packageId} = ANY(${sql.param([...packageIds])}::text[])`)
         .orderBy(asc(packagePorts.port));
@@ -146,7 +146,7 @@ export function createPortsRepository(db: Db) {
       const out = new Map<string, { port: number; ip: string }[]>();
       if (packageIds.length === 0) return out;
       const rows = await tx
-        .select({ packageId: packagePorts.packageId, port: packagePorts.port, ip: agents.ip })
+        .select({ packageId: sql<string>`${packagePorts.packageId}`, port: packagePorts.port, ip: agents.ip })
         .from(packagePorts)
         .innerJoin(agents, eq(agents.id, packagePorts.agentId))
         .where(sql`${packagePorts.packageId} = ANY(${sql.param([...packageIds])}::text[])`)
@@ -188,7 +188,7 @@ export function createPortsRepository(db: Db) {
     ): Promise<{ packageId: string; status: string; rotatedAt: Date | null } | undefined> {
       const rows = await tx
         .select({
-          packageId: packagePorts.packageId,
+          packageId: sql<string>`${packagePorts.packageId}`,
           status: portPackages.status,
           rotatedAt: packagePorts.rotatedAt,
         })
