@@ -16,6 +16,7 @@ import { portsModule } from './ports/ports.module.ts';
 import { pricingModule } from './pricing/pricing.module.ts';
 import { probesModule } from './probes/probes.module.ts';
 import { referralModule } from './referral/referral.module.ts';
+import { salesModule } from './sales/sales.module.ts';
 import { staticModule } from './static/static.module.ts';
 import { webhooksModule } from './webhooks/webhooks.module.ts';
 
@@ -23,6 +24,7 @@ export const MODULES = [
   healthModule,
   ledgerModule,
   auditModule,
+  salesModule,
   accountsModule,
   referralModule,
   paymentsModule,

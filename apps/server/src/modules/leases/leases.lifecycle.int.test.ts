@@ -13,6 +13,7 @@ import {
 import { type Cents, cents } from '@pm/money';
 import { createAuditService } from '../audit/audit.service.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
+import { createSaleKeyService } from '../sales/sales.service.ts';
 import { createHistoryService } from './leases.history.ts';
 import { createRefundService } from './leases.refund.ts';
 import { createRenewService } from './leases.renew.ts';
@@ -38,7 +39,7 @@ before(async () => {
   nodeId = (await buildNode(db)).id;
   leaseService = createLeaseService({ db: db.db, now });
   const deps = { db: db.db, ledger: createLedgerService({ db: db.db }), leases: leaseService, now };
-  renew = createRenewService(deps);
+  renew = createRenewService({ ...deps, saleKeys: createSaleKeyService({ db: db.db }) });
   refund = createRefundService({ ...deps, audit: createAuditService({ db: db.db }) });
   settle = createSettleService(deps);
   history = createHistoryService({ db: db.db });

@@ -3,6 +3,7 @@ import type { AgentsService } from '../agents/agents.service.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
+import type { SaleKeyService } from '../sales/sales.service.ts';
 import { createHistoryService } from './leases.history.ts';
 import { autoRefundLeasesJob, expireLeasesJob } from './leases.jobs.ts';
 import { registerLifecycleRoutes } from './leases.lifecycle.routes.ts';
@@ -18,7 +19,8 @@ import { createStaffLeaseService } from './leases.staff.ts';
 
 /**
  * Leases: the one sale path (`sales`: the agent reserved under its lock, the charge and the lease
- * in one transaction, Idempotency-Key; used by the purchase, the static shop and renewals), the
+ * in one transaction, the Idempotency-Key kept by the sale kernel `saleKeys`; used by the purchase,
+ * the static shop and renewals), the
  * purchase (`POST /leases`: probe, then the sale), the
  * customer's active leases, auto-renew and notes on agents, the lease as SPEC 3 shapes it, ending,
  * refund marking, whitelists and no-auth ports; the lifecycle (renew, refund, history, hourly
@@ -27,7 +29,7 @@ import { createStaffLeaseService } from './leases.staff.ts';
  */
 export const leasesModule = defineModule({
   name: 'leases',
-  needs: ['ledger', 'agents', 'probes', 'audit'],
+  needs: ['ledger', 'agents', 'probes', 'audit', 'saleKeys'],
   services: (
     platform: Platform,
     deps: {
@@ -35,17 +37,24 @@ export const leasesModule = defineModule({
       agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold' | 'findOnlineSince'>;
       probes: Pick<ProbeService, 'probeAgent'>;
       audit: Pick<AuditService, 'record'>;
+      saleKeys: Pick<SaleKeyService, 'claim' | 'findPrior' | 'record' | 'inTurn'>;
     },
   ) => {
     const db = platform.db.db;
     const leases = createLeaseService({ db, agents: deps.agents, now: platform.now });
     const lifecycle = { db, ledger: deps.ledger, leases, agents: deps.agents, now: platform.now };
-    const sales = createSaleService({ db, agents: deps.agents, ledger: deps.ledger, leases });
+    const sales = createSaleService({
+      db,
+      agents: deps.agents,
+      ledger: deps.ledger,
+      leases,
+      saleKeys: deps.saleKeys,
+    });
     return {
       leases,
       sales,
       purchases: createPurchaseService({ sales, probes: deps.probes }),
-      renewals: createRenewService(lifecycle),
+      renewals: createRenewService({ ...lifecycle, saleKeys: deps.saleKeys }),
       refunds: createRefundService({ ...lifecycle, audit: deps.audit }),
       settle: createSettleService(lifecycle),
       history: createHistoryService({ db: platform.db.db }),

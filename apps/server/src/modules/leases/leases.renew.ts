@@ -4,10 +4,9 @@ import type { Cents } from '@pm/money';
 import { type AgentsService, createAgentsService } from '../agents/agents.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import { createPricingService } from '../pricing/pricing.service.ts';
+import { type SaleKeyService, saleFingerprint } from '../sales/sales.service.ts';
 import { createLifecycleRepository } from './leases.lifecycle.repository.ts';
 import type { LeaseRow } from './leases.repository.ts';
-import { createSaleRequestRepository } from './leases.sale.repository.ts';
-import { claimSaleKey } from './leases.sale.ts';
 import type { LeaseService } from './leases.service.ts';
 import { isRenewable } from './leases.stats.ts';
 
@@ -111,11 +110,13 @@ export async function renewLocked(
   return { priceC, balanceC, row };
 }
 
-/** The customer's renewal (`PATCH /leases/{id}`). */
-export function createRenewService(deps: LifecycleDeps) {
+/** The customer's renewal (`PATCH /leases/{id}`), its Idempotency-Key kept by the sale kernel. */
+export function createRenewService(
+  deps: LifecycleDeps & { saleKeys: Pick<SaleKeyService, 'claim' | 'record'> },
+) {
   const now = deps.now ?? Date.now;
   const repo = createLifecycleRepository(deps.db);
-  const sales = createSaleRequestRepository(deps.db);
+  const sales = deps.saleKeys;
   const agents = lifecycleAgents(deps);
   return {
     /**
@@ -129,8 +130,13 @@ export function createRenewService(deps: LifecycleDeps) {
     async renewLease(userId: string, id: string, idemKey?: string): Promise<TRenewResult> {
       const done = await deps.db.transaction(async (tx) => {
         if (idemKey) {
-          const key = { userId, idemKey, kind: 'renew' as const, fingerprint: JSON.stringify(['renew', id]) };
-          const prior = await claimSaleKey(sales, key, tx);
+          const key = {
+            userId,
+            idemKey,
+            kind: 'renew' as const,
+            fingerprint: saleFingerprint('renew', [id]),
+          };
+          const prior = await sales.claim(key, tx);
           // The same key renewed this lease already: answer that renewal, never charge again.
           if (prior)
             return {
@@ -149,7 +155,7 @@ export function createRenewService(deps: LifecycleDeps) {
           if (isSaleRefusal(e)) throw renewErrors.notRenewable();
           throw e;
         }
-        if (idemKey) await sales.setResult({ userId, idemKey }, { leaseId: id, priceC: renewed.priceC }, tx);
+        if (idemKey) await sales.record({ userId, idemKey }, { leaseId: id, priceC: renewed.priceC }, tx);
         return { priceC: renewed.priceC, balanceC: renewed.balanceC };
       });
       return { status: 'RENEW_STATUS_RENEWED', ...done, lease: await deps.leases.getLease(id) };

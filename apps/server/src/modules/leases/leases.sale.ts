@@ -1,15 +1,11 @@
 import { AppError, type TLease } from '@pm/contracts';
-import type { Db, Tx } from '@pm/db';
+import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
 import type { SaleAsk, SaleQuote } from '../agents/agents.sale.ts';
 import type { AgentsService } from '../agents/agents.service.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
-import {
-  createSaleRequestRepository,
-  type SaleRequestRepository,
-  type SaleRequestRow,
-} from './leases.sale.repository.ts';
+import { type SaleKeyService, saleFingerprint, saleKeyErrors } from '../sales/sales.service.ts';
 import type { LeaseService } from './leases.service.ts';
 
 /** What the sale path is built from. */
@@ -18,6 +14,8 @@ export interface SaleServiceDeps {
   agents: Pick<AgentsService, 'reserveForSale' | 'checkForSale' | 'markSold'>;
   ledger: Pick<LedgerService, 'charge'>;
   leases: Pick<LeaseService, 'insertLease' | 'getLease'>;
+  /** The sale kernel: the Idempotency-Key records and the turns of one agent's sales. */
+  saleKeys: Pick<SaleKeyService, 'claim' | 'findPrior' | 'record' | 'inTurn'>;
 }
 
 /** A lease to sell: from the shop (`purchase`, private or shared) or the static shop (`static`, private). */
@@ -29,14 +27,6 @@ export interface LeaseSaleRequest {
   expPriceC: Cents;
   /** The client's `Idempotency-Key`: the same key answers the same lease and is never charged twice. */
   idemKey?: string | undefined;
-}
-
-/** A sale's key as stored: who, the key, and what the request asked. */
-export interface SaleKey {
-  userId: string;
-  idemKey: string;
-  kind: 'purchase' | 'static' | 'renew';
-  fingerprint: string;
 }
 
 /** The sale service's functions. */
@@ -54,53 +44,12 @@ export const saleRequestErrors = {
       'The price of this proxy has changed.',
       kind === 'static' ? { priceC: q.priceExcC } : { priceExcC: q.priceExcC, priceShrC: q.priceShrC },
     ),
-  idempotencyKeyReused: () =>
-    refused(
-      'idempotencyKeyReused',
-      'This Idempotency-Key was already used for a different request; send a new key for a new one.',
-    ),
+  idempotencyKeyReused: saleKeyErrors.idempotencyKeyReused,
 };
 
 /** The fingerprint of a lease sale: what makes a retry the same request. */
 export const leaseSaleFingerprint = (r: LeaseSaleRequest) =>
-  JSON.stringify([r.kind, r.agentId, r.exc, r.expPriceC]);
-
-/**
- * Claims a sale's key in the sale's transaction. Undefined when this transaction now holds it (go
- * on and sell); the stored row when an earlier sale under the key committed (a parallel twin waits
- * here for the first to commit or roll back), which the caller answers again. CONFLICT
- * idempotencyKeyReused when the key was used for a different request.
- */
-export async function claimSaleKey(
-  repo: SaleRequestRepository,
-  key: SaleKey,
-  tx: Tx,
-): Promise<SaleRequestRow | undefined> {
-  if (await repo.claim(key, tx)) return undefined;
-  const prior = await repo.find(key.userId, key.idemKey, tx);
-  if (!prior) throw new AppError('INTERNAL', { message: `sale key ${key.idemKey} conflicted but is gone` });
-  if (prior.fingerprint !== key.fingerprint) throw saleRequestErrors.idempotencyKeyReused();
-  return prior;
-}
-
-/**
- * Runs calls with the same key one after another (each after the previous one settled). Sales of
- * one agent take their turn here, in memory, rather than each holding a pool connection while it
- * waits for the agent's row lock: a race on one agent would otherwise take every connection.
- */
-function createTurns() {
-  const tails = new Map<string, Promise<unknown>>();
-  return async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const result = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
-    const tail = result.catch(() => {});
-    tails.set(key, tail);
-    try {
-      return await result;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
-}
+  saleFingerprint(r.kind, [r.agentId, r.exc, r.expPriceC]);
 
 /**
  * The one sale path of a lease (`POST /leases`, `POST /static/lease`, Buy Again): the agent
@@ -110,8 +59,7 @@ function createTurns() {
  * through the same two calls (`leases.renew.ts`).
  */
 export function createSaleService(deps: SaleServiceDeps) {
-  const repo = createSaleRequestRepository(deps.db);
-  const inTurn = createTurns();
+  const { saleKeys } = deps;
   const askOf = (userId: string, r: LeaseSaleRequest): SaleAsk => ({
     exc: r.exc,
     static: r.kind === 'static',
@@ -132,7 +80,7 @@ export function createSaleService(deps: SaleServiceDeps) {
         fingerprint: leaseSaleFingerprint(r),
       };
       if (key) {
-        const prior = await claimSaleKey(repo, key, tx);
+        const prior = await saleKeys.claim(key, tx);
         if (prior?.leaseId) return prior.leaseId;
       }
       const quote = await deps.agents.reserveForSale(r.agentId, askOf(userId, r), tx);
@@ -154,7 +102,7 @@ export function createSaleService(deps: SaleServiceDeps) {
           : `Lease ${lease.id} (${r.exc ? 'private' : 'shared'}, ${quote.agent.ip})`;
       // The key's row (claimed above, under its primary key) is what makes a retry charge nothing.
       await deps.ledger.charge({ userId, amountC: quote.priceC, type: 'purchase', memo }, tx);
-      if (key) await repo.setResult(key, { leaseId: lease.id, priceC: quote.priceC }, tx);
+      if (key) await saleKeys.record(key, { leaseId: lease.id, priceC: quote.priceC }, tx);
       await deps.agents.markSold(r.agentId, tx);
       return lease.id;
     });
@@ -163,10 +111,13 @@ export function createSaleService(deps: SaleServiceDeps) {
   /** The lease an earlier sale under the key sold, when the request is the same; undefined when none. */
   async function findReplay(userId: string, r: LeaseSaleRequest): Promise<string | undefined> {
     if (!r.idemKey) return undefined;
-    const prior = await repo.find(userId, r.idemKey);
-    if (!prior) return undefined;
-    if (prior.fingerprint !== leaseSaleFingerprint(r)) throw saleRequestErrors.idempotencyKeyReused();
-    return prior.leaseId ?? undefined;
+    const prior = await saleKeys.findPrior({
+      userId,
+      idemKey: r.idemKey,
+      kind: r.kind,
+      fingerprint: leaseSaleFingerprint(r),
+    });
+    return prior?.leaseId ?? undefined;
   }
 
   return {
@@ -192,7 +143,7 @@ export function createSaleService(deps: SaleServiceDeps) {
         // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
         for (let attempt = 0; ; attempt++) {
           try {
-            return await deps.leases.getLease(await inTurn(r.agentId, () => sellIn(userId, r)));
+            return await deps.leases.getLease(await saleKeys.inTurn(r.agentId, () => sellIn(userId, r)));
           } catch (e) {
             if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
           }

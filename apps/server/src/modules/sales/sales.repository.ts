@@ -5,6 +5,13 @@ import { and, eq } from 'drizzle-orm';
 /** A stored `Idempotency-Key` of a sale. */
 export type SaleRequestRow = typeof saleRequests.$inferSelect;
 
+/** What a sale under a claimed key answered: its lease or port package, and what it charged (or paid back). */
+export interface SaleResult {
+  leaseId?: string | undefined;
+  packageId?: string | undefined;
+  priceC?: Cents | undefined;
+}
+
 /** Data access of the sales' idempotency keys (`sale_requests`). */
 export function createSaleRequestRepository(db: Db) {
   return {
@@ -33,12 +40,8 @@ export function createSaleRequestRepository(db: Db) {
       return rows[0];
     },
 
-    /** Records what the sale under a claimed key sold. */
-    async setResult(
-      key: { userId: string; idemKey: string },
-      result: { leaseId: string; priceC: Cents },
-      tx: Tx,
-    ): Promise<void> {
+    /** Records what the sale under a claimed key answered. */
+    async setResult(key: { userId: string; idemKey: string }, result: SaleResult, tx: Tx): Promise<void> {
       await tx
         .update(saleRequests)
         .set(result)
