@@ -8,7 +8,13 @@ import { Registry } from 'prom-client';
 import { MODULES, type Services } from './modules/index.ts';
 import { type ChangeFeed, createChangeFeed } from './platform/changes.ts';
 import type { FeatureSettings } from './platform/config.ts';
-import { createJobRuntime, intervalOf, type JobRuntime, type RunnableJob } from './platform/jobs.ts';
+import {
+  createJobRuntime,
+  intervalOf,
+  type JobContext,
+  type JobRuntime,
+  type RunnableJob,
+} from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
 import type { AnyModule, ApiApp, ApiSurface, Platform } from './platform/module.ts';
 
@@ -42,11 +48,13 @@ export interface ComposeOptions {
 
 /** Builds the services of every module in order; throws when a module needs a service no earlier module provides. */
 export function compose(options: ComposeOptions): Composition {
+  const metrics = new Registry();
   const jobs = createJobRuntime({
     db: options.db,
     log: options.log,
     isWorker: options.isWorker ?? false,
     pollingIntervalMs: options.jobPollingIntervalMs,
+    metrics,
   });
   const changes = createChangeFeed(options.db, options.log);
   const platform: Platform = {
@@ -54,7 +62,7 @@ export function compose(options: ComposeOptions): Composition {
     now: options.now ?? Date.now,
     jobs,
     log: options.log,
-    metrics: new Registry(),
+    metrics,
     settings: options.settings ?? {},
     changes,
   };
@@ -104,7 +112,8 @@ export function bindModuleJobs(composition: Composition): RunnableJob[] {
   return composition.modules.flatMap((module) =>
     (module.jobs ?? []).map((definition) => ({
       definition,
-      run: (payload: unknown) => definition.handler(payload, composition.services),
+      run: (payload: unknown, context: JobContext) =>
+        definition.handler(payload, composition.services, context),
       everySeconds: intervalOf(definition, composition.platform.settings),
     })),
   );

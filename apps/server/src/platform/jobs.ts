@@ -2,8 +2,9 @@
  * Background jobs: each job is data (`defineJob`), run by pg-boss in the same PostgreSQL (or PGlite)
  * as everything else. Any process may send; only the worker role runs handlers and cron schedules.
  */
-import type { DbHandle } from '@pm/db';
+import type { Db, DbHandle, Tx } from '@pm/db';
 import { type Job, type JobResult, PgBoss } from 'pg-boss';
+import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { FeatureSettings } from './config.ts';
 import { toBossDb } from './jobs-db.ts';
@@ -31,8 +32,88 @@ export interface JobDefinition<P, S> {
   timeoutSeconds: number;
   /** When the worker role sends the job by itself, with `payload` (see JobSchedule). */
   schedule?: JobSchedule<P> | undefined;
-  /** Calls the feature's service; throwing fails the run (and retries it). */
-  handler(payload: P, services: S): Promise<unknown>;
+  /**
+   * Calls the feature's service; throwing fails the run (and retries it). A batch passes
+   * `context.failures` on to `settleEach`, so one item that throws is skipped, not the whole run.
+   */
+  handler(payload: P, services: S, context: JobContext): Promise<unknown>;
+}
+
+/** Where a batch reports an item it skipped because settling it threw. */
+export interface ItemFailures {
+  /** Logs the item's id with the error and counts it (`jobs_item_failures_total{job}`). */
+  failed(id: string, err: unknown): void;
+}
+
+/** What a running handler gets besides its payload and services. */
+export interface JobContext {
+  failures: ItemFailures;
+}
+
+/** Failures nobody watches: a batch called outside a job (tests, a staff action) still skips the item. */
+export const UNREPORTED: ItemFailures = { failed: () => {} };
+
+/**
+ * Settles a batch one item per transaction: `next` locks the next item due, leaving out `skip` (the
+ * items that failed in this run; SKIP LOCKED lets two workers take different ones), and `settle`
+ * does its work under a savepoint. An item whose work throws is rolled back to the savepoint,
+ * reported to `failures` and left out for the rest of the run, so one bad row never stops the
+ * others; the next run tries it again. A failure of `next` (the database) still fails the run.
+ * At most `limit` items; `failed` holds the ids skipped.
+ */
+export async function settleEach<I extends { id: string }, R>(
+  db: Db,
+  batch: {
+    limit: number;
+    failures: ItemFailures;
+    next(skip: readonly string[], tx: Tx): Promise<I | undefined>;
+    settle(item: I, tx: Tx): Promise<R>;
+  },
+): Promise<{ settled: R[]; failed: string[] }> {
+  const settled: R[] = [];
+  const failed: string[] = [];
+  for (let i = 0; i < batch.limit; i++) {
+    const done = await db.transaction(async (tx) => {
+      const item = await batch.next(failed, tx);
+      if (!item) return false;
+      try {
+        settled.push(await tx.transaction((sp) => batch.settle(item, sp)));
+      } catch (err) {
+        failed.push(item.id);
+        batch.failures.failed(item.id, err);
+      }
+      return true;
+    });
+    if (!done) break;
+  }
+  return { settled, failed };
+}
+
+/**
+ * Runs `work` for each item of a list read before the run (no row lock to hold), `concurrency` at a
+ * time; an item that throws is reported to `failures` and the others go on. Answers the results of
+ * the items that worked, in no particular order when concurrent.
+ */
+export async function forEachItem<I, R>(
+  items: readonly I[],
+  each: { idOf(item: I): string; failures: ItemFailures; concurrency?: number },
+  work: (item: I) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        results.push(await work(item));
+      } catch (err) {
+        each.failures.failed(each.idOf(item), err);
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(each.concurrency ?? 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
 }
 
 /**
@@ -69,7 +150,7 @@ export function defineJob<P, S>(
 export interface RunnableJob {
   // biome-ignore lint/suspicious/noExplicitAny: see AnyJob.
   definition: AnyJob<any>;
-  run(payload: unknown): Promise<unknown>;
+  run(payload: unknown, context: JobContext): Promise<unknown>;
   /** An `everySeconds` schedule read from the settings (bindModuleJobs resolves it). */
   everySeconds?: number | undefined;
 }
@@ -117,6 +198,8 @@ export interface JobRuntimeOptions {
   isWorker: boolean;
   /** How often an idle worker looks for new jobs; default 2000 ms, at least 500. */
   pollingIntervalMs?: number;
+  /** Where `jobs_item_failures_total{job}` is registered (the process's `/metrics`). */
+  metrics?: Registry | undefined;
 }
 
 function queueOptions(job: AnyJob<unknown>) {
@@ -140,6 +223,12 @@ const BATCH_SIZE = 5;
  */
 export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
   const log = options.log.child({ component: 'jobs' });
+  const itemFailures = new Counter({
+    name: 'jobs_item_failures_total',
+    help: 'Items a batch job skipped because settling them threw (logged with their id), by job',
+    labelNames: ['job'],
+    registers: options.metrics ? [options.metrics] : [],
+  });
   const boss = new PgBoss({
     db: toBossDb(options.db),
     backend: options.db.kind === 'pglite' ? 'pglite' : 'postgres',
@@ -206,7 +295,7 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
           perJobResults: true,
         } as const;
         await boss.work(definition.name, workOptions, (claimed) =>
-          Promise.all(claimed.map((one) => runJob(job, one, log))),
+          Promise.all(claimed.map((one) => runJob(job, one, log, itemFailures))),
         );
         if (definition.schedule) {
           const data = definition.payload.parse(definition.schedule.payload) as object;
@@ -236,10 +325,22 @@ export function createJobRuntime(options: JobRuntimeOptions): JobRuntime {
 
 /**
  * Runs one claimed job: parses its payload and calls the bound handler. A failure is retried per
- * the job's policy; a payload that does not parse never will, so it fails for good at once.
+ * the job's policy; a payload that does not parse never will, so it fails for good at once. Items
+ * a batch skips are logged with their ids and counted in `counter` under the job's name.
  */
-export async function runJob(job: RunnableJob, claimed: Job<unknown>, log: Logger): Promise<JobResult> {
+export async function runJob(
+  job: RunnableJob,
+  claimed: Job<unknown>,
+  log: Logger,
+  counter?: Counter<'job'>,
+): Promise<JobResult> {
   const context = { job: job.definition.name, id: claimed.id, attempt: claimed.retryCount + 1 };
+  const failures: ItemFailures = {
+    failed(item, err) {
+      log.error({ ...context, item, err }, 'job item failed and was skipped');
+      counter?.inc({ job: job.definition.name });
+    },
+  };
   const parsed = job.definition.payload.safeParse(claimed.data);
   if (!parsed.success) {
     log.error({ ...context, issues: parsed.error.issues }, 'job payload does not match its schema');
@@ -247,7 +348,7 @@ export async function runJob(job: RunnableJob, claimed: Job<unknown>, log: Logge
   }
   const started = Date.now();
   try {
-    await job.run(parsed.data);
+    await job.run(parsed.data, { failures });
     log.debug({ ...context, durationMs: Date.now() - started }, 'job done');
     return { id: claimed.id, status: 'completed' };
   } catch (err) {

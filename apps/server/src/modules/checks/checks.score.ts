@@ -9,6 +9,7 @@ import {
 } from '@pm/contracts';
 import type { Db, Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
+import { forEachItem, type ItemFailures, UNREPORTED } from '../../platform/jobs.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ChecksSettings } from './checks.config.ts';
 import { toScoreCheck } from './checks.mapper.ts';
@@ -151,10 +152,13 @@ export function createScoreService(deps: ScoreServiceDeps) {
       return row ? toScoreCheck(row) : null;
     },
 
-    /** Refunds checks a crashed process left running for over `olderThanMs` (job checks.recoverScoreChecks). */
-    async refundAbandoned(olderThanMs = 5 * 60_000): Promise<number> {
+    /**
+     * Refunds checks a crashed process left running for over `olderThanMs` (job
+     * checks.recoverScoreChecks); one that throws goes to `failures` and the others go on.
+     */
+    async refundAbandoned(olderThanMs = 5 * 60_000, failures: ItemFailures = UNREPORTED): Promise<number> {
       const rows = await repo.findStaleRunningScoreChecks(new Date(deps.now() - olderThanMs));
-      for (const r of rows) await refundRunning(r, null);
+      await forEachItem(rows, { idOf: (r) => String(r.id), failures }, (r) => refundRunning(r, null));
       return rows.length;
     },
   };

@@ -1,5 +1,6 @@
 import { AppError, cleanScore, SPEED_RETEST_MS, type TSpeedCheck, visibleBlacklists } from '@pm/contracts';
 import type { Db } from '@pm/db';
+import { forEachItem, type ItemFailures, UNREPORTED } from '../../platform/jobs.ts';
 import type { ChecksSettings } from './checks.config.ts';
 import type { DnsblChecker } from './checks.dnsbl.ts';
 import { type CheckedAgent, createChecksRepository, type SpeedCheckRow } from './checks.repository.ts';
@@ -60,21 +61,15 @@ export function createChecksService(deps: ChecksServiceDeps) {
   return {
     /**
      * Looks up the agents whose address was never looked up, changed, or was looked up longer ago
-     * than the recheck interval (at most one batch, `concurrency` at a time). Returns how many.
+     * than the recheck interval (at most one batch, `concurrency` at a time); an agent whose lookup
+     * throws goes to `failures` and the others go on. Returns how many were due.
      */
-    async sweepBlacklists(concurrency = 16): Promise<number> {
+    async sweepBlacklists(concurrency = 16, failures: ItemFailures = UNREPORTED): Promise<number> {
       const due = await repo.findDueForBlacklists(
         new Date(deps.now() - settings.dnsbl.recheckMs),
         settings.dnsbl.batchSize,
       );
-      let next = 0;
-      const worker = async () => {
-        while (next < due.length) {
-          const a = due[next++]!;
-          await checkAddress(a.id, a.ip);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+      await forEachItem(due, { idOf: (a) => a.id, failures, concurrency }, (a) => checkAddress(a.id, a.ip));
       return due.length;
     },
 

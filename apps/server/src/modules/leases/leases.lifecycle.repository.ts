@@ -59,16 +59,21 @@ export function createLifecycleRepository(db: Db) {
       return rows[0];
     },
 
-    /** Extends a lease after a renewal, only if `until` is still `fromUntil` (a conditional update). */
+    /**
+     * Extends a lease after a renewal, only if `until` is still `fromUntil` (a conditional update).
+     * Compared to the millisecond, the precision `fromUntil` was read at: a row written with
+     * microseconds (by hand or by SQL arithmetic) would otherwise never match, and its renewal throw.
+     */
     async extend(
       id: string,
       change: { fromUntil: Date; toUntil: Date; priceC: Cents },
       tx: Tx,
     ): Promise<LeaseRow | undefined> {
+      const sameUntil = sql`date_trunc('milliseconds', ${leases.until}) = ${change.fromUntil}`;
       const rows = await tx
         .update(leases)
         .set({ until: change.toUntil, lastPaymentC: change.priceC, renewals: sql`${leases.renewals} + 1` })
-        .where(and(eq(leases.id, id), isNull(leases.endedAt), eq(leases.until, change.fromUntil)))
+        .where(and(eq(leases.id, id), isNull(leases.endedAt), sameUntil))
         .returning();
       return rows[0];
     },
@@ -95,7 +100,12 @@ export function createLifecycleRepository(db: Db) {
      * Locks one lease due at its end, skipping rows another worker holds: not ended and past `until`,
      * or with auto-renew and within `leadMs` of it (except `skip`); undefined when none is left.
      */
-    async lockNextDue(now: Date, leadMs: number, skip: string[], tx: Tx): Promise<LeaseRow | undefined> {
+    async lockNextDue(
+      now: Date,
+      leadMs: number,
+      skip: readonly string[],
+      tx: Tx,
+    ): Promise<LeaseRow | undefined> {
       const due = or(
         lte(leases.until, now),
         and(eq(leases.autoRenew, true), lte(leases.until, new Date(now.getTime() + leadMs))),
@@ -103,7 +113,9 @@ export function createLifecycleRepository(db: Db) {
       const rows = await tx
         .select()
         .from(leases)
-        .where(and(isNull(leases.endedAt), due, skip.length > 0 ? notInArray(leases.id, skip) : undefined))
+        .where(
+          and(isNull(leases.endedAt), due, skip.length > 0 ? notInArray(leases.id, [...skip]) : undefined),
+        )
         .orderBy(asc(leases.until))
         .limit(1)
         .for('update', { skipLocked: true });
@@ -111,11 +123,17 @@ export function createLifecycleRepository(db: Db) {
     },
 
     /**
-     * Locks one running, non-static lease due for the auto-refund: over the last hour of its hourly
-     * rows (`autoRefundWindow`), at least `minRequests` requests, and AUTO_REFUND_FAIL_PCT or more of
-     * them failed by the agent (`agent_fails`; the customer's own failures never count).
+     * Locks one running, non-static lease due for the auto-refund (except `skip`): over the last
+     * hour of its hourly rows (`autoRefundWindow`), at least `minRequests` requests, and
+     * AUTO_REFUND_FAIL_PCT or more of them failed by the agent (`agent_fails`; the customer's own
+     * failures never count).
      */
-    async lockNextFailing(minRequests: number, now: Date, tx: Tx): Promise<LeaseRow | undefined> {
+    async lockNextFailing(
+      minRequests: number,
+      now: Date,
+      skip: readonly string[],
+      tx: Tx,
+    ): Promise<LeaseRow | undefined> {
       const w = autoRefundWindow(now.getTime());
       const h = leaseTrafficHourly;
       const weight = sql`CASE WHEN ${h.hour} >= ${w.hourStart} THEN 1.0 ELSE ${w.previousWeight}::float8 END`;
@@ -127,6 +145,7 @@ export function createLifecycleRepository(db: Db) {
             isNull(leases.endedAt),
             gt(leases.until, now),
             eq(leases.static, false),
+            skip.length > 0 ? notInArray(leases.id, [...skip]) : undefined,
             sql`EXISTS (
               SELECT 1 FROM ${h}
               WHERE ${h.leaseId} = ${leases.id} AND ${h.hour} >= ${w.previousHour}

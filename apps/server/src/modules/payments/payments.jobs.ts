@@ -15,6 +15,6 @@ export const watchPaymentsJob = defineJob({
   // A failed pass is not retried: the next one is at most a cycle away.
   retry: { limit: 0 },
   timeoutSeconds: 300,
-  handler: (_payload, { payments }: { payments: Pick<PaymentService, 'runWatchPass'> }) =>
-    payments.runWatchPass(),
+  handler: (_payload, { payments }: { payments: Pick<PaymentService, 'runWatchPass'> }, { failures }) =>
+    payments.runWatchPass(failures),
 });

@@ -13,6 +13,7 @@ import {
   type TDeepCheckResponse,
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
+import type { ItemFailures } from '../../platform/jobs.ts';
 import type { AccountService } from '../accounts/accounts.service.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { type AccountKey, deriveAddress, parseAccountKey } from './payments.address.ts';
@@ -75,9 +76,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   return {
     /** The `payments.watch` job: one watcher pass (the job's schedule says how often). */
-    async runWatchPass(): Promise<void> {
+    async runWatchPass(failures?: ItemFailures): Promise<void> {
       if (!deps.settings) return;
-      await deps.watcher.watchOnce();
+      await deps.watcher.watchOnce(failures);
     },
 
     /**

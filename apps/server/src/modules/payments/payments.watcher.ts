@@ -8,6 +8,7 @@
  * found in chain order (earliest paid first), so "first load" means first on chain.
  */
 import type { CurrencyId } from '@pm/contracts';
+import { forEachItem, type ItemFailures, UNREPORTED } from '../../platform/jobs.ts';
 import { creditCents, DECIMALS } from './payments.amounts.ts';
 import { BudgetExhaustedError, type RequestBudgetHandle } from './payments.budget.ts';
 import { ChainApiError, type ChainClient } from './payments.chains.ts';
@@ -259,8 +260,11 @@ export function createPaymentWatcher(deps: WatcherDeps) {
 
   return {
     scanCharge,
-    /** One pass over every configured chain: marks charges that waited in vain expired, reads every chain, then credits in chain order. */
-    async watchOnce(): Promise<ChainPassResult[]> {
+    /**
+     * One pass over every configured chain: marks charges that waited in vain expired, reads every
+     * chain, then credits in chain order; a charge whose status update throws goes to `failures`.
+     */
+    async watchOnce(failures: ItemFailures = UNREPORTED): Promise<ChainPassResult[]> {
       await repo.expireCharges(clock());
       const currencies = Object.keys(deps.clients) as CurrencyId[];
       const candidates: Candidate[] = [];
@@ -268,7 +272,9 @@ export function createPaymentWatcher(deps: WatcherDeps) {
       const results = await Promise.all(currencies.map((c) => readChain(c, candidates, touched)));
       const credited = await creditInOrder(candidates);
       // Every charge whose address showed payments: status from what is now on record.
-      for (const id of touched) await deps.db.transaction((tx) => settleCharge(id, tx));
+      await forEachItem([...touched], { idOf: (id) => id, failures }, (id) =>
+        deps.db.transaction((tx) => settleCharge(id, tx)),
+      );
       for (const r of results) r.credited = credited.filter((p) => p.currency === r.currency).length;
       return results;
     },
