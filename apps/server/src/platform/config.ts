@@ -30,6 +30,11 @@ export interface FeatureSettings {
   /** How long `POST /leases` with `probe` waits for the gateway's answer; default 5000 ms. */
   purchaseProbeTimeoutMs?: number | undefined;
   /**
+   * How long a port package's refund waits for its node to flush the exact counters before
+   * answering 503 with Retry-After; default 5000 ms.
+   */
+  portRefundFlushWaitMs?: number | undefined;
+  /**
    * Bearer token `/metrics` requires (METRICS_TOKEN): without it 401, with another 403. Unset:
    * `/metrics` answers 403 to everyone (metrics are never public).
    */

@@ -77,8 +77,9 @@ export function handleFrameworkError(err: FastifyError, req: FastifyRequest, rep
 }
 
 /**
- * The one error handler: maps AppError codes to statuses through HTTP_STATUS, validation and
- * body-parse failures to 400 naming the field, and everything else to a masked 500.
+ * The one error handler: maps AppError codes to statuses through HTTP_STATUS (with `Retry-After`
+ * when the error's details carry `retryAfterSeconds`), validation and body-parse failures to 400
+ * naming the field, and everything else to a masked 500.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
@@ -86,6 +87,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const status = HTTP_STATUS[err.code];
       if (status >= 500) req.log.error({ err }, 'request failed');
       else req.log.info({ code: err.code, reason: err.message }, 'request refused');
+      // A refusal that says when to come back (429, 503) says it in the header HTTP clients read too.
+      const retryAfter = err.details?.retryAfterSeconds;
+      if (typeof retryAfter === 'number' && retryAfter > 0) reply.header('retry-after', String(retryAfter));
       return send(req, reply, status, { ...err.details, error: err.code, message: err.userMessage });
     }
     const fastifyErr = err as FastifyError;

@@ -204,9 +204,9 @@ export function createAccountService(deps: AccountServiceDeps) {
     async countInvited(refcode: string): Promise<number> {
       return repo.countReferredBy(refcode);
     },
-    /** True when the account exists and is blocked. */
-    async isBlocked(userId: string): Promise<boolean> {
-      return (await repo.findBlocked(userId)) === true;
+    /** True when the account exists and is blocked (read in `tx`, when given). */
+    async isBlocked(userId: string, tx?: DbOrTx): Promise<boolean> {
+      return (await repo.findBlocked(userId, tx)) === true;
     },
   };
 }

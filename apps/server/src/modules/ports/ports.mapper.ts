@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { PORT_REFUND_MAX_BYTES, type TPortPackage } from '@pm/contracts';
+import type { TPortPackage } from '@pm/contracts';
 import type { NodeRow, PackageRow } from './ports.repository.ts';
-
-/** Each package port answers HTTP proxy requests on its SOCKS5 port plus this offset (docs/gateway.md). */
-export const HTTP_PORT_OFFSET = 20000;
+import { isPortRefundable } from './ports.rules.ts';
 
 const ALNUM = 'abcdefghijkmnpqrstuvwxyz23456789';
 export function randomText(length: number): string {
@@ -14,15 +12,6 @@ export function randomText(length: number): string {
 }
 
 export const DAY_MS = 86_400_000;
-
-/** The refund rule (SPEC 9): traffic of 10 MB per Gb bought (rounded up; 10 MB for 1 Gb or unlimited) or less, and less than half of the period passed. */
-export function isRefundable(p: PackageRow, nowMs: number): boolean {
-  if (p.status !== 'active') return false;
-  const allowance = PORT_REFUND_MAX_BYTES * Math.max(1, Math.ceil(p.trafficGb));
-  const used = p.upload + p.download;
-  const half = (p.dateFinish.getTime() - p.dateStart.getTime()) / 2;
-  return used <= allowance && nowMs - p.dateStart.getTime() < half;
-}
 
 /** A stored package as the Ports API answers it (SPEC 3). */
 export function toPackage(
@@ -53,14 +42,16 @@ export function toPackage(
       port_service_ip: node?.publicIp ?? '',
       port_service_host: node?.publicHost ?? '',
       ports,
-      http_port_offset: HTTP_PORT_OFFSET,
+      // Each package port answers HTTP on itself plus its node's offset (the node's HTTP_PORT_OFFSET).
+      http_port_offset: node?.packageHttpOffset ?? 0,
       port_amount: p.portAmount,
     },
     status: { type: p.status, reason: p.suspendReason },
     date_start: p.dateStart.toISOString(),
     date_finish: p.dateFinish.toISOString(),
     stats: { requests: p.requests, errors: p.errors, upload: p.upload, download: p.download },
-    refundable: isRefundable(p, nowMs),
+    // The rule the refund decides by (ports.rules.ts), on the counters flushed so far.
+    refundable: isPortRefundable(p, nowMs),
     exits,
   };
 }

@@ -30,8 +30,9 @@ export interface ExitFilter {
 }
 
 /**
- * The exits a package may use (the gateway states the same rule): online, not static, on a node,
- * no private lease on it, matching country, state and city (case-insensitive) and the connection.
+ * The exits a package may use (the gateway loads the same rule): online, not static, on a node, no
+ * private lease on it, and the place and connection the SQL rule `exit_matches` accepts (country,
+ * state and city compared by `place_key`; wifi, mobile = cell, or both).
  */
 export function exitCondition(f: ExitFilter) {
   return and(
@@ -39,11 +40,7 @@ export function exitCondition(f: ExitFilter) {
     eq(agents.isStatic, false),
     isNotNull(agents.nodeId),
     eq(agents.activeExclusive, 0),
-    f.country ? eq(agents.cc, f.country) : undefined,
-    f.state ? sql`lower(${agents.reg}) = lower(${f.state})` : undefined,
-    f.city ? sql`lower(${agents.city}) = lower(${f.city})` : undefined,
-    f.connectionType === 'wifi' ? eq(agents.conn, 'wifi') : undefined,
-    f.connectionType === 'mobile' ? eq(agents.conn, 'cell') : undefined,
+    sql`exit_matches(${agents.cc}, ${agents.reg}, ${agents.city}, ${agents.conn}, ${f.country}, ${f.state}, ${f.city}, ${f.connectionType})`,
   );
 }
 
@@ -180,15 +177,16 @@ export function createPortsRepository(db: Db) {
       await tx.delete(packagePorts).where(eq(packagePorts.packageId, packageId));
     },
 
-    /** The port of a package (by its rotation key) with its row locked, and the package's status. */
+    /** The port of a package (by its rotation key) with its row locked, and the package's status and owner. */
     async lockPortByKey(
       port: number,
       apiKey: string,
       tx: Tx,
-    ): Promise<{ packageId: string; status: string; rotatedAt: Date | null } | undefined> {
+    ): Promise<{ packageId: string; userId: string; status: string; rotatedAt: Date | null } | undefined> {
       const rows = await tx
         .select({
           packageId: sql<string>`${packagePorts.packageId}`,
+          userId: portPackages.userId,
           status: portPackages.status,
           rotatedAt: packagePorts.rotatedAt,
         })
@@ -208,24 +206,57 @@ export function createPortsRepository(db: Db) {
     },
 
     /**
-     * Suspends active packages past `date_finish` or at their volume; returns how many. The
-     * gateway does the same within seconds from its own counters; this is the backstop.
+     * Suspends active packages that no longer serve at `at` (SQL `package_active`: past
+     * `date_finish`) or at their volume (`package_over_volume`); returns how many. The gateway
+     * does the same within seconds from its own counters; this is the backstop.
      */
-    async suspendDue(tx: DbOrTx = db): Promise<number> {
+    async suspendDue(at: Date, tx: DbOrTx = db): Promise<number> {
+      const p = portPackages;
+      const isActiveAt = sql`package_active(${p.status}, ${p.dateFinish}, ${at.toISOString()}::timestamptz)`;
+      const isOverVolume = sql`package_over_volume(${p.trafficType}, ${p.trafficGb}, ${p.upload} + ${p.download})`;
       const rows = await tx
-        .update(portPackages)
+        .update(p)
         .set({
           status: 'suspend',
-          suspendReason: sql`CASE WHEN ${portPackages.dateFinish} <= now() THEN 'expired' ELSE 'volume' END`,
+          suspendReason: sql`CASE WHEN ${isActiveAt} THEN 'volume' ELSE 'expired' END`,
         })
-        .where(
-          and(
-            eq(portPackages.status, 'active'),
-            sql`(${portPackages.dateFinish} <= now() OR (${portPackages.trafficType} = 'limit' AND ${portPackages.upload} + ${portPackages.download} >= ${portPackages.trafficGb}::bigint * 1073741824))`,
-          ),
-        )
-        .returning({ id: portPackages.id });
+        .where(and(eq(p.status, 'active'), sql`(NOT ${isActiveAt} OR ${isOverVolume})`))
+        .returning({ id: p.id });
       return rows.length;
+    },
+
+    /**
+     * Asks the package's node for its exact counters: stamps `flush_requested_at` (the trigger
+     * NOTIFYs `package_flush`) and returns the stamp as the database wrote it (microseconds kept).
+     */
+    async requestFlush(id: string, tx: DbOrTx = db): Promise<string> {
+      const rows = await tx
+        .update(portPackages)
+        .set({ flushRequestedAt: sql`clock_timestamp()` })
+        .where(eq(portPackages.id, id))
+        .returning({ at: sql<string>`${portPackages.flushRequestedAt}::text` });
+      return rows[0]?.at ?? 'epoch';
+    },
+
+    /**
+     * Whether the node has flushed the package's counters since `requestedAt`, and whether the node
+     * has been silent (no heartbeat) for `silentMs`, both by the database's clock.
+     */
+    async findFlushState(
+      id: string,
+      requestedAt: string,
+      silentMs: number,
+      tx: DbOrTx = db,
+    ): Promise<{ isFlushed: boolean; isNodeSilent: boolean } | undefined> {
+      const rows = await tx
+        .select({
+          isFlushed: sql<boolean>`coalesce(${portPackages.statsFlushedAt} >= ${requestedAt}::timestamptz, false)`,
+          isNodeSilent: sql<boolean>`coalesce(${gatewayNodes.lastHeartbeat} < clock_timestamp() - make_interval(secs => ${silentMs / 1000}), true)`,
+        })
+        .from(portPackages)
+        .leftJoin(gatewayNodes, eq(gatewayNodes.id, portPackages.nodeId))
+        .where(eq(portPackages.id, id));
+      return rows[0];
     },
 
     /** Countries with exits now, by count. */

@@ -40,11 +40,13 @@ export function registerPortsApiRoutes(app: ApiApp, deps: { ports: PortsService 
   });
   registerEndpoint(app, ENDPOINTS.refundPortPackage, {
     rateLimit: { max: 30, timeWindow: minute },
-    handler: async (req, { params }) => ports.refundPackage(caller(req), params.id),
+    handler: async (req, { params, headers }) =>
+      ports.refundPackage(caller(req), params.id, headers['idempotency-key']),
   });
   registerEndpoint(app, ENDPOINTS.reactivatePortPackage, {
     rateLimit: { max: 30, timeWindow: minute },
-    handler: async (req, { params }) => ports.reactivatePackage(caller(req), params.id),
+    handler: async (req, { params, headers }) =>
+      ports.reactivatePackage(caller(req), params.id, headers['idempotency-key']),
   });
   registerEndpoint(app, ENDPOINTS.listPortCountries, { handler: async () => ports.listCountries() });
   registerEndpoint(app, ENDPOINTS.listPortStates, {
