@@ -1,4 +1,5 @@
-// The house rules: docs/ARCHITECTURE.md's "Who writes which table" against the code, and the lint
+// The house rules: docs/ARCHITECTURE.md's "Who writes which table" and "Who reads another module's
+// table" against the code, and the lint
 // rules of biome.json refusing deliberate violations (written to a temp copy of the layout, never
 // left in the code): Drizzle tables outside repositories, deep imports of another app's internals
 // outside the test stack, floating promises.
@@ -10,11 +11,16 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  checkRead,
   checkWrite,
+  findReads,
   findWrites,
   ownerApp,
   parseOwnerTable,
+  parseReaderTable,
+  repoReads,
   repoWrites,
+  schemaHelpers,
   schemaTables,
   type Write,
   writerOf,
@@ -24,8 +30,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 const rows = parseOwnerTable(read('docs/ARCHITECTURE.md'));
 const schemaDir = 'packages/db/src/schema';
-const tables = schemaTables(readdirSync(join(root, schemaDir)).map((f) => read(`${schemaDir}/${f}`)));
+const schemaSources = readdirSync(join(root, schemaDir)).map((f) => read(`${schemaDir}/${f}`));
+const tables = schemaTables(schemaSources);
+const helpers = schemaHelpers(schemaSources, tables);
+const readers = parseReaderTable(read('docs/ARCHITECTURE.md'));
 const writes = repoWrites(root, tables);
+const reads = repoReads(root, tables, helpers);
 const serverModules = new Set(readdirSync(join(root, 'apps/server/src/modules')));
 
 test('the owner table lists every table of the schema, and only those', () => {
@@ -78,6 +88,53 @@ test('the ownership check refuses writes the table does not allow', () => {
     findWrites(gateway, quiet, tables).map((w) => w.table),
     ['agent_probes'],
   );
+});
+
+test('every server module reads only its own tables, the ones its rows name, or a listed read', () => {
+  assert.ok(reads.length > 40, `found only ${reads.length} reads: the scan is broken`);
+  assert.ok(
+    reads.some((r) => r.module === 'leases' && r.table === 'leases'),
+    "the leases module's own reads are scanned",
+  );
+  assert.deepEqual(helpers.get('ACTIVE_LEASE'), ['leases'], 'SQL helpers count as reads of their tables');
+  assert.deepEqual(reads.map((r) => checkRead(r, rows, readers)).filter(Boolean), []);
+});
+
+test('the listed reads name real tables and modules, and none of leases', () => {
+  assert.ok(readers.length > 0, 'the "Who reads another module\'s table" rows are parsed');
+  for (const r of readers) {
+    assert.ok([...tables.values()].includes(r.table), `${r.table} is a table`);
+    for (const m of r.readers) assert.ok(serverModules.has(m), `${m} is a server module`);
+  }
+  assert.ok(!readers.some((r) => r.table === 'leases'), 'other modules ask the leases module');
+});
+
+test('the read check refuses a module reading leases, by table, SQL helper or raw SQL', () => {
+  const refusals = (file: string, src: string) =>
+    findReads(file, src, tables, helpers)
+      .map((r) => checkRead(r, rows, readers))
+      .filter(Boolean);
+  const webhooks = 'apps/server/src/modules/webhooks/webhooks.repository.ts';
+  assert.match(
+    refusals(webhooks, "import { leases, type Db } from '@pm/db';")[0]!,
+    /reads leases .* webhooks/,
+  );
+  const agents = 'apps/server/src/modules/agents/agents.repository.ts';
+  assert.match(refusals(agents, "import { ACTIVE_LEASE } from '@pm/db';")[0]!, /reads leases/);
+  const statics = 'apps/server/src/modules/static/static.repository.ts';
+  assert.match(refusals(statics, 'db.execute(sql`SELECT 1 FROM leases WHERE id = 1`);')[0]!, /reads leases/);
+  assert.match(refusals(statics, 'sql`SELECT 1 FROM agents a JOIN leases l ON true`')[0]!, /reads leases/);
+  // The owner reads its table; a writer its row names reads it; a listed read passes.
+  const own = 'apps/server/src/modules/leases/leases.repository.ts';
+  assert.equal(findReads(own, "import { ACTIVE_LEASE, leases } from '@pm/db';", tables, helpers).length, 2);
+  assert.deepEqual(refusals(own, "import { ACTIVE_LEASE, leases } from '@pm/db';"), []);
+  const ledger = 'apps/server/src/modules/ledger/ledger.repository.ts';
+  assert.deepEqual(refusals(ledger, "import { accounts } from '@pm/db';"), []);
+  const payments = 'apps/server/src/modules/payments/payments.repository.ts';
+  assert.deepEqual(refusals(payments, "import { accounts } from '@pm/db';"), []);
+  assert.match(refusals(payments, "import { txrecords } from '@pm/db';")[0]!, /ask the ledger module/);
+  // Tables of other apps (agents: the gateway's) and comments are not checked.
+  assert.deepEqual(refusals(webhooks, "import { agents } from '@pm/db';\n// FROM leases"), []);
 });
 
 test("biome.json lets non-repositories import only @pm/db's handle and helpers, not its tables", () => {

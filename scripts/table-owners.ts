@@ -1,8 +1,10 @@
 /**
- * The house rule "who writes which table" (docs/ARCHITECTURE.md) against the code: the table's rows,
- * the tables of the Drizzle schema, and every write found in code (Drizzle insert/update/delete on a
- * table object, raw SQL INSERT INTO/UPDATE/DELETE FROM in strings and sql`` templates) with the app
- * and server module that makes it. Test code may write any table to set up its case and is skipped.
+ * The house rules "who writes which table" and "who reads another module's table"
+ * (docs/ARCHITECTURE.md) against the code: the tables' rows, the tables of the Drizzle schema, every
+ * write found in code (Drizzle insert/update/delete on a table object, raw SQL INSERT INTO/UPDATE/
+ * DELETE FROM in strings and sql`` templates) with the app and server module that makes it, and every
+ * read of a server module (a table or SQL helper imported from `@pm/db`, raw SQL FROM/JOIN). Test
+ * code may read and write any table to set up its case and is skipped.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -131,4 +133,105 @@ export function repoWrites(root: string, tables: Map<string, string>): Write[] {
       ...writerOf(file),
     })),
   );
+}
+
+/** A read of a table by a server module's own code. */
+export interface Read {
+  file: string;
+  line: number;
+  table: string;
+  module: string;
+}
+
+/** A row of "Who reads another module's table": a table and the server modules listed as its readers. */
+export interface ReaderRow {
+  table: string;
+  readers: string[];
+}
+
+/** The rows of the "Who reads another module's table" section (the readers cell: backticked module names). */
+export function parseReaderTable(markdown: string): ReaderRow[] {
+  const section = markdown.split(/^## Who reads another module's table$/m)[1]?.split(/^## /m)[0] ?? '';
+  const rows: ReaderRow[] = [];
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 5 || !cells[1]!.startsWith('`')) continue;
+    for (const [, table] of cells[1]!.matchAll(/`([^`]+)`/g)) {
+      rows.push({ table: table!, readers: [...cells[2]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!) });
+    }
+  }
+  return rows;
+}
+
+/**
+ * The SQL helpers the schema exports (`export const ACTIVE_LEASE = sql`...``) and the tables each one
+ * reads: a table object inside `${}` or a table name after FROM/JOIN.
+ */
+export function schemaHelpers(schemaSources: string[], tables: Map<string, string>): Map<string, string[]> {
+  const helpers = new Map<string, string[]>();
+  for (const src of schemaSources.map(stripComments)) {
+    for (const m of src.matchAll(/export const (\w+)\s*=\s*sql\b([\s\S]*?);\n/g)) {
+      const read = new Set<string>();
+      for (const [variable, name] of tables) {
+        if (new RegExp(`\\$\\{${variable}[.}]`).test(m[2]!)) read.add(name);
+      }
+      for (const r of m[2]!.matchAll(SQL_READ)) if ([...tables.values()].includes(r[1]!)) read.add(r[1]!);
+      if (read.size > 0) helpers.set(m[1]!, [...read]);
+    }
+  }
+  return helpers;
+}
+
+const SQL_READ = /\b(?:FROM|JOIN)\s+"?([a-z_][a-z0-9_]*)"?/gi;
+
+/** The reads of one server module file: what it imports from `@pm/db` that is a table or reads one, and raw FROM/JOIN. */
+export function findReads(
+  file: string,
+  src: string,
+  tables: Map<string, string>,
+  helpers: Map<string, string[]>,
+): Read[] {
+  const module = writerOf(file).module;
+  if (!module) return [];
+  const code = stripComments(src);
+  const lineOf = (index: number) => code.slice(0, index).split('\n').length;
+  const reads: Read[] = [];
+  for (const imp of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@pm\/db'/g)) {
+    for (const raw of imp[1]!.split(',')) {
+      const name = raw
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!;
+      const read = tables.has(name) ? [tables.get(name)!] : (helpers.get(name) ?? []);
+      for (const table of read) reads.push({ file, line: lineOf(imp.index), table, module });
+    }
+  }
+  const known = new Set(tables.values());
+  for (const m of code.matchAll(SQL_READ)) {
+    if (known.has(m[1]!)) reads.push({ file, line: lineOf(m.index), table: m[1]!, module });
+  }
+  return reads;
+}
+
+/** The server module that owns a table (`server (leases: …)`), if a server module does. */
+export const ownerModule = (row: OwnerRow) => /^server \((\w+)/.exec(row.owner)?.[1];
+
+/**
+ * The refusal of one read: a server module reads a table another server module owns only when the
+ * table's row names it (as a writer) or "Who reads another module's table" lists it.
+ */
+export function checkRead(read: Read, rows: OwnerRow[], readers: ReaderRow[]): string | undefined {
+  const row = rows.find((r) => r.tables.includes(read.table));
+  const owner = row && ownerApp(row) === 'server' ? ownerModule(row) : undefined;
+  if (!row || !owner || owner === read.module) return undefined;
+  if (mentions(`${row.owner} ${row.also}`, read.module)) return undefined;
+  if (readers.some((r) => r.table === read.table && r.readers.includes(read.module))) return undefined;
+  return `${read.file}:${read.line} reads ${read.table} from the server module ${read.module}; ask the ${owner} module (its service, or a join it exposes) or list the read in "Who reads another module's table"`;
+}
+
+/** Every read of the server modules' own (non-test) code. */
+export function repoReads(root: string, tables: Map<string, string>, helpers: Map<string, string[]>): Read[] {
+  return sourceFiles(join(root, 'apps/server/src/modules'), root)
+    .filter((f) => !isTestCode(f))
+    .flatMap((file) => findReads(file, readFileSync(join(root, file), 'utf8'), tables, helpers));
 }

@@ -1,15 +1,7 @@
 // The agent rows of the shop and the sale; the shop's filter itself is in agents.filter.repository.ts.
-import {
-  ACTIVE_LEASE,
-  agentCleanStarsSql,
-  agentPresence,
-  agents,
-  type Db,
-  type DbOrTx,
-  leases,
-  type Tx,
-} from '@pm/db';
+import { agentCleanStarsSql, agentPresence, agents, type Db, type DbOrTx, type Tx } from '@pm/db';
 import { and, asc, count, eq, getTableColumns, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { type ActiveLeaseCounts, createExposedLeaseReads } from '../leases/leases.exposed.repository.ts';
 import {
   conditions,
   type Facet,
@@ -24,33 +16,12 @@ import {
 
 export type AgentRow = typeof agents.$inferSelect;
 
-/** Active lease: the one definition (`@pm/db` ACTIVE_LEASE: not ended, `until` ahead). */
-const isActiveLease = ACTIVE_LEASE;
-
-/** The listed agents, their active leases, the caller's leases and the country totals; the only Drizzle user of the shop. */
+/**
+ * The listed agents, their active leases, the caller's leases and the country totals; the only Drizzle
+ * user of the shop. Leases are counted by the leases module's exposed reads, never read here.
+ */
 export function createAgentsRepository(db: Db) {
-  async function countActiveLeases(
-    agentId: string,
-    who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
-    tx: DbOrTx,
-  ): Promise<{ shared: number; exclusive: number; heldByBuyer: boolean }> {
-    const mine = who.userId === undefined ? sql`false` : sql`${leases.userId} = ${who.userId}`;
-    const rows = await tx
-      .select({
-        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
-        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
-        heldByBuyer: sql<boolean>`coalesce(bool_or(${mine}), false)`,
-      })
-      .from(leases)
-      .where(
-        and(
-          eq(leases.agentId, agentId),
-          isActiveLease,
-          who.excludeLeaseId === undefined ? undefined : ne(leases.id, who.excludeLeaseId),
-        ),
-      );
-    return rows[0] ?? { shared: 0, exclusive: 0, heldByBuyer: false };
-  }
+  const leaseReads = createExposedLeaseReads(db);
 
   async function findOnlineSince(ids: string[], tx: DbOrTx): Promise<Map<string, Date>> {
     if (ids.length === 0) return new Map();
@@ -65,27 +36,8 @@ export function createAgentsRepository(db: Db) {
     return new Map(rows.map((r) => [r.agentId, r.since]));
   }
 
-  async function findLapsedCounts(agentIds: string[] | undefined, tx: DbOrTx): Promise<LapsedCounts> {
-    if (agentIds?.length === 0) return new Map();
-    const rows = await tx
-      .select({
-        agentId: leases.agentId,
-        shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
-        exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
-      })
-      .from(leases)
-      .where(
-        and(
-          isNull(leases.endedAt),
-          sql`${leases.until} <= now()`,
-          agentIds ? inArray(leases.agentId, agentIds) : undefined,
-        ),
-      )
-      .groupBy(leases.agentId)
-      // With the jobs down for long the shop corrects the first agents only: the rest stay hidden as full, never oversold.
-      .limit(1000);
-    return new Map(rows.map((r) => [r.agentId, { shared: r.shared, exclusive: r.exclusive }]));
-  }
+  const findLapsedCounts = (agentIds: string[] | undefined, tx: DbOrTx): Promise<LapsedCounts> =>
+    leaseReads.findLapsedCounts(agentIds, tx);
 
   return {
     /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
@@ -165,8 +117,8 @@ export function createAgentsRepository(db: Db) {
       agentId: string,
       who: { userId?: string | undefined; excludeLeaseId?: string | undefined } = {},
       tx: DbOrTx = db,
-    ): Promise<{ shared: number; exclusive: number; heldByBuyer: boolean }> {
-      return countActiveLeases(agentId, who, tx);
+    ): Promise<ActiveLeaseCounts> {
+      return leaseReads.countActiveOn(agentId, who, tx);
     },
 
     /** The agent row without a lock (the sale's fast refusal). */
@@ -180,23 +132,12 @@ export function createAgentsRepository(db: Db) {
 
     /** Every agent the user ever leased, each with whether the user holds an active lease on it now. */
     async findUserLeasedAgents(userId: string, tx: DbOrTx = db): Promise<Map<string, boolean>> {
-      const rows = await tx
-        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${isActiveLease})` })
-        .from(leases)
-        .where(eq(leases.userId, userId))
-        .groupBy(leases.agentId);
-      return new Map(rows.map((r) => [r.agentId, r.holds]));
+      return leaseReads.findUserAgents(userId, undefined, tx);
     },
 
     /** Of `agentIds`, those the user ever leased, each with whether the user holds an active lease now. */
     async findUserLeases(userId: string, agentIds: string[], tx: DbOrTx = db): Promise<Map<string, boolean>> {
-      if (agentIds.length === 0) return new Map();
-      const rows = await tx
-        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${isActiveLease})` })
-        .from(leases)
-        .where(and(eq(leases.userId, userId), inArray(leases.agentId, agentIds)))
-        .groupBy(leases.agentId);
-      return new Map(rows.map((r) => [r.agentId, r.holds]));
+      return leaseReads.findUserAgents(userId, agentIds, tx);
     },
 
     /** Locks the agent row (SELECT … FOR UPDATE) so purchases of one agent take turns. */

@@ -25,6 +25,7 @@ import {
   toLeaseAdminView,
   toLeaseInfo,
 } from './leases.mapper.ts';
+import { createExposedLeaseReads } from './leases.exposed.repository.ts';
 import { createLeaseRepository, type LeaseRow } from './leases.repository.ts';
 
 /** A lease to create: who, which agent, private or shared; the rest has defaults. */
@@ -106,6 +107,7 @@ const agentNoteNotFound = () => new AppError('NOT_FOUND', { userMessage: 'Proxy 
 export function createLeaseService(deps: LeaseServiceDeps) {
   const now = deps.now ?? Date.now;
   const repo = createLeaseRepository(deps.db);
+  const exposed = createExposedLeaseReads(deps.db);
   const agents =
     deps.agents ?? createAgentsService({ db: deps.db, pricing: createPricingService({ db: deps.db }), now });
 
@@ -319,6 +321,19 @@ export function createLeaseService(deps: LeaseServiceDeps) {
         );
         return toAuthPort(updated, node)!;
       });
+    },
+
+    /**
+     * What the webhooks scan announces, of `userIds` only (the customers with an endpoint; none
+     * asks nothing), at most 1000 rows each: running leases that end within `withinMs` of `nowMs`,
+     * running leases on agents offline since `seenBeforeMs` or earlier, leases ended after `sinceMs`.
+     */
+    events: {
+      endingSoon: (nowMs: number, withinMs: number, userIds: string[]) =>
+        exposed.findEndingSoon(nowMs, withinMs, userIds),
+      onOfflineAgents: (nowMs: number, seenBeforeMs: number, userIds: string[]) =>
+        exposed.findOnOfflineAgents(nowMs, seenBeforeMs, userIds),
+      endedSince: (sinceMs: number, userIds: string[]) => exposed.findEndedSince(sinceMs, userIds),
     },
   };
 }

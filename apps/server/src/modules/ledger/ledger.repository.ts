@@ -1,6 +1,6 @@
 import { accounts, type Db, type DbOrTx, type Tx, txrecords } from '@pm/db';
 import type { Cents } from '@pm/money';
-import { and, count, desc, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, inArray, lt, type SQL, sql, sum } from 'drizzle-orm';
 
 /** One ledger row as stored. */
 export type TxRecordRow = typeof txrecords.$inferSelect;
@@ -107,6 +107,21 @@ export function createLedgerRepository(db: Db) {
     async countRecords(f: TxRecordFilter, tx: DbOrTx = db): Promise<number> {
       const rows = await tx.select({ n: count() }).from(txrecords).where(where(f));
       return Number(rows[0]?.n ?? 0);
+    },
+    /** Records of `type` of the users after `since`, at most `limit`. */
+    async findOfTypeSince(
+      type: string,
+      userIds: string[],
+      since: Date,
+      limit: number,
+      tx: DbOrTx = db,
+    ): Promise<TxRecordRow[]> {
+      if (userIds.length === 0) return [];
+      return tx
+        .select()
+        .from(txrecords)
+        .where(and(eq(txrecords.type, type), gt(txrecords.time, since), inArray(txrecords.userId, userIds)))
+        .limit(limit);
     },
   };
 }

@@ -230,6 +230,14 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     async totalsOfType(userId: string, type: TxType, tx?: DbOrTx): Promise<{ count: number; sumC: Cents }> {
       return repo.totalsOfType(userId, type, tx);
     },
+    /**
+     * The deposits credited to `userIds` after `sinceMs` (at most 1000; the webhooks' scan, whose
+     * event keys make a later scan pick up the rest).
+     */
+    async depositsSince(sinceMs: number, userIds: string[], tx?: DbOrTx) {
+      const rows = await repo.findOfTypeSince('deposit', userIds, new Date(sinceMs), 1000, tx);
+      return rows.map((r) => ({ id: r.id, userId: r.userId, time: r.time, amtC: r.amtC, balC: r.balC }));
+    },
     /** One page of an account's records, newest first, plus the total matching the date filter. */
     async listTxRecords(input: ListTxRecordsInput, tx?: DbOrTx): Promise<TTxRecordsResponse> {
       const filter = { userId: input.userId, start: input.start, end: input.end };

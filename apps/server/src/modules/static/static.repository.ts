@@ -1,5 +1,6 @@
-import { ACTIVE_LEASE, agents, type Db, type DbOrTx, leases } from '@pm/db';
+import { agents, type Db, type DbOrTx } from '@pm/db';
 import { and, asc, count, eq, ilike, like, type SQL, sql } from 'drizzle-orm';
+import { noActiveLeaseOn } from '../leases/leases.exposed.repository.ts';
 
 export type StaticAgentRow = typeof agents.$inferSelect;
 
@@ -16,10 +17,11 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * On sale in the static shop: marked static, online, on a node, and no active lease (static leases
- * are private). Counted from the leases with the one definition (ACTIVE_LEASE), not the trigger's
- * counters, which keep a lapsed lease until `leases.expire` ends it; the static list is small.
+ * are private). Counted from the leases with the one definition (the leases module's exposed join),
+ * not the trigger's counters, which keep a lapsed lease until `leases.expire` ends it; the static
+ * list is small.
  */
-const STATIC_ON_SALE = sql`${agents.isStatic} AND ${agents.online} AND ${agents.nodeId} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${leases} WHERE ${leases.agentId} = ${agents.id} AND ${ACTIVE_LEASE})`;
+const STATIC_ON_SALE = sql`${agents.isStatic} AND ${agents.online} AND ${agents.nodeId} IS NOT NULL AND ${noActiveLeaseOn(agents.id)}`;
 
 /** Data access of the static shop (the `agents` rows the operator marked static). */
 export function createStaticRepository(db: Db) {

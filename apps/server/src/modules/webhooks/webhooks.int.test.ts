@@ -14,8 +14,11 @@ import {
   ZWebhookDeliveryList,
 } from '@pm/contracts';
 import { buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
+import { UNREPORTED } from '../../platform/jobs.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer } from '../../test/market.ts';
+import { createLeaseService } from '../leases/leases.service.ts';
+import { createLedgerService } from '../ledger/ledger.service.ts';
 import { isPrivateAddress, verifyWebhook, webhookUrlProblem } from './webhooks.delivery.ts';
 import { deliverWebhookJob, scanWebhookEventsJob } from './webhooks.jobs.ts';
 import { createWebhookService } from './webhooks.service.ts';
@@ -37,6 +40,8 @@ const sent: string[] = [];
 const service = (allowPrivate = true) =>
   createWebhookService({
     db: t.db.db,
+    leases: createLeaseService({ db: t.db.db, now: () => clockMs }),
+    ledger: createLedgerService({ db: t.db.db }),
     jobs: {
       send: async <P>(_job: unknown, p: P): Promise<string | null> => {
         sent.push((p as { deliveryId: string }).deliveryId);
@@ -306,6 +311,7 @@ describe('lease.agentOffline', () => {
           scanEvents: step('scan'),
         },
       },
+      { failures: UNREPORTED },
     );
     assert.deepEqual(calls, ['expiring', 'offline', 'scan']);
   });

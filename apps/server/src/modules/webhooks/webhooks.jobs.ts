@@ -16,7 +16,8 @@ export const deliverWebhookJob = defineJob({
 /**
  * `webhooks.scan`, every minute: `lease.expiring` for leases ending within the hour,
  * `lease.agentOffline` for running leases whose agent is offline past the grace, `lease.ended`
- * and `deposit.credited` for those of the last 15 minutes (each once, by its event key).
+ * and `deposit.credited` for those of the last 15 minutes (each once, by its event key). An event
+ * whose delivery cannot be queued is skipped, logged and counted; the others are sent.
  */
 export const scanWebhookEventsJob = defineJob({
   name: 'webhooks.scan',
@@ -29,9 +30,10 @@ export const scanWebhookEventsJob = defineJob({
     services: {
       webhooks: Pick<WebhookService, 'notifyExpiringLeases' | 'notifyOfflineAgents' | 'scanEvents'>;
     },
+    { failures },
   ) => {
-    await services.webhooks.notifyExpiringLeases();
-    await services.webhooks.notifyOfflineAgents();
-    await services.webhooks.scanEvents();
+    await services.webhooks.notifyExpiringLeases(failures);
+    await services.webhooks.notifyOfflineAgents(failures);
+    await services.webhooks.scanEvents(failures);
   },
 });

@@ -1,5 +1,5 @@
-import { agents, type Db, type DbOrTx, leases, txrecords, webhookDeliveries, webhookEndpoints } from '@pm/db';
-import { and, count, desc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { type Db, type DbOrTx, webhookDeliveries, webhookEndpoints } from '@pm/db';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -89,79 +89,10 @@ export function createWebhooksRepository(db: Db) {
         .limit(limit);
       return rows.map((r) => r.d);
     },
-    /**
-     * Running leases that end within `withinMs` of `nowMs`, of customers with an endpoint (read-only
-     * on `leases`; the event key makes each lease's warning once per end time).
-     */
-    async leasesEndingSoon(nowMs: number, withinMs: number, tx: DbOrTx = db) {
-      return tx
-        .select({ id: leases.id, userId: leases.userId, until: leases.until })
-        .from(leases)
-        .where(
-          and(
-            isNull(leases.endedAt),
-            gt(leases.until, new Date(nowMs)),
-            lte(leases.until, new Date(nowMs + withinMs)),
-            inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
-          ),
-        )
-        .limit(1000);
-    },
-    /**
-     * Running leases whose agent is offline and was last seen at or before `seenBeforeMs`, of
-     * customers with an endpoint (read-only on `leases` and `agents`). `offlineSince` is the
-     * agent's `last_seen` (its creation when never seen): fixed for one offline spell, so it names
-     * the spell in the event key.
-     */
-    async leasesOnOfflineAgents(nowMs: number, seenBeforeMs: number, tx: DbOrTx = db) {
-      const offlineSince = sql<Date>`coalesce(${agents.lastSeen}, ${agents.createdAt})`;
-      return tx
-        .select({ id: leases.id, userId: leases.userId, agentId: leases.agentId, offlineSince })
-        .from(leases)
-        .innerJoin(agents, eq(agents.id, leases.agentId))
-        .where(
-          and(
-            isNull(leases.endedAt),
-            gt(leases.until, new Date(nowMs)),
-            eq(agents.online, false),
-            lte(offlineSince, new Date(seenBeforeMs)),
-            inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
-          ),
-        )
-        .limit(1000);
-    },
-    /** Leases that ended after `sinceMs`, of customers with an endpoint (read-only on `leases`). */
-    async leasesEndedSince(sinceMs: number, tx: DbOrTx = db) {
-      return tx
-        .select({ id: leases.id, userId: leases.userId, endedAt: leases.endedAt, reason: leases.endReason })
-        .from(leases)
-        .where(
-          and(
-            gt(leases.endedAt, new Date(sinceMs)),
-            inArray(leases.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
-          ),
-        )
-        .limit(1000);
-    },
-    /** Deposits credited after `sinceMs`, of customers with an endpoint (read-only on `txrecords`). */
-    async depositsSince(sinceMs: number, tx: DbOrTx = db) {
-      return tx
-        .select({
-          id: txrecords.id,
-          userId: txrecords.userId,
-          time: txrecords.time,
-          amtC: txrecords.amtC,
-          balC: txrecords.balC,
-        })
-        .from(txrecords)
-        .where(
-          and(
-            eq(txrecords.type, 'deposit'),
-            gt(txrecords.time, new Date(sinceMs)),
-            inArray(txrecords.userId, tx.select({ u: webhookEndpoints.userId }).from(webhookEndpoints)),
-          ),
-        )
-        .limit(1000);
+    /** The customers with at least one endpoint (the only ones the scan's events are for). */
+    async endpointUserIds(tx: DbOrTx = db): Promise<string[]> {
+      const rows = await tx.selectDistinct({ userId: webhookEndpoints.userId }).from(webhookEndpoints);
+      return rows.map((r) => r.userId);
     },
     async endpointsOf(userIds: string[], tx: DbOrTx = db): Promise<WebhookEndpointRow[]> {
       if (userIds.length === 0) return [];

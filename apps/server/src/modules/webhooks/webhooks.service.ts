@@ -8,7 +8,9 @@ import {
   type WebhookEventType,
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
-import type { JobQueue } from '../../platform/jobs.ts';
+import { forEachItem, type ItemFailures, type JobQueue, UNREPORTED } from '../../platform/jobs.ts';
+import type { LeaseService } from '../leases/leases.service.ts';
+import type { LedgerService } from '../ledger/ledger.service.ts';
 import { postWebhook, signWebhook, webhookUrlProblem } from './webhooks.delivery.ts';
 import { deliverWebhookJob } from './webhooks.jobs.ts';
 import {
@@ -47,12 +49,25 @@ const toDelivery = (r: WebhookDeliveryRow): TWebhookDelivery => ({
  */
 export function createWebhookService(deps: {
   db: Db;
+  /** The lease events are the leases module's reads (it owns the table), the deposits the ledger's. */
+  leases: Pick<LeaseService, 'events'>;
+  ledger: Pick<LedgerService, 'depositsSince'>;
   jobs: Pick<JobQueue, 'send'>;
   now: () => number;
   /** Lets endpoints be http:// and on private or loopback addresses (tests, the devnet). */
   allowPrivate: boolean;
 }) {
   const repo = createWebhooksRepository(deps.db);
+
+  /** Emits one event per row (a row that throws goes to `failures`); answers the deliveries made. */
+  async function sendEach<R extends { id: string | number }>(
+    rows: readonly R[],
+    failures: ItemFailures,
+    send: (row: R) => Promise<string[]>,
+  ): Promise<number> {
+    const sent = await forEachItem(rows, { idOf: (r) => String(r.id), failures }, send);
+    return sent.reduce((n, ids) => n + ids.length, 0);
+  }
 
   async function emit(
     userIds: string[],
@@ -125,52 +140,54 @@ export function createWebhookService(deps: {
     },
     emit,
     /** `lease.expiring` for running leases that end within the notice (once per lease and end time). */
-    async notifyExpiringLeases(): Promise<number> {
-      const soon = await repo.leasesEndingSoon(deps.now(), LEASE_EXPIRING_NOTICE_MS);
-      let sent = 0;
-      for (const l of soon) {
+    async notifyExpiringLeases(failures: ItemFailures = UNREPORTED): Promise<number> {
+      const soon = await deps.leases.events.endingSoon(
+        deps.now(),
+        LEASE_EXPIRING_NOTICE_MS,
+        await repo.endpointUserIds(),
+      );
+      return sendEach(soon, failures, (l) => {
         const until = l.until.toISOString();
-        sent += (
-          await emit([l.userId], 'lease.expiring', `lease.expiring:${l.id}:${until}`, {
-            leaseId: l.id,
-            until,
-          })
-        ).length;
-      }
-      return sent;
+        return emit([l.userId], 'lease.expiring', `lease.expiring:${l.id}:${until}`, {
+          leaseId: l.id,
+          until,
+        });
+      });
     },
     /**
      * `lease.agentOffline` for running leases whose agent has been offline past the grace: once per
      * lease and offline spell (the key holds the agent's last sighting, which a new spell moves).
      */
-    async notifyOfflineAgents(): Promise<number> {
+    async notifyOfflineAgents(failures: ItemFailures = UNREPORTED): Promise<number> {
       const now = deps.now();
-      let sent = 0;
-      for (const l of await repo.leasesOnOfflineAgents(now, now - AGENT_OFFLINE_GRACE_MS)) {
+      const leases = await deps.leases.events.onOfflineAgents(
+        now,
+        now - AGENT_OFFLINE_GRACE_MS,
+        await repo.endpointUserIds(),
+      );
+      return sendEach(leases, failures, (l) => {
         const offlineSince = new Date(l.offlineSince).toISOString();
-        sent += (
-          await emit([l.userId], 'lease.agentOffline', `lease.agentOffline:${l.id}:${offlineSince}`, {
-            leaseId: l.id,
-            agentId: l.agentId,
-            offlineSince,
-          })
-        ).length;
-      }
-      return sent;
+        return emit([l.userId], 'lease.agentOffline', `lease.agentOffline:${l.id}:${offlineSince}`, {
+          leaseId: l.id,
+          agentId: l.agentId,
+          offlineSince,
+        });
+      });
     },
     /** Every event the scan finds: leases about to end, leases ended and deposits credited lately. */
-    async scanEvents(): Promise<number> {
+    async scanEvents(failures: ItemFailures = UNREPORTED): Promise<number> {
       const since = deps.now() - EVENT_SCAN_WINDOW_MS;
-      let sent = 0;
-      for (const l of await repo.leasesEndedSince(since)) {
+      const userIds = await repo.endpointUserIds();
+      const ended = await sendEach(await deps.leases.events.endedSince(since, userIds), failures, (l) => {
         const data = { leaseId: l.id, endedAt: l.endedAt?.toISOString() ?? null, reason: l.reason };
-        sent += (await emit([l.userId], 'lease.ended', `lease.ended:${l.id}`, data)).length;
-      }
-      for (const d of await repo.depositsSince(since)) {
+        return emit([l.userId], 'lease.ended', `lease.ended:${l.id}`, data);
+      });
+      const deposits = await deps.ledger.depositsSince(since, userIds);
+      const credited = await sendEach(deposits, failures, (d) => {
         const data = { amountC: d.amtC, balanceC: d.balC, time: d.time.toISOString() };
-        sent += (await emit([d.userId], 'deposit.credited', `deposit.credited:${d.id}`, data)).length;
-      }
-      return sent;
+        return emit([d.userId], 'deposit.credited', `deposit.credited:${d.id}`, data);
+      });
+      return ended + credited;
     },
     /**
      * One try of a delivery (the job's handler). A non-2xx answer or no answer throws so the job

@@ -1,0 +1,157 @@
+/**
+ * The reads of `leases` the leases module exposes to other modules, so that no other module reads the
+ * table itself (docs/ARCHITECTURE.md, "Who reads another module's table"). The agents module is built
+ * before this one (the sale path reserves through it), so it cannot ask the leases service: it calls
+ * these counts, and the static shop filters with `noActiveLeaseOn`, a join written here. Modules
+ * built after leases (webhooks) ask the leases service, which answers from the event reads below.
+ */
+import { ACTIVE_LEASE, agents, type Db, type DbOrTx, leases } from '@pm/db';
+import { and, eq, gt, inArray, isNull, lte, ne, type SQL, sql } from 'drizzle-orm';
+
+/** Active leases on one agent, by kind, and whether the buyer holds one of them. */
+export interface ActiveLeaseCounts {
+  shared: number;
+  exclusive: number;
+  heldByBuyer: boolean;
+}
+
+/** Per agent, the lapsed leases (past `until`, not ended yet) by kind. */
+export type LapsedLeaseCounts = Map<string, { shared: number; exclusive: number }>;
+
+/** At most this many rows per event read; the event key makes a later scan pick up the rest. */
+const EVENT_ROWS = 1000;
+
+/**
+ * SQL that holds when the agent (its id column or value) has no active lease (the one definition,
+ * `ACTIVE_LEASE`): the static shop's "on sale" join.
+ */
+export function noActiveLeaseOn(agentId: SQL | typeof agents.id): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM ${leases} WHERE ${leases.agentId} = ${agentId} AND ${ACTIVE_LEASE})`;
+}
+
+/** The exposed reads; every method takes the caller's `tx` last, as repositories do. */
+export function createExposedLeaseReads(db: Db) {
+  return {
+    /**
+     * Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts),
+     * leaving out `excludeLeaseId`, and whether `userId` holds one of them (the sale's one rule).
+     */
+    async countActiveOn(
+      agentId: string,
+      who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
+      tx: DbOrTx = db,
+    ): Promise<ActiveLeaseCounts> {
+      const mine = who.userId === undefined ? sql`false` : sql`${leases.userId} = ${who.userId}`;
+      const rows = await tx
+        .select({
+          shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
+          exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+          heldByBuyer: sql<boolean>`coalesce(bool_or(${mine}), false)`,
+        })
+        .from(leases)
+        .where(
+          and(
+            eq(leases.agentId, agentId),
+            ACTIVE_LEASE,
+            who.excludeLeaseId === undefined ? undefined : ne(leases.id, who.excludeLeaseId),
+          ),
+        );
+      return rows[0] ?? { shared: 0, exclusive: 0, heldByBuyer: false };
+    },
+
+    /** Per agent (of `agentIds`, or all), the lapsed leases the `active_*` counters still hold. */
+    async findLapsedCounts(agentIds: string[] | undefined, tx: DbOrTx = db): Promise<LapsedLeaseCounts> {
+      if (agentIds?.length === 0) return new Map();
+      const rows = await tx
+        .select({
+          agentId: leases.agentId,
+          shared: sql<number>`count(*) FILTER (WHERE NOT ${leases.exc})::int`,
+          exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
+        })
+        .from(leases)
+        .where(
+          and(
+            isNull(leases.endedAt),
+            sql`${leases.until} <= now()`,
+            agentIds ? inArray(leases.agentId, agentIds) : undefined,
+          ),
+        )
+        .groupBy(leases.agentId)
+        // With the jobs down for long the shop corrects the first agents only: the rest stay hidden as full, never oversold.
+        .limit(1000);
+      return new Map(rows.map((r) => [r.agentId, { shared: r.shared, exclusive: r.exclusive }]));
+    },
+
+    /**
+     * The agents the user ever leased (of `agentIds`, or all), each with whether the user holds an
+     * active lease on it now.
+     */
+    async findUserAgents(
+      userId: string,
+      agentIds: string[] | undefined,
+      tx: DbOrTx = db,
+    ): Promise<Map<string, boolean>> {
+      if (agentIds?.length === 0) return new Map();
+      const rows = await tx
+        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${ACTIVE_LEASE})` })
+        .from(leases)
+        .where(and(eq(leases.userId, userId), agentIds ? inArray(leases.agentId, agentIds) : undefined))
+        .groupBy(leases.agentId);
+      return new Map(rows.map((r) => [r.agentId, r.holds]));
+    },
+
+    /** Running leases of `userIds` that end within `withinMs` of `nowMs`. */
+    async findEndingSoon(nowMs: number, withinMs: number, userIds: string[], tx: DbOrTx = db) {
+      if (userIds.length === 0) return [];
+      return tx
+        .select({ id: leases.id, userId: leases.userId, until: leases.until })
+        .from(leases)
+        .where(
+          and(
+            isNull(leases.endedAt),
+            gt(leases.until, new Date(nowMs)),
+            lte(leases.until, new Date(nowMs + withinMs)),
+            inArray(leases.userId, userIds),
+          ),
+        )
+        .limit(EVENT_ROWS);
+    },
+
+    /**
+     * Running leases of `userIds` whose agent is offline and was last seen at or before
+     * `seenBeforeMs`. `offlineSince` is the agent's `last_seen` (its creation when never seen):
+     * fixed for one offline spell, so it can name the spell.
+     */
+    async findOnOfflineAgents(nowMs: number, seenBeforeMs: number, userIds: string[], tx: DbOrTx = db) {
+      if (userIds.length === 0) return [];
+      const offlineSince = sql<Date>`coalesce(${agents.lastSeen}, ${agents.createdAt})`;
+      return tx
+        .select({ id: leases.id, userId: leases.userId, agentId: leases.agentId, offlineSince })
+        .from(leases)
+        .innerJoin(agents, eq(agents.id, leases.agentId))
+        .where(
+          and(
+            isNull(leases.endedAt),
+            gt(leases.until, new Date(nowMs)),
+            eq(agents.online, false),
+            lte(offlineSince, new Date(seenBeforeMs)),
+            inArray(leases.userId, userIds),
+          ),
+        )
+        .limit(EVENT_ROWS);
+    },
+
+    /** Leases of `userIds` that ended after `sinceMs`, with their end reason. */
+    async findEndedSince(sinceMs: number, userIds: string[], tx: DbOrTx = db) {
+      if (userIds.length === 0) return [];
+      return tx
+        .select({ id: leases.id, userId: leases.userId, endedAt: leases.endedAt, reason: leases.endReason })
+        .from(leases)
+        .where(and(gt(leases.endedAt, new Date(sinceMs)), inArray(leases.userId, userIds)))
+        .limit(EVENT_ROWS);
+    },
+  };
+}
+
+/** The exposed reads' functions. */
+export type ExposedLeaseReads = ReturnType<typeof createExposedLeaseReads>;
