@@ -4,11 +4,13 @@ import { bigint, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm
 import { leases } from './network.ts';
 
 /**
- * The one definition of an active lease: not ended and `until` still ahead (PostgreSQL's `now()`,
- * the transaction's start). The sale path, the shop and the static shop all read it; the
- * `agents.active_*` counters count leases not ended, so the shop corrects them for lapsed ones.
+ * An active lease at PostgreSQL's `now()` (the transaction's start): the SQL rule `lease_active`
+ * (migration 0019, the one definition: not ended and `until` still ahead; its TypeScript twin is
+ * `isLeaseActive` in `@pm/contracts`). The sale path, the shop and the static shop all read it; the
+ * `agents.active_*` counters count leases not ended, so the shop corrects them for lapsed ones. The
+ * planner inlines the function, so the partial indexes on `ended_at IS NULL` still apply.
  */
-export const ACTIVE_LEASE = sql`${leases.endedAt} IS NULL AND ${leases.until} > now()`;
+export const ACTIVE_LEASE = sql`lease_active(${leases.endedAt}, ${leases.until}, now())`;
 
 /**
  * A customer's `Idempotency-Key` on a sale (`POST /leases`, `POST /static/lease`, renew): the first

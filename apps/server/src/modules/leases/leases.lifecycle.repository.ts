@@ -1,7 +1,7 @@
 import { AUTO_REFUND_FAIL_PCT, type LeaseEndReason } from '@pm/contracts';
 import { agentNotes, agents, type Db, type DbOrTx, leases, leaseTrafficHourly, type Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
-import { and, asc, count, desc, eq, gt, isNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AgentRow, LeaseRow } from './leases.repository.ts';
 import { autoRefundWindow } from './leases.stats.ts';
 
@@ -142,8 +142,7 @@ export function createLifecycleRepository(db: Db) {
         .from(leases)
         .where(
           and(
-            isNull(leases.endedAt),
-            gt(leases.until, now),
+            sql`lease_active(${leases.endedAt}, ${leases.until}, ${now.toISOString()}::timestamptz)`,
             eq(leases.static, false),
             skip.length > 0 ? notInArray(leases.id, [...skip]) : undefined,
             sql`EXISTS (

@@ -10,7 +10,7 @@ import {
   leases,
   type Tx,
 } from '@pm/db';
-import { and, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm';
 
 export type LeaseRow = typeof leases.$inferSelect;
 export type NewLeaseRow = typeof leases.$inferInsert;
@@ -31,8 +31,12 @@ export interface LeaseWithNode {
   node: NodeRow | null;
 }
 
-/** Active on an agent: the one definition (`@pm/db` ACTIVE_LEASE: not ended, `until` ahead). */
+/** Active on an agent: the one definition (`@pm/db` ACTIVE_LEASE: SQL `lease_active` at `now()`). */
 const isActive = ACTIVE_LEASE;
+
+/** Active at the service's clock `at` (SQL `lease_active`), for reads that move with the service's time. */
+const isActiveAt = (at: Date) =>
+  sql`lease_active(${leases.endedAt}, ${leases.until}, ${at.toISOString()}::timestamptz)`;
 
 /**
  * Data access for leases and the agent and node rows a lease needs; the only Drizzle user of the
@@ -84,7 +88,7 @@ export function createLeaseRepository(db: Db) {
         .from(leases)
         .innerJoin(agents, eq(agents.id, leases.agentId))
         .leftJoin(gatewayNodes, eq(gatewayNodes.id, leases.nodeId))
-        .where(and(eq(leases.userId, userId), isNull(leases.endedAt), gt(leases.until, page.now)))
+        .where(and(eq(leases.userId, userId), isActiveAt(page.now)))
         .orderBy(desc(leases.start), desc(leases.id))
         .offset(page.offset)
         .limit(page.limit + 1);

@@ -16,7 +16,8 @@ export interface StaffLeaseFilter {
   ip?: string | undefined;
 }
 
-const activeOnAgent = sql<number>`(SELECT count(*)::int FROM ${leases} l2 WHERE l2.agent_id = ${leases.agentId} AND l2.ended_at IS NULL AND l2.until > now())`;
+/** Active leases on the row's agent (the SQL rule `lease_active` at the database's clock). */
+const activeOnAgent = sql<number>`(SELECT count(*)::int FROM ${leases} l2 WHERE l2.agent_id = ${leases.agentId} AND lease_active(l2.ended_at, l2.until, now()))`;
 
 /** Data access for staff's lease look-ups and the purchase-price credit of an ended lease. */
 export function createStaffLeaseRepository(db: Db) {
