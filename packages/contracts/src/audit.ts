@@ -32,6 +32,10 @@ export const AUDIT_ACTIONS = [
   'user.password',
   /** POST /administator/user/password/reset-link: a reset link mailed on staff's request. */
   'user.resetLink',
+  /** PUT /pricing/rules, target `pricing_rules`: before/after `{ rows }`, the whole list. */
+  'pricing.rules',
+  /** PUT /pricing/ports, target `port_pricing`: before/after `{ rows }`, the whole table. */
+  'pricing.ports',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

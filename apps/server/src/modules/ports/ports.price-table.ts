@@ -1,4 +1,5 @@
 import type { TPortPriceRow } from '@pm/contracts';
+import { createPriceTableAudit } from '../pricing/pricing.audit.ts';
 import type { PortsContext } from './ports.context.ts';
 import { toPriceTable } from './ports.pricing.ts';
 
@@ -26,7 +27,16 @@ export function createPortPriceTable(ctx: PortsContext) {
     /** Replaces the port price table (every kind and key once; percents 1-1000). */
     async replacePricing(rows: TPortPriceRow[], staffId: string) {
       toPriceTable(rows);
-      await deps.db.transaction((tx) => repo.replacePriceRows(rows, staffId, tx));
+      // Audited with the table before and after (pricing.audit.ts), in the replacement's transaction.
+      await deps.db.transaction((tx) =>
+        createPriceTableAudit(deps).replace(tx, {
+          action: 'pricing.ports',
+          actorId: staffId,
+          read: async () =>
+            (await repo.findPriceRows(tx)).map(({ kind, key, value }) => ({ kind, key, value })),
+          write: () => repo.replacePriceRows(rows, staffId, tx),
+        }),
+      );
       return getPricing();
     },
   };

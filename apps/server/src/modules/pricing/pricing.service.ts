@@ -2,6 +2,8 @@ import { AppError, type TPricingRule, type TPricingRules } from '@pm/contracts';
 import type { Db, DbOrTx } from '@pm/db';
 import type { ChangeFeed } from '../../platform/changes.ts';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { createPriceTableAudit } from './pricing.audit.ts';
 import { createPricingRepository, type PricingRuleRow } from './pricing.repository.ts';
 import { type AgentPrices, type PricedAgent, type PriceRule, priceFor } from './pricing.rules.ts';
 
@@ -12,6 +14,8 @@ export interface PricingServiceDeps {
   cacheMs?: number | undefined;
   /** Cross-process invalidation: a saved list clears every process's copy after the commit. */
   changes?: Pick<ChangeFeed, 'publish' | 'onChange'> | undefined;
+  /** Where a staff replacement of the list is recorded; default: the audit service on `db`. */
+  audit?: Pick<AuditService, 'record'> | undefined;
 }
 
 /** The pricing service's functions (derived from the factory). */
@@ -34,6 +38,7 @@ function toRule(row: PricingRuleRow): PriceRule {
 /** The operator's price list: read and replaced by staff, applied to every agent the shop shows or sells. */
 export function createPricingService(deps: PricingServiceDeps) {
   const repo = createPricingRepository(deps.db);
+  const audited = createPriceTableAudit(deps);
   const cache = createTtlCache<PriceRule[]>({ ttlMs: deps.cacheMs ?? 1000, maxEntries: 1 });
   deps.changes?.onChange('pricing', () => cache.clear());
 
@@ -63,16 +68,23 @@ export function createPricingService(deps: PricingServiceDeps) {
 
     /**
      * Replaces the whole list in one transaction (validated by the contract: a catch-all last,
-     * prices within bounds) and makes this process price with it at once; the others as soon as
-     * they hear the commit's NOTIFY (`cacheMs` at the latest if they missed it).
+     * prices within bounds), audited (`pricing.rules`, the list before and after, in the same
+     * transaction), and makes this process price with it at once; the others as soon as they hear
+     * the commit's NOTIFY (`cacheMs` at the latest if they missed it).
      */
     async replaceRules(rules: readonly TPricingRule[], updatedBy: string): Promise<TPricingRules> {
       const result = await deps.db.transaction(async (tx) => {
-        await repo.replaceRules(
-          rules.map((r, i) => ({ ...r, position: i + 1 })),
-          updatedBy,
-          tx,
-        );
+        await audited.replace(tx, {
+          action: 'pricing.rules',
+          actorId: updatedBy,
+          read: async () => (await repo.findRules(tx)).map(toRule),
+          write: () =>
+            repo.replaceRules(
+              rules.map((r, i) => ({ ...r, position: i + 1 })),
+              updatedBy,
+              tx,
+            ),
+        });
         await deps.changes?.publish('pricing', tx);
         return getRules(tx);
       });
