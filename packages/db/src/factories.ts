@@ -56,11 +56,16 @@ export async function buildAccount(
   });
 }
 
-/** Inserts a gateway node (SOCKS base port 10000, no-auth ports 20000-20009 unless given). */
+/**
+ * Inserts a gateway node (SOCKS base port 10000, no-auth ports 20000-20009 unless given) as a
+ * running node leaves it: `sparePorts` (default 1000) of its package range, lowest first, bound
+ * and recorded as spares (`package_ports` rows without a package), which is what a purchase takes.
+ */
 export async function buildNode(
   db: DbHandle,
-  overrides: Partial<typeof gatewayNodes.$inferInsert> = {},
+  overrides: Partial<typeof gatewayNodes.$inferInsert> & { sparePorts?: number } = {},
 ): Promise<NodeRow> {
+  const { sparePorts = 1000, ...values } = overrides;
   const rows = await db.db
     .insert(gatewayNodes)
     .values({
@@ -70,10 +75,33 @@ export async function buildNode(
       socksBasePort: 10000,
       authPortMin: 20000,
       authPortMax: 20009,
-      ...overrides,
+      ...values,
     })
     .returning();
-  return rows[0]!;
+  const node = rows[0]!;
+  await buildSparePorts(db, node.id, { from: node.packagePortMin, count: sparePorts });
+  return node;
+}
+
+/**
+ * Records `count` ports from `from` on (clipped to the node's package range) as spares of the node,
+ * bound and confirmed, as the node's spare pool writes them; ports already recorded are skipped.
+ */
+export async function buildSparePorts(
+  db: DbHandle,
+  nodeId: string,
+  o: { from?: number; count: number },
+): Promise<void> {
+  if (o.count <= 0) return;
+  await db.query(
+    `INSERT INTO package_ports (node_id, port, bound_at)
+     SELECT n.id, p, now() FROM gateway_nodes n,
+       generate_series(GREATEST(COALESCE($2, n.package_port_min), n.package_port_min),
+                       LEAST(COALESCE($2, n.package_port_min) + $3 - 1, n.package_port_max)) AS p
+     WHERE n.id = $1
+     ON CONFLICT (node_id, port) DO NOTHING`,
+    [nodeId, o.from ?? null, o.count],
+  );
 }
 
 /** Inserts an online agent in San Jose, US (prices come from the pricing rules); `nodeId` null means never connected. */

@@ -9,16 +9,12 @@ import {
   portPricing,
   type Tx,
 } from '@pm/db';
-import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 
 export type PackageRow = typeof portPackages.$inferSelect;
 export type NewPackageRow = typeof portPackages.$inferInsert;
 export type NodeRow = typeof gatewayNodes.$inferSelect;
 export type PriceRow = typeof portPricing.$inferSelect;
-
-/** Package ports are allocated per node from this range (the leases' no-auth ports use 20000-29999). */
-export const PACKAGE_PORT_MIN = 30000;
-export const PACKAGE_PORT_MAX = 39999;
 
 /** Where a package's exits may come from: its country, optional state and city, connection type. */
 export interface ExitFilter {
@@ -83,26 +79,47 @@ export function createPortsRepository(db: Db) {
     },
 
     /**
-     * Takes `count` free ports of the node's package range, lowest first, under a per-node
-     * transaction lock so two purchases never take the same port. Fewer than `count` when full.
+     * Takes `count` of the node's spare ports (bound and confirmed by the node, `store/spare-ports.ts`
+     * in the gateway), lowest first, their rows locked so a parallel purchase skips them: a port
+     * is sold only where the node listens on it. Fewer than `count` when the node has fewer spares.
      */
     async allocatePorts(nodeId: string, count: number, tx: Tx): Promise<number[]> {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`package_ports:${nodeId}`}))`);
-      const rows = await tx.execute<{ port: number }>(sql`
-        SELECT p AS port FROM generate_series(${PACKAGE_PORT_MIN}::int, ${PACKAGE_PORT_MAX}::int) AS p
-        WHERE NOT EXISTS (SELECT 1 FROM ${packagePorts} WHERE ${packagePorts.nodeId} = ${nodeId} AND ${packagePorts.port} = p)
-        ORDER BY p LIMIT ${count}`);
-      // node-postgres answers { rows }, PGlite an array.
-      const list =
-        (rows as unknown as { rows?: { port: number }[] }).rows ?? (rows as unknown as { port: number }[]);
-      return list.map((r) => Number(r.port));
+      const rows = await tx
+        .select({ port: packagePorts.port })
+        .from(packagePorts)
+        .where(
+          and(
+            eq(packagePorts.nodeId, nodeId),
+            isNull(packagePorts.packageId),
+            isNotNull(packagePorts.boundAt),
+            isNull(packagePorts.bindError),
+          ),
+        )
+        .orderBy(asc(packagePorts.port))
+        .limit(count)
+        .for('update', { skipLocked: true });
+      return rows.map((r) => r.port);
     },
 
+    /** Inserts the package and gives it the spare ports `allocatePorts` took (locked by this `tx`). */
     async insertPackage(row: NewPackageRow, ports: readonly number[], tx: Tx): Promise<PackageRow> {
       const inserted = (await tx.insert(portPackages).values(row).returning())[0]!;
-      await tx
-        .insert(packagePorts)
-        .values(ports.map((port) => ({ packageId: inserted.id, nodeId: inserted.nodeId, port })));
+      const taken = await tx
+        .update(packagePorts)
+        .set({ packageId: inserted.id, agentId: null, rotateSeq: 0, rotatedAt: null })
+        .where(
+          and(
+            eq(packagePorts.nodeId, inserted.nodeId),
+            inArray(packagePorts.port, [...ports]),
+            isNull(packagePorts.packageId),
+          ),
+        )
+        .returning({ port: packagePorts.port });
+      if (taken.length !== ports.length) {
+        throw new Error(
+          `package ${inserted.id}: ${ports.length - taken.length} of its ports are no spares of ${inserted.nodeId}`,
+        );
+      }
       return inserted;
     },
 
