@@ -31,6 +31,13 @@ export interface GatewayConfig {
    * (default `HTTP_PORT_OFFSET`, 20000; 0: no HTTP twins).
    */
   httpPortOffset?: number;
+  /**
+   * A listening socket already bound on a port the directory now lists (the node's spare package
+   * ports, `store/spare-ports.ts`): served as it is instead of binding the port again.
+   */
+  takeListener?: (port: number) => net.Server | undefined;
+  /** A no-auth or package port (`port`) could not be listened on (`listenPort`: it or its HTTP twin). */
+  onListenFailed?: (port: number, listenPort: number, err: Error) => void;
   /** PEM certificate and key of the agents' tunnel (TLS 1.3): required unless `plaintextTunnel`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
@@ -224,11 +231,18 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     for (const key of wanted) {
       if (authServers.has(key)) continue;
       const port = key < 0 ? -key + httpOffset : key;
-      const server = socksServer((s) => (key < 0 ? acceptHttp(s, -key) : accept(s, key)));
+      const onConnection = (s: net.Socket) => (key < 0 ? acceptHttp(s, -key) : accept(s, key));
+      const taken = config.takeListener?.(port);
+      if (taken) {
+        authServers.set(key, taken.on('connection', onConnection));
+        continue;
+      }
+      const server = socksServer(onConnection);
       authServers.set(key, server);
       listen(server, port, config.host).catch((err: Error) => {
         log('no-auth port listen failed', { port, error: err.message });
         if (authServers.get(key) === server) authServers.delete(key);
+        config.onListenFailed?.(Math.abs(key), port, err);
       });
     }
   };

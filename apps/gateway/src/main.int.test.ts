@@ -38,6 +38,8 @@ test('a production node logs pino JSON lines on stdout, as the other apps do', {
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_TUNNEL_PORT: '0',
       GATEWAY_GEO: 'off',
+      // No spare pool: the default range is fixed ports, which other tests of this machine may hold.
+      PACKAGE_SPARE_PORTS: '0',
       LOG_LEVEL: 'info',
     },
   });

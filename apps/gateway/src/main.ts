@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { GeoLookup } from './geo/geo.ts';
 import { readNodeEnv } from './node-env.ts';
+import { ephemeralWarning, readEphemeralRange } from './port-plan.ts';
 import { startStandalone } from './standalone.ts';
 
 const { values } = parseArgs({
@@ -57,6 +58,8 @@ async function startFromEnv(): Promise<() => Promise<void>> {
   if (!read.ok) refuse(`gateway: refusing to start:\n  - ${read.problems.join('\n  - ')}`);
   const env = read.value;
   const log = createLog(env.logLevel, { node: env.nodeId });
+  const ephemeral = ephemeralWarning(env, readEphemeralRange());
+  if (ephemeral) log('port settings', { error: ephemeral });
   let tls: { cert: Buffer; key: Buffer };
   try {
     tls = { cert: readFileSync(env.tlsCertFile), key: readFileSync(env.tlsKeyFile) };
@@ -74,7 +77,13 @@ async function startFromEnv(): Promise<() => Promise<void>> {
       publicHost: env.publicHost,
       publicIp: env.publicIp,
       socksBasePort: env.socksBasePort,
+      authPortMin: env.authPortMin,
+      authPortMax: env.authPortMax,
+      packagePortMin: env.packagePortMin,
+      packagePortMax: env.packagePortMax,
+      packageHttpOffset: env.httpPortOffset,
     },
+    packageSparePorts: env.packageSparePorts,
     host: env.host,
     tunnelPort: env.tunnelPort,
     tls,
@@ -91,6 +100,9 @@ async function startFromEnv(): Promise<() => Promise<void>> {
     nodeId: env.nodeId,
     socksPorts: gateway.socksPorts,
     tunnelPort: gateway.tunnelPort,
+    packagePorts: `${env.packagePortMin}-${env.packagePortMax}`,
+    httpPortOffset: env.httpPortOffset,
+    sparePorts: node.spares?.held().length ?? 0,
   });
   return async () => {
     await node.close();

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { isLoopbackHost } from '@pm/tunnel';
+import { checkPortPlan, DEFAULT_PORTS, PORT_VARIABLES, type PortPlan } from './port-plan.ts';
 
 /** Settings only the devnet may use: a production node refuses to start with any of them set. */
 export const DEVNET_ONLY_SETTINGS: Readonly<Record<string, string>> = {
@@ -56,15 +57,13 @@ export function readNodeExposure(
 }
 
 /** Everything a production node reads from its environment, checked (see docs/gateway.md). */
-export interface NodeEnv extends NodeExposure {
+export interface NodeEnv extends NodeExposure, Omit<PortPlan, 'others'> {
   databaseUrl: string;
   /** Paths of the tunnel's PEM certificate (chain) and key. */
   tlsCertFile: string;
   tlsKeyFile: string;
   nodeId: string;
   host: string;
-  tunnelPort: number;
-  socksBasePort: number;
   metricsPort: number | undefined;
   geo: 'dbip' | 'off';
   probeUrl: string;
@@ -83,16 +82,29 @@ export function readNodeEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): { ok: true; value: NodeEnv } | { ok: false; problems: string[] } {
   const problems: string[] = [];
+  // The ports are checked against each other only when each one read as a number.
+  let badNumber = false;
   const str = (name: string, fallback: string) => env[name]?.trim() || fallback;
   const port = (name: string, fallback?: number): number | undefined => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const n = Number(raw);
     if (!/^\d+$/.test(raw) || n > 65535) {
+      badNumber = true;
       problems.push(`${name} must be a port (0-65535), got "${raw}"`);
       return fallback;
     }
     return n;
+  };
+  const count = (name: string, fallback: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    if (!/^\d{1,6}$/.test(raw)) {
+      badNumber = true;
+      problems.push(`${name} must be a whole number, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
   };
   const url = (name: string, fallback: string) => {
     const value = str(name, fallback);
@@ -133,14 +145,36 @@ export function readNodeEnv(
     tunnelPort: port('GATEWAY_TUNNEL_PORT', 7000) as number,
     socksBasePort: port('GATEWAY_SOCKS_BASE_PORT', 0) as number,
     metricsPort: port('GATEWAY_METRICS_PORT'),
+    ...readPortRanges(port, count),
     geo: geo as NodeEnv['geo'],
     probeUrl: url('GATEWAY_PROBE_URL', 'http://checkip.amazonaws.com/'),
     speedUrl: url('GATEWAY_SPEED_URL', 'http://speedtest.tele2.net/10MB.zip'),
     echoUrl: url('GATEWAY_ECHO_URL', 'http://checkip.amazonaws.com/'),
     logLevel,
   };
+  if (!badNumber) problems.push(...checkPortPlan(value));
   const exposure = readNodeExposure(env);
   if (!exposure.ok) problems.push(...exposure.problems);
   if (problems.length > 0 || !exposure.ok) return { ok: false, problems };
   return { ok: true, value: { ...value, ...exposure.value } };
+}
+
+/** The no-auth and package ranges, the HTTP twin offset and the spare pool (`port-plan.ts` defaults). */
+function readPortRanges(
+  port: (name: string, fallback: number) => number | undefined,
+  count: (name: string, fallback: number) => number,
+): Pick<
+  PortPlan,
+  'authPortMin' | 'authPortMax' | 'packagePortMin' | 'packagePortMax' | 'httpPortOffset' | 'packageSparePorts'
+> {
+  const v = PORT_VARIABLES;
+  const d = DEFAULT_PORTS;
+  return {
+    authPortMin: port(v.authPortMin, d.authPortMin) as number,
+    authPortMax: port(v.authPortMax, d.authPortMax) as number,
+    packagePortMin: port(v.packagePortMin, d.packagePortMin) as number,
+    packagePortMax: port(v.packagePortMax, d.packagePortMax) as number,
+    httpPortOffset: port(v.httpPortOffset, d.httpPortOffset) as number,
+    packageSparePorts: count(v.packageSparePorts, d.packageSparePorts),
+  };
 }

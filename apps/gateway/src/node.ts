@@ -2,11 +2,18 @@ import { LEASE_HTTP_PORT_OFFSET, SOCKS_PORT_OFFSETS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
 import type { GeoLookup } from './geo/geo.ts';
+import { DEFAULT_PORTS } from './port-plan.ts';
 import { createPresenceMonitor, type PresenceMonitor } from './presence/presence.ts';
 import { type ProbeRequestWorker, startProbeRequestWorker } from './presence/probe-requests.ts';
 import { type SpeedRequestWorker, startSpeedRequestWorker } from './presence/speed-requests.ts';
 import type { GatewayNodeInfo } from './store/agent-registry.ts';
 import { type ControlPlane, startControlPlane } from './store/control-plane.ts';
+import {
+  createBindFailures,
+  reportServedBindFailure,
+  type SparePorts,
+  startSparePorts,
+} from './store/spare-ports.ts';
 
 export interface GatewayNodeConfig {
   db: DbHandle;
@@ -36,6 +43,11 @@ export interface GatewayNodeConfig {
   /** The market API's purchase probes: the IP-echo URL requested through the agent. */
   probeRequests: { echoUrl: string; timeoutMs?: number };
   handshakeTimeoutMs?: number;
+  /**
+   * Spare package ports to keep bound and recorded (`store/spare-ports.ts`) from the node's package
+   * range (`node.packagePortMin`-`packagePortMax`); 0 or unset: none, so nothing is sold on this node.
+   */
+  packageSparePorts?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -47,16 +59,27 @@ export interface GatewayNode {
   probeRequests: ProbeRequestWorker;
   /** The market API's speed checks (`speed_checks` rows for this node). */
   speedRequests: SpeedRequestWorker;
+  /** The spare package ports, when `packageSparePorts` asked for some. */
+  spares: SparePorts | undefined;
   /** Stops the parts in reverse order; the gateway before the control plane, so the meter sees every byte. */
   close(): Promise<void>;
 }
 
-/** The SOCKS ports of a node: its base port plus `SOCKS_PORT_OFFSETS`, or any free ports for base 0. */
+/** A node's package range and HTTP twin offset, `DEFAULT_PORTS` where its info leaves them out. */
+function packageRangeOf(node: GatewayNodeInfo): { min: number; max: number; httpOffset: number } {
+  return {
+    min: node.packagePortMin ?? DEFAULT_PORTS.packagePortMin,
+    max: node.packagePortMax ?? DEFAULT_PORTS.packagePortMax,
+    httpOffset: node.packageHttpOffset ?? DEFAULT_PORTS.httpPortOffset,
+  };
+}
+
 /** The leases' HTTP proxy port: base + 6080 (0 = any free port). */
 export function httpPortOf(basePort: number): number {
   return basePort ? basePort + LEASE_HTTP_PORT_OFFSET : 0;
 }
 
+/** The SOCKS ports of a node: its base port plus `SOCKS_PORT_OFFSETS`, or any free ports for base 0. */
 export function socksPortsOf(basePort: number): number[] {
   return SOCKS_PORT_OFFSETS.map((offset) => (basePort ? basePort + offset : 0));
 }
@@ -83,6 +106,29 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       onError: onError('control plane'),
     });
     closers.push(() => plane.close());
+    const range = packageRangeOf(config.node);
+    const bindFailures = createBindFailures();
+    /** The ports the data path listens on, once it runs (the pool leaves them alone). */
+    let servedPorts: () => number[] = () => [];
+    let spares: SparePorts | undefined;
+    if (config.packageSparePorts) {
+      // Before the data path: when a sold port fails to bind at a restart, spares to move it to exist.
+      const pool = startSparePorts({
+        db: config.db,
+        nodeId: config.nodeId,
+        host: config.host,
+        ...range,
+        target: config.packageSparePorts,
+        inUse: () => servedPorts(),
+        failures: bindFailures,
+        log,
+        onError: onError('spare ports'),
+      });
+      spares = pool;
+      closers.push(() => pool.close());
+      // A package can be bought as soon as the node is up.
+      await pool.ready;
+    }
     const gateway = await startGateway({
       nodeId: config.nodeId,
       host: config.host,
@@ -102,9 +148,21 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
       trustAgentIp: config.trustAgentIp,
       // Agents refuse the node's public address (and its listeners' addresses, which the tunnel adds).
       gatewayIps: [config.node.publicIp],
+      httpPortOffset: range.httpOffset,
+      takeListener: (port) => spares?.take(port),
+      onListenFailed: reportServedBindFailure({
+        db: config.db,
+        nodeId: config.nodeId,
+        failures: bindFailures,
+        log,
+        onError: onError('bind report'),
+      }),
       log,
     });
     closers.push(() => gateway.close());
+    servedPorts = () => gateway.authPorts();
+    gateway.metrics.registry.registerMetric(bindFailures);
+    spares?.registerMetrics(gateway.metrics.registry);
     const presence = createPresenceMonitor({
       db: config.db,
       nodeId: config.nodeId,
@@ -135,7 +193,7 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
     });
     closers.push(() => speedRequests.close());
     await Promise.all([probeRequests.ready, speedRequests.ready]);
-    return { gateway, plane, presence, probeRequests, speedRequests, close: closeAll };
+    return { gateway, plane, presence, probeRequests, speedRequests, spares, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -3,6 +3,7 @@ import { promises as dns } from 'node:dns';
 import type { DbHandle } from '@pm/db';
 import { type GeoLookup, isMobileIsp, noGeo } from '../geo/geo.ts';
 import type { AgentHello, AgentRegistry } from '../policy/types.ts';
+import { DEFAULT_PORTS } from '../port-plan.ts';
 
 /** What customers are told about this node (gateway_nodes row). */
 export interface GatewayNodeInfo {
@@ -11,6 +12,10 @@ export interface GatewayNodeInfo {
   socksBasePort: number;
   authPortMin?: number;
   authPortMax?: number;
+  /** The node's package range and the HTTP twin offset (default `DEFAULT_PORTS`): the server sells from it and shows the twins. */
+  packagePortMin?: number;
+  packagePortMax?: number;
+  packageHttpOffset?: number;
 }
 
 export interface PgAgentRegistryOptions {
@@ -78,12 +83,25 @@ export function createPgAgentRegistry(options: PgAgentRegistryOptions): PgAgentR
   async function prepare(): Promise<void> {
     const n = options.node;
     if (n) {
+      const d = DEFAULT_PORTS;
       await db.query(
-        `INSERT INTO gateway_nodes (id, public_host, public_ip, socks_base_port, auth_port_min, auth_port_max)
-         VALUES ($1, $2, $3, $4, $5, $6)
+        `INSERT INTO gateway_nodes (id, public_host, public_ip, socks_base_port, auth_port_min, auth_port_max,
+           package_port_min, package_port_max, package_http_offset)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (id) DO UPDATE SET public_host = $2, public_ip = $3, socks_base_port = $4,
-           auth_port_min = $5, auth_port_max = $6, last_heartbeat = now()`,
-        [nodeId, n.publicHost, n.publicIp, n.socksBasePort, n.authPortMin ?? 20000, n.authPortMax ?? 29999],
+           auth_port_min = $5, auth_port_max = $6, package_port_min = $7, package_port_max = $8,
+           package_http_offset = $9, last_heartbeat = now()`,
+        [
+          nodeId,
+          n.publicHost,
+          n.publicIp,
+          n.socksBasePort,
+          n.authPortMin ?? 20000,
+          n.authPortMax ?? 29999,
+          n.packagePortMin ?? d.packagePortMin,
+          n.packagePortMax ?? d.packagePortMax,
+          n.packageHttpOffset ?? d.httpPortOffset,
+        ],
       );
     }
     // A previous process of this node may have died with agents marked online: close them at their last sighting.
