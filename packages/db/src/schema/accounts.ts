@@ -32,6 +32,13 @@ export const accounts = pgTable(
     /** Referral code of whoever invited this account (from the sign-up's invite link), if any. */
     referredBy: text('referred_by'),
     blocked: boolean('blocked').notNull().default(false),
+    /**
+     * Access tokens issued (`iat`) before this second are refused: the identity host moves it on a
+     * password change or reset, a block and a two-factor change (beside `users.tokens_valid_after`).
+     */
+    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true })
+      .notNull()
+      .default(sql`'epoch'`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

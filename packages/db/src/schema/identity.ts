@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Sign-in accounts owned by the identity app (the OpenID provider). */
 export const users = pgTable(
@@ -21,6 +21,16 @@ export const users = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
     lastLoginIp: text('last_login_ip'),
+    /** Two-factor sign-in (TOTP, RFC 6238): the confirmed secret (base32), null while it is off. */
+    totpSecret: text('totp_secret'),
+    /** A secret shown for enrolment, kept until the user confirms it with a code (or starts over). */
+    totpPendingSecret: text('totp_pending_secret'),
+    /** When two-factor sign-in was turned on (null: off). */
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    /** The last TOTP time step accepted: a code is never accepted twice, nor an older one. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /** SHA-256 (hex) of each unused one-time recovery code (high-entropy codes, shown once). */
+    totpRecoveryHashes: text('totp_recovery_hashes').array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [index('users_invited_by_idx').on(t.invitedBy)],
 );
@@ -61,4 +71,24 @@ export const emailTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('email_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * One-time codes of the web app's `?token=` hand-off: bound to the PKCE challenge of the browser
+ * tab that started it, redeemed once within a minute for an access token; only the hash is kept.
+ */
+export const handoffCodes = pgTable(
+  'handoff_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** base64url SHA-256 of the tab's verifier (S256). */
+    challenge: text('challenge').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('handoff_codes_user_idx').on(t.userId)],
 );
