@@ -28,6 +28,7 @@ import {
 } from '@pm/devnet/demo';
 import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
+import { checkPortPlan, DEFAULT_PORTS, ephemeralWarning, readEphemeralRange } from '@pm/gateway';
 import { z } from 'zod';
 
 const startedAt = performance.now();
@@ -58,8 +59,14 @@ const Env = z.object({
   GATEWAY_SOCKS_HOST: z.string().default('127.0.0.1'),
   // The market API's /metrics bearer token; unset: generated at first start and kept in secrets.json.
   METRICS_TOKEN: z.string().min(16).optional(),
-  AUTH_PORT_MIN: port(20000),
-  AUTH_PORT_MAX: port(20999),
+  // The demo node's no-auth and package ranges and their HTTP twins (docs/gateway.md, "Ports of a node").
+  AUTH_PORT_MIN: port(DEFAULT_PORTS.authPortMin),
+  AUTH_PORT_MAX: port(DEFAULT_PORTS.authPortMax),
+  PACKAGE_PORT_MIN: port(DEFAULT_PORTS.packagePortMin),
+  PACKAGE_PORT_MAX: port(DEFAULT_PORTS.packagePortMax),
+  HTTP_PORT_OFFSET: z.coerce.number().int().min(1).max(65535).default(DEFAULT_PORTS.httpPortOffset),
+  // One package of the largest size (400 ports) can be bought at once; each spare holds two sockets.
+  PACKAGE_SPARE_PORTS: z.coerce.number().int().min(0).max(65535).default(400),
   CHAIN_PORT: port(7305),
   TICKER_PORT: port(7306),
   PORTS_PORT: port(7307),
@@ -89,6 +96,37 @@ if (!parsed.success) {
   process.exit(1);
 }
 const env = parsed.data;
+if (env.DEMO_AGENTS > 0) checkDemoPorts();
+
+/** The demo node's ports against each other and the product's listeners: an overlap stops the start. */
+function checkDemoPorts(): void {
+  const plan = {
+    tunnelPort: env.GATEWAY_TUNNEL_PORT,
+    metricsPort: env.GATEWAY_METRICS_PORT,
+    socksBasePort: env.GATEWAY_SOCKS_BASE_PORT,
+    authPortMin: env.AUTH_PORT_MIN,
+    authPortMax: env.AUTH_PORT_MAX,
+    packagePortMin: env.PACKAGE_PORT_MIN,
+    packagePortMax: env.PACKAGE_PORT_MAX,
+    httpPortOffset: env.HTTP_PORT_OFFSET,
+    packageSparePorts: env.PACKAGE_SPARE_PORTS,
+    others: {
+      WEB_PORT: env.WEB_PORT,
+      API_PORT: env.API_PORT,
+      IDENTITY_PORT: env.IDENTITY_PORT,
+      MAIL_PORT: env.MAIL_PORT,
+      MAIL_SMTP_PORT: env.MAIL_SMTP_PORT,
+      CHAIN_PORT: env.CHAIN_PORT,
+      TICKER_PORT: env.TICKER_PORT,
+      PORTS_PORT: env.PORTS_PORT,
+    },
+  };
+  const problems = checkPortPlan(plan);
+  for (const problem of problems) console.error(`Configuration error: ${problem}`);
+  if (problems.length > 0) process.exit(1);
+  const warning = ephemeralWarning(plan, readEphemeralRange());
+  if (warning) console.warn(`Warning: ${warning}`);
+}
 const dataDir = resolve(env.DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
 
@@ -200,6 +238,12 @@ const product = await startProduct({
           socksHost: env.GATEWAY_SOCKS_HOST,
           authPortMin: env.AUTH_PORT_MIN,
           authPortMax: env.AUTH_PORT_MAX,
+          packagePorts: {
+            min: env.PACKAGE_PORT_MIN,
+            max: env.PACKAGE_PORT_MAX,
+            httpOffset: env.HTTP_PORT_OFFSET,
+            spares: env.PACKAGE_SPARE_PORTS,
+          },
           agentCount: env.DEMO_AGENTS,
         }
       : undefined,
@@ -229,7 +273,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
   SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on 127.0.0.1:${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
-  HTTP proxy:      ${product.network ? `${product.network.socksHost} port ${env.GATEWAY_SOCKS_BASE_PORT + LEASE_HTTP_PORT_OFFSET} (leases); package ports 30000-39999 answer HTTP on port + 20000` : '(off: DEMO_AGENTS=0)'}
+  HTTP proxy:      ${product.network ? `${product.network.socksHost} port ${env.GATEWAY_SOCKS_BASE_PORT + LEASE_HTTP_PORT_OFFSET} (leases); package ports ${env.PACKAGE_PORT_MIN}-${env.PACKAGE_PORT_MAX} (${product.network.sparePorts()} spares bound) answer HTTP on port + ${env.HTTP_PORT_OFFSET}` : '(off: DEMO_AGENTS=0)'}
 
   ${demoLines.join('\n  ')}
   New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}

@@ -35,6 +35,12 @@ export interface DemoNetworkConfig {
   /** No-auth ports are allocated from this range. */
   authPortMin: number;
   authPortMax: number;
+  /**
+   * The node's package range, the HTTP twin offset of its no-auth and package ports, and the spares
+   * it keeps bound and recorded (`npm start`: PACKAGE_PORT_MIN/MAX, HTTP_PORT_OFFSET,
+   * PACKAGE_SPARE_PORTS). Unset: the gateway's defaults and no spares, so no package is sold here.
+   */
+  packagePorts?: { min: number; max: number; httpOffset: number; spares: number } | undefined;
   agentCount: number;
   metricsPort?: number | undefined;
   probeIntervalMs?: number;
@@ -58,6 +64,8 @@ export interface DemoNetwork {
   socksPorts: number[];
   tunnelPort: number;
   agentsOnline(): string[];
+  /** Package ports the node holds bound as spares (what a purchase may take). */
+  sparePorts(): number;
   gateway: GatewayHandle;
   presence: PresenceMonitor;
   /**
@@ -138,7 +146,11 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
         socksBasePort: cfg.socksBasePort,
         authPortMin: cfg.authPortMin,
         authPortMax: cfg.authPortMax,
+        packagePortMin: cfg.packagePorts?.min,
+        packagePortMax: cfg.packagePorts?.max,
+        packageHttpOffset: cfg.packagePorts?.httpOffset,
       },
+      packageSparePorts: cfg.packagePorts?.spares,
       host: socksHost,
       tunnelPort: cfg.tunnelPort,
       // The in-process demo agents dial over loopback without TLS; the gateway allows that on
@@ -179,6 +191,7 @@ export async function startDemoNetwork(cfg: DemoNetworkConfig): Promise<DemoNetw
       socksPorts: gateway.socksPorts,
       tunnelPort: gateway.tunnelPort,
       agentsOnline: () => gateway.agentsOnline(),
+      sparePorts: () => node.spares?.held().length ?? 0,
       gateway,
       presence,
       moveExit(agentId, exit) {

@@ -128,6 +128,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         tunnelPort: 0,
         authPortMin: socksBasePort - 4000,
         authPortMax: socksBasePort - 3900,
+        // 300 package ports below the SOCKS ones; twins 1000 up, clear of both ranges and the SOCKS ports.
+        packagePorts: { min: socksBasePort - 3800, max: socksBasePort - 3501, httpOffset: 1000, spares: 150 },
         agentCount: options.network.agentCount ?? DEMO_AGENT_COUNT,
       },
     });

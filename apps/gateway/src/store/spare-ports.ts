@@ -15,12 +15,15 @@ export type BindFailures = Counter<'kind'>;
 
 /** A counter registered nowhere yet: the node registers it with its gateway's metrics once it runs. */
 export function createBindFailures(): BindFailures {
-  return new Counter({
+  const counter = new Counter({
     name: 'gateway_port_bind_failures_total',
     help: 'Ports this node could not listen on, by kind: spare (the pool skipped it), package (a sold port), noauth (a lease port)',
     labelNames: ['kind'] as const,
     registers: [],
   });
+  // Every kind from zero, so a scrape (and an alert on its rate) sees the series before the first failure.
+  for (const kind of ['spare', 'package', 'noauth']) counter.labels({ kind }).inc(0);
+  return counter;
 }
 
 export interface SparePortsOptions {
