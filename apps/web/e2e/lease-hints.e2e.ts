@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { STAFF_PERMISSIONS } from '@pm/contracts';
+import { AUTO_REFUND_RULE_SHORT, STAFF_PERMISSIONS } from '@pm/contracts';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { buildLease, isCall } from './support/marketMock.ts';
@@ -38,14 +38,14 @@ for (const [name, viewport] of [
         start: new Date(start).toISOString(),
         until: new Date(start + 24 * HOUR).toISOString(),
         renewable: false,
-        stats: { reqs: 40, failPct: 0, inBytes: 9_000, outBytes: 90_000, refundable: false },
+        stats: { reqs: 40, failPct: 0, authFails: 3, inBytes: 9_000, outBytes: 90_000, refundable: false },
       });
       // A static proxy used already: its refund rule is its own.
       const staticAgent = market.agents.find((a) => a.id === 'agent-8')!;
       const staticLease = buildLease(staticAgent, {
         static: true,
         exc: true,
-        stats: { reqs: 3, failPct: 0, inBytes: 100, outBytes: 1000, refundable: false },
+        stats: { reqs: 3, failPct: 0, authFails: 0, inBytes: 100, outBytes: 1000, refundable: false },
       });
       market.leases.push(lease, staticLease);
       const my = new MyProxiesPage(session.shell.page);
@@ -70,9 +70,12 @@ for (const [name, viewport] of [
         await hints.first().waitFor();
         assert.deepEqual(await hints.allTextContents(), [
           'Renew opens in the last 5 hours of the lease (in 17h)',
-          'Refund: the proxy is responsive (if 40% or more of requests fail, it is refunded automatically)',
+          `Refund: the proxy is responsive. ${AUTO_REFUND_RULE_SHORT}`,
         ]);
         assert.match((await my.value('Uptime').textContent()) ?? '', /^3d \d+h$/);
+        // Refused sign-ins beside Failed %, never inside it.
+        assert.equal(await my.value('Failed %').textContent(), '0%');
+        assert.equal(await my.value('Failed sign-ins').textContent(), '3');
         await saveScreenshot(my.page, `lease-hints-${viewport.width}`);
 
         await open(staticLease.currentInfo.ip);

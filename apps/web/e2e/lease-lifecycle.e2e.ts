@@ -46,12 +46,12 @@ async function visit(options: MockSessionOptions = {}): Promise<Visit> {
     exc: true,
     renewable: true,
     purchasePriceC: agent.priceExcC,
-    stats: { reqs: 3, failPct: 100, inBytes: 900, outBytes: 0, refundable: true },
+    stats: { reqs: 3, failPct: 100, authFails: 0, inBytes: 900, outBytes: 0, refundable: true },
   });
   const staticLease = buildLease(market.agents.find((a) => a.id === 'agent-8')!, {
     static: true,
     exc: true,
-    stats: { reqs: 0, failPct: 0, inBytes: 0, outBytes: 0, refundable: true },
+    stats: { reqs: 0, failPct: 0, authFails: 0, inBytes: 0, outBytes: 0, refundable: true },
   });
   market.leases.push(lease, staticLease);
   const my = new MyProxiesPage(session.shell.page);
@@ -236,10 +236,11 @@ describe('traffic by hour', () => {
         }
         await dialogs.trafficChart.waitFor();
         const reqs = hours.reduce((n, h) => n + h.reqs, 0);
-        assert.match(
-          (await dialogs.trafficTotals.textContent()) ?? '',
-          new RegExp(`^24 hours · ${reqs.toLocaleString('en-US')} requests`),
-        );
+        const authFails = hours.reduce((n, h) => n + h.authFails, 0);
+        assert.ok(authFails > 0, 'the demo traffic has refused sign-ins');
+        const summary = (await dialogs.trafficTotals.textContent()) ?? '';
+        assert.match(summary, new RegExp(`^24 hours · ${reqs.toLocaleString('en-US')} requests`));
+        assert.match(summary, new RegExp(` failed · ${authFails} failed sign-ins · You to Proxy`));
         await dialogs.trafficChart.scrollIntoViewIfNeeded();
         await saveScreenshot(my.page, `lifecycle-traffic-${name}`);
         const download = await dialogs.downloadCsv();

@@ -87,6 +87,8 @@ describe('desktop My Proxies', () => {
       assert.equal(await my.value('Activity').textContent(), '92% (Good)');
       assert.equal(await my.value('Total Requests').textContent(), '1,234');
       assert.equal(await my.value('Failed %').textContent(), '2.5%');
+      // Wrong passwords are their own figure, never inside Failed %.
+      assert.equal(await my.value('Failed sign-ins').textContent(), '17');
       assert.equal(await my.value('You to Proxy').textContent(), '1.5 MB');
       assert.equal(await my.value('Proxy to You').textContent(), '48.0 MB');
       await saveScreenshot(my.page, 'my-proxies-desktop');

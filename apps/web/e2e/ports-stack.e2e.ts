@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { PORT_REFUND_AMOUNT_TEXT } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PHONE, saveScreenshot } from './support/browser.ts';
@@ -103,6 +104,8 @@ describe('Ports on the real stack', () => {
         return second !== undefined && second !== first;
       }, 'the exit changes after the rotation');
       assert.notEqual(second, first);
+      // Refused sign-ins: their own line beside the requests and their failures.
+      assert.match((await page.getByTestId('port-auth-fails').textContent()) ?? '', /^\d+$/);
       await saveScreenshot(page, 'ports-desktop');
 
       // The whitelist: switched in the sidebar, then Chromium itself uses the HTTP twin, no password.
@@ -146,7 +149,16 @@ describe('Ports on the real stack', () => {
       await v.page.getByTestId('port-settings').waitFor();
       const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= PHONE.width, `no horizontal scroll (${width} px)`);
+      assert.match((await v.page.getByTestId('port-auth-fails').textContent()) ?? '', /^\d+$/);
       await saveScreenshot(v.page, 'ports-phone');
+      // The refund's confirm dialog states what comes back: the last charge less the traffic used.
+      const refund = v.page.getByTestId('port-refund');
+      if (await refund.isVisible()) {
+        await refund.click();
+        await v.page.getByText(PORT_REFUND_AMOUNT_TEXT, { exact: false }).waitFor();
+        await saveScreenshot(v.page, 'ports-refund-phone');
+        await v.page.getByRole('button', { name: 'Cancel' }).click();
+      }
     } finally {
       await v.context.close();
     }

@@ -233,7 +233,9 @@ describe('desktop shell', () => {
       // The template states the product's real rules, with no note to customers that it is a placeholder.
       const terms = shell.page.getByTestId('legal-copy');
       await terms.getByText(/The balance is not refundable/).waitFor();
-      await terms.getByText(/40% or more of the requests through a leased proxy fail/).waitFor();
+      await terms
+        .getByText(/40% or more of at least 10 requests in the last hour fail because of the proxy itself/)
+        .waitFor();
       await terms
         .getByText(/Static proxies are refunded within 1 hour of purchase and only if unused/)
         .waitFor();

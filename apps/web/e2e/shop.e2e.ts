@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AUTO_REFUND_RULE_SHORT } from '@pm/contracts';
 import { ShopPage, PURCHASE_DIALOG_TITLES as TITLES } from './pages/ShopPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
 import { buildAgent, isCall, waitForCall } from './support/marketMock.ts';
@@ -183,6 +184,11 @@ describe('desktop shop', () => {
       assert.equal(await shop.sidebar.getByRole('radio', { name: /^Private/ }).isDisabled(), true);
       const dialog = await shop.buyFromSidebar();
       await dialog.getByText('The proxy is leased for 24 hours.').waitFor();
+      // SPEC's note first, then the rule the server applies.
+      assert.equal(
+        await dialog.getByTestId('purchase-refund-note').textContent(),
+        `Note: if 40% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically. ${AUTO_REFUND_RULE_SHORT}`,
+      );
       await saveScreenshot(shop.page, 'shop-desktop-confirm');
       const callsBefore = market.calls.length;
       const requestsBefore = api.requests.length;

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AUTO_REFUND_RULE_SHORT } from '@pm/contracts';
 import { StaticShopPage } from './pages/StaticShopPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
 import { isCall, waitForCall } from './support/marketMock.ts';
@@ -77,6 +78,11 @@ describe('desktop static shop', () => {
       await shop.waitForRows();
       const confirm = await shop.buy(first.ip);
       assert.match((await confirm.textContent()) ?? '', /private, for 24 hours/);
+      // A static proxy is never refunded automatically: its dialog says so instead of SPEC's shop note.
+      const note = (await confirm.getByTestId('purchase-refund-note').textContent()) ?? '';
+      assert.ok(note.startsWith(AUTO_REFUND_RULE_SHORT), note);
+      assert.match(note, /refunded by support within 1 hour of purchase, only if it was not used/);
+      assert.doesNotMatch(note, /refunded to the balance automatically/);
       await saveScreenshot(shop.page, 'static-confirm-desktop');
       await shop.confirm();
       const call = await waitForCall(market, isCall('POST', '/static/lease'));

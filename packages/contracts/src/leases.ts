@@ -121,10 +121,15 @@ export const ZSocks = z.object({
 });
 export type TSocks = z.infer<typeof ZSocks>;
 
-/** Lease `stats` (SPEC 3). `failPct` is fails / reqs * 100, 0 without requests. */
+/**
+ * Lease `stats` (SPEC 3). `failPct` is fails / reqs * 100, 0 without requests. `authFails` counts the
+ * connections refused for a wrong user name or password, apart: they are neither requests nor
+ * failures of the proxy, so they never move `failPct`.
+ */
 export const ZLeaseStats = z.object({
   reqs: z.number().int(),
   failPct: z.number(),
+  authFails: z.number().int(),
   inBytes: z.number().int(),
   outBytes: z.number().int(),
   refundable: z.boolean(),

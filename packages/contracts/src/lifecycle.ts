@@ -178,6 +178,8 @@ export const ZLeaseTrafficHour = z.object({
   hour: z.string(),
   reqs: z.number().int(),
   fails: z.number().int(),
+  /** Connections refused for a wrong user name or password that hour (not in `fails`). */
+  authFails: z.number().int(),
   inBytes: z.number().int(),
   outBytes: z.number().int(),
 });

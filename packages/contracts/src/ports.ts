@@ -144,6 +144,8 @@ export const ZPortPackage = z.object({
   stats: z.object({
     requests: z.number(),
     errors: z.number(),
+    /** Connections refused for a wrong login or password (never inside `errors`). */
+    auth_fails: z.number(),
     upload: z.number(),
     download: z.number(),
   }),
@@ -193,6 +195,8 @@ export const ZPortTrafficResponse = z.object({
       hour: z.string(),
       reqs: z.number().int(),
       fails: z.number().int(),
+      /** Connections refused for a wrong login or password that hour (not in `fails`). */
+      authFails: z.number().int(),
       inBytes: z.number().int(),
       outBytes: z.number().int(),
     }),

@@ -93,6 +93,7 @@ export function demoTraffic(hours = 24): TLeaseTrafficHour[] {
       hour: new Date(now - (hours - 1 - i) * 3_600_000).toISOString(),
       reqs,
       fails: i % 6 === 4 ? Math.round(reqs * 0.3) : i % 3,
+      authFails: i % 8 === 5 ? 3 : 0,
       inBytes: reqs * 2_400,
       outBytes: reqs * 61_000,
     };

@@ -138,7 +138,14 @@ export function buildLease(agent: TAgent, overrides: Partial<TLease> = {}): TLea
     static: false,
     exc: false,
     purchasePriceC: agent.priceShrC,
-    stats: { reqs: 1234, failPct: 2.5, inBytes: 1_500_000, outBytes: 48_000_000, refundable: false },
+    stats: {
+      reqs: 1234,
+      failPct: 2.5,
+      authFails: 17,
+      inBytes: 1_500_000,
+      outBytes: 48_000_000,
+      refundable: false,
+    },
     user: 'user-1',
     ...overrides,
   };

@@ -71,6 +71,7 @@ export function createHistoryService(deps: { db: Db }) {
           hour: h.hour.toISOString(),
           reqs: h.reqs,
           fails: h.fails,
+          authFails: h.authFails,
           inBytes: h.inBytes,
           outBytes: h.outBytes,
         })),

@@ -334,7 +334,9 @@ describe('history', () => {
     );
     assert.deepEqual(await history.getTraffic(userId, lease.id), {
       leaseID: lease.id,
-      hours: [{ hour: new Date(T0).toISOString(), reqs: 5, fails: 1, inBytes: 100, outBytes: 2000 }],
+      hours: [
+        { hour: new Date(T0).toISOString(), reqs: 5, fails: 1, authFails: 0, inBytes: 100, outBytes: 2000 },
+      ],
     });
     assert.equal(await outcome(history.getTraffic('intruder', lease.id)), '404 NOT_FOUND');
   });

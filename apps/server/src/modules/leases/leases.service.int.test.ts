@@ -41,7 +41,14 @@ describe('createLease', () => {
     assert.equal(lease.authPort, null);
     assert.equal(lease.purchasePriceC, 200);
     assert.equal(Date.parse(lease.until) - Date.parse(lease.start), 24 * 3600 * 1000);
-    assert.deepEqual(lease.stats, { reqs: 0, failPct: 0, inBytes: 0, outBytes: 0, refundable: false });
+    assert.deepEqual(lease.stats, {
+      reqs: 0,
+      failPct: 0,
+      authFails: 0,
+      inBytes: 0,
+      outBytes: 0,
+      refundable: false,
+    });
     assert.equal(lease.info.loc.city, 'San Jose');
   });
 

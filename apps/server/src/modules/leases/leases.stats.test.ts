@@ -24,13 +24,21 @@ const offline = { online: false, speedBps: null };
 test('failPct is fails / reqs * 100 and 0 without requests', () => {
   assert.equal(computeFailPct(0, 0), 0);
   assert.equal(computeFailPct(3, 1), 33.33);
-  assert.deepEqual(computeLeaseStats(base, offline, HOUR), {
+  assert.deepEqual(computeLeaseStats({ ...base, authFails: 0 }, offline, HOUR), {
     reqs: 10,
     failPct: 40,
+    authFails: 0,
     inBytes: 1000,
     outBytes: 2000,
     refundable: true,
   });
+});
+
+test('refused sign-ins are their own figure: 50 wrong passwords leave failPct where it was', () => {
+  const stats = computeLeaseStats({ ...base, authFails: 50 }, offline, HOUR);
+  assert.equal(stats.authFails, 50);
+  assert.equal(stats.failPct, 40);
+  assert.equal(stats.reqs, 10);
 });
 
 test('refundable only in the first 4 hours, agent offline, traffic under 100 MB, speed under 500 kbps', () => {

@@ -53,13 +53,15 @@ export function isRefundable(lease: LeaseStatsInput, agent: AgentStatsInput, now
 
 /** Lease `stats` for the API (SPEC 3). */
 export function computeLeaseStats(
-  lease: LeaseStatsInput,
+  /** `authFails`: connections refused for a wrong user name or password, shown apart, never in `failPct`. */
+  lease: LeaseStatsInput & { authFails: number },
   agent: AgentStatsInput,
   nowMs: number,
 ): TLeaseStats {
   return {
     reqs: lease.reqs,
     failPct: computeFailPct(lease.reqs, lease.fails),
+    authFails: lease.authFails,
     inBytes: lease.inBytes,
     outBytes: lease.outBytes,
     refundable: isRefundable(lease, agent, nowMs),

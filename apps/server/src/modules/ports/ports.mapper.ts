@@ -49,7 +49,13 @@ export function toPackage(
     status: { type: p.status, reason: p.suspendReason },
     date_start: p.dateStart.toISOString(),
     date_finish: p.dateFinish.toISOString(),
-    stats: { requests: p.requests, errors: p.errors, upload: p.upload, download: p.download },
+    stats: {
+      requests: p.requests,
+      errors: p.errors,
+      auth_fails: p.authFails,
+      upload: p.upload,
+      download: p.download,
+    },
     // The rule the refund decides by (ports.rules.ts), on the counters flushed so far.
     refundable: isPortRefundable(p, nowMs),
     exits,

@@ -37,6 +37,7 @@ export function createPortReads(ctx: PortsContext) {
           hour: r.hour.toISOString(),
           reqs: r.reqs,
           fails: r.fails,
+          authFails: r.authFails,
           inBytes: r.inBytes,
           outBytes: r.outBytes,
         })),

@@ -9,8 +9,9 @@ it('the Terms template states the real rules: refunds, auto-refund, a balance th
   const terms = text(termsSections('ProxyMarket', 'help@op.example'));
   assert.match(
     terms,
-    /Automatic refund: If 40% or more of the requests through a leased proxy fail because the proxy stopped working .* during the last hour, with at least 10 requests in that hour, the price you last paid for it is returned to your balance automatically/,
+    /Auto-refund: if 40% or more of at least 10 requests in the last hour fail because of the proxy itself .* the price you last paid comes back to your balance; never for static proxies/,
   );
+  assert.match(terms, /A port package can be refunded while it has carried 10 MB or less per Gb bought/);
   assert.match(
     terms,
     /within the first 4 hours of a lease, while the proxy is offline, has carried less than 100 MB and tests slower than 500 kbps/,

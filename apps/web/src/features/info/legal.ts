@@ -5,6 +5,7 @@
  */
 import {
   AUTO_REFUND_RULE_TEXT,
+  PORT_REFUND_RULE_TEXT,
   REFERRAL_FIRST_LOAD_PCT,
   REFERRAL_LATER_LOAD_PCT,
   REFUND_MAX_SPEED_BPS,
@@ -66,9 +67,10 @@ export function termsSections(product: string, supportEmail: string): LegalSecti
     {
       heading: 'Refunds',
       paragraphs: [
-        `Automatic refund: ${AUTO_REFUND_RULE_TEXT}`,
+        AUTO_REFUND_RULE_TEXT,
         `Refund on request: within the first ${hours(REFUND_WINDOW_MS)} hours of a lease, while the proxy is offline, has carried less than ${mb} MB and tests slower than ${kbps} kbps, Refund returns the full price to your balance and ends the lease.`,
         `Static proxies are refunded within 1 hour of purchase and only if unused: send support (${supportEmail}) the lease ID.`,
+        PORT_REFUND_RULE_TEXT,
         'Nothing else is refunded: a proxy that works is not refunded because it no longer suits you.',
       ],
     },

@@ -70,6 +70,7 @@ const leaseAt = (o: {
   stats: {
     reqs: o.reqs ?? 0,
     failPct: 0,
+    authFails: 0,
     inBytes: o.bytes ?? 0,
     outBytes: 0,
     refundable: o.refundable ?? false,

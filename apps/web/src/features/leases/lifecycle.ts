@@ -4,11 +4,13 @@
  * Pure, so Node tests it.
  */
 import {
+  AUTO_REFUND_RULE_SHORT,
   REFUND_ERROR_CODES,
   REFUND_MAX_TRAFFIC_BYTES,
   REFUND_WINDOW_MS,
   RENEW_WINDOW_MS,
   renewalPriceC,
+  STATIC_REFUND_WINDOW_MS,
   type TLease,
 } from '@pm/contracts';
 
@@ -95,9 +97,6 @@ export function renewPriceC(lease: { purchasePriceC: number; start: string; unti
   return hours > 0 ? renewalPriceC(lease.purchasePriceC, hours) : lease.purchasePriceC;
 }
 
-/** Static proxies are refunded within 1 hour of purchase, only if unused (SPEC 9). */
-const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
-
 /** "3h 20m", "45m", "1h". */
 function spanLabel(ms: number): string {
   const minutes = Math.max(1, Math.ceil(ms / 60_000));
@@ -140,5 +139,5 @@ export function refundHint(lease: LifecycleLease, nowMs: number): string {
   if (lease.stats.inBytes + lease.stats.outBytes >= REFUND_MAX_TRAFFIC_BYTES) {
     return 'Refund: over 100 MB went through the proxy';
   }
-  return 'Refund: the proxy is responsive (if 40% or more of requests fail, it is refunded automatically)';
+  return `Refund: the proxy is responsive. ${AUTO_REFUND_RULE_SHORT}`;
 }

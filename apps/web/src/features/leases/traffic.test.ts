@@ -3,10 +3,11 @@ import { it } from 'node:test';
 import { formatBytes } from '../shop/format.ts';
 import { fillHours, stackedBars, trafficSummary, trafficTotals } from './traffic.ts';
 
-const h = (hour: string, reqs: number, fails = 0) => ({
+const h = (hour: string, reqs: number, fails = 0, authFails = 0) => ({
   hour,
   reqs,
   fails,
+  authFails,
   inBytes: reqs * 10,
   outBytes: reqs * 100,
 });
@@ -25,10 +26,11 @@ it('fills the hours without traffic between the first and the last with zeros', 
   assert.deepEqual(fillHours([]), []);
 });
 
-it('adds up requests, failures and bytes', () => {
-  assert.deepEqual(trafficTotals([h('a', 5, 1), h('b', 3, 2)]), {
+it('adds up requests, failures, refused sign-ins and bytes', () => {
+  assert.deepEqual(trafficTotals([h('a', 5, 1, 7), h('b', 3, 2)]), {
     reqs: 8,
     fails: 3,
+    authFails: 7,
     inBytes: 80,
     outBytes: 800,
   });
@@ -62,11 +64,11 @@ it('gives an hour at most a 24th of the width, so one hour of traffic is not one
 
 it('sums the traffic in the lease\'s own labels, with "1 request" singular', () => {
   assert.equal(
-    trafficSummary(1, { reqs: 1, fails: 0, inBytes: 1100, outBytes: 2_300_000 }, formatBytes),
-    '1 hour · 1 request · 0 failed · You to Proxy 1.1 kB · Proxy to You 2.3 MB',
+    trafficSummary(1, { reqs: 1, fails: 0, authFails: 1, inBytes: 1100, outBytes: 2_300_000 }, formatBytes),
+    '1 hour · 1 request · 0 failed · 1 failed sign-in · You to Proxy 1.1 kB · Proxy to You 2.3 MB',
   );
   assert.equal(
-    trafficSummary(3, { reqs: 1234, fails: 2, inBytes: 5, outBytes: 0 }, formatBytes),
-    '3 hours · 1,234 requests · 2 failed · You to Proxy 5 B · Proxy to You 0 B',
+    trafficSummary(3, { reqs: 1234, fails: 2, authFails: 0, inBytes: 5, outBytes: 0 }, formatBytes),
+    '3 hours · 1,234 requests · 2 failed · 0 failed sign-ins · You to Proxy 5 B · Proxy to You 0 B',
   );
 });

@@ -14,7 +14,14 @@ export function fillHours(hours: readonly TLeaseTrafficHour[]): TLeaseTrafficHou
   const out: TLeaseTrafficHour[] = [];
   for (let t = times[0]!; t <= times[times.length - 1]!; t += HOUR_MS) {
     out.push(
-      byHour.get(t) ?? { hour: new Date(t).toISOString(), reqs: 0, fails: 0, inBytes: 0, outBytes: 0 },
+      byHour.get(t) ?? {
+        hour: new Date(t).toISOString(),
+        reqs: 0,
+        fails: 0,
+        authFails: 0,
+        inBytes: 0,
+        outBytes: 0,
+      },
     );
   }
   return out;
@@ -23,6 +30,8 @@ export function fillHours(hours: readonly TLeaseTrafficHour[]): TLeaseTrafficHou
 export interface TrafficTotals {
   reqs: number;
   fails: number;
+  /** Refused sign-ins (wrong user name or password): their own figure, never among the failed requests. */
+  authFails: number;
   inBytes: number;
   outBytes: number;
 }
@@ -32,10 +41,11 @@ export function trafficTotals(hours: readonly TLeaseTrafficHour[]): TrafficTotal
     (t, h) => ({
       reqs: t.reqs + h.reqs,
       fails: t.fails + h.fails,
+      authFails: t.authFails + h.authFails,
       inBytes: t.inBytes + h.inBytes,
       outBytes: t.outBytes + h.outBytes,
     }),
-    { reqs: 0, fails: 0, inBytes: 0, outBytes: 0 },
+    { reqs: 0, fails: 0, authFails: 0, inBytes: 0, outBytes: 0 },
   );
 }
 
@@ -82,19 +92,25 @@ export const hoursLabel = (n: number): string => `${n} ${n === 1 ? 'hour' : 'hou
 export const requestsLabel = (n: number): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? 'request' : 'requests'}`;
 
+/** "1 failed sign-in", "12 failed sign-ins": refused credentials, apart from the failed requests. */
+export const failedSignInsLabel = (n: number): string =>
+  `${n.toLocaleString('en-US')} failed ${n === 1 ? 'sign-in' : 'sign-ins'}`;
+
 /**
  * The line under the chart, in the lease's own words (You to Proxy is what the customer sent, Proxy
- * to You what came back): "3 hours · 1 request · 0 failed · You to Proxy 1.1 kB · Proxy to You 2.3 MB".
+ * to You what came back): "3 hours · 1 request · 0 failed · 2 failed sign-ins · You to Proxy 1.1 kB ·
+ * Proxy to You 2.3 MB". Refused sign-ins are their own figure, never among the failed requests.
  */
 export function trafficSummary(
   hourCount: number,
-  totals: { reqs: number; fails: number; inBytes: number; outBytes: number },
+  totals: TrafficTotals,
   bytes: (n: number) => string,
 ): string {
   return [
     hoursLabel(hourCount),
     requestsLabel(totals.reqs),
     `${totals.fails.toLocaleString('en-US')} failed`,
+    failedSignInsLabel(totals.authFails),
     `You to Proxy ${bytes(totals.inBytes)}`,
     `Proxy to You ${bytes(totals.outBytes)}`,
   ].join(' · ');

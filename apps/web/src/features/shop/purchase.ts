@@ -3,11 +3,14 @@
  * `POST /leases` mapped to a state, and the dialog texts. Pure, so Node tests it.
  */
 import {
+  AUTO_REFUND_FAIL_PCT,
+  AUTO_REFUND_RULE_SHORT,
   LEASE_CHANGE_LABELS,
   LEASE_CHANGES,
   type LeaseChange,
   PURCHASE_ERROR_CODES,
   type PurchaseErrorCode,
+  STATIC_REFUND_WINDOW_MS,
   type TAgent,
 } from '@pm/contracts';
 
@@ -79,9 +82,7 @@ export interface FailureText {
 export const FAILURE_TEXTS: Record<PurchaseFailure['step'], FailureText> = {
   TEST_FAILED: {
     title: 'The proxy is not responding',
-    text:
-      'Our test connection through this proxy did not get an answer. You can still buy it: if 40% or more ' +
-      'of your requests through it fail, its price is refunded to your balance automatically.',
+    text: `Our test connection through this proxy did not get an answer. You can still buy it. ${AUTO_REFUND_RULE_SHORT}`,
   },
   PRICE_CHANGED: {
     title: 'Price Changed',
@@ -113,6 +114,11 @@ export const FAILURE_TEXTS: Record<PurchaseFailure['step'], FailureText> = {
 export const changeLabels = (changes: readonly LeaseChange[]): string[] =>
   changes.map((c) => LEASE_CHANGE_LABELS[c]);
 
-/** Information shown before buying (SPEC 2, "Proxy detail and purchase"). */
-export const AUTO_REFUND_NOTE =
-  'Note: if 40% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically.';
+/**
+ * Information shown before buying (SPEC 2, "Proxy detail and purchase"): SPEC's words, then the rule
+ * the server applies (what counts, the window and the minimum).
+ */
+export const AUTO_REFUND_NOTE = `Note: if ${AUTO_REFUND_FAIL_PCT}% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically. ${AUTO_REFUND_RULE_SHORT}`;
+
+/** The same place in the static shop's confirm dialog: static proxies are never refunded automatically. */
+export const STATIC_REFUND_NOTE = `${AUTO_REFUND_RULE_SHORT} A static proxy is refunded by support within ${STATIC_REFUND_WINDOW_MS / 3_600_000} hour of purchase, only if it was not used.`;

@@ -66,6 +66,8 @@ export function LeaseInfoTab({ lease }: { lease: TLease }) {
         items={[
           { label: 'Total Requests', value: lease.stats.reqs.toLocaleString('en-US') },
           { label: 'Failed %', value: `${Math.round(lease.stats.failPct * 10) / 10}%` },
+          // Wrong user names or passwords: refused before any request, so never part of Failed %.
+          { label: 'Failed sign-ins', value: lease.stats.authFails.toLocaleString('en-US') },
           { label: 'You to Proxy', value: formatBytes(lease.stats.inBytes) },
           { label: 'Proxy to You', value: formatBytes(lease.stats.outBytes) },
         ]}

@@ -10,7 +10,7 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { ENDPOINTS, type TPortPackage } from '@pm/contracts';
+import { ENDPOINTS, PORT_REFUND_AMOUNT_TEXT, type TPortPackage } from '@pm/contracts';
 import { type Cents, formatUsd } from '@pm/money';
 import { useState } from 'react';
 import { useEnvironment } from '../../../app/context.tsx';
@@ -99,6 +99,12 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
           <Line label="Location" value={geoText(pkg)} />
           <Line label="Traffic" value={trafficText(pkg)} testId="port-traffic" />
           <Line label="Requests" value={`${pkg.stats.requests} (${pkg.stats.errors} failed)`} />
+          {/* Wrong logins or passwords: refused before any request, so never among the failed ones. */}
+          <Line
+            label="Failed sign-ins"
+            value={pkg.stats.auth_fails.toLocaleString('en-US')}
+            testId="port-auth-fails"
+          />
           <Line label="Ports" value={`${host} ${portRanges(pkg.access.ports)}`} />
           {first !== undefined && (
             <>
@@ -196,7 +202,7 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
         <DialogContent>
           <Typography>
             {confirm === 'refund'
-              ? `Refund ${formatUsd(pkg.price as Cents)} to your balance? The ports stop at once.`
+              ? `Refund up to ${formatUsd(pkg.price as Cents)} to your balance? ${PORT_REFUND_AMOUNT_TEXT}`
               : `Reactivate for ${pkg.time_period} day${pkg.time_period === 1 ? '' : 's'} for ${formatUsd(pkg.price as Cents)}?`}
           </Typography>
         </DialogContent>

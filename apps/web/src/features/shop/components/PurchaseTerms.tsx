@@ -1,10 +1,13 @@
 import { Box } from '@mui/material';
-import { AUTO_REFUND_NOTE } from '../purchase.ts';
+import { AUTO_REFUND_NOTE, STATIC_REFUND_NOTE } from '../purchase.ts';
 
 export const LEASE_DURATION_TEXT = 'The proxy is leased for 24 hours.';
 
-/** What a buyer is told before buying (SPEC 2, Confirm Purchase). */
-export function PurchaseTerms() {
+/**
+ * What a buyer is told before buying (SPEC 2, Confirm Purchase); a static proxy's buyer is told it
+ * is never refunded automatically instead of SPEC's auto-refund note.
+ */
+export function PurchaseTerms({ isStatic = false }: { isStatic?: boolean }) {
   return (
     <Box
       component="ul"
@@ -15,7 +18,7 @@ export function PurchaseTerms() {
       <li>The price is paid from your balance. The minimum amount to add funds is 5$.</li>
       <li>Adding funds opens the payment provider in a new tab: please allow pop-ups for this site.</li>
       <li>The balance is non-refundable.</li>
-      <li>{AUTO_REFUND_NOTE}</li>
+      <li data-testid="purchase-refund-note">{isStatic ? STATIC_REFUND_NOTE : AUTO_REFUND_NOTE}</li>
     </Box>
   );
 }

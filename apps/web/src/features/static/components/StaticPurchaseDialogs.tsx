@@ -36,7 +36,7 @@ export function StaticPurchaseDialogs({ purchase }: { purchase: StaticPurchase }
             </Typography>
           </div>
           <Typography variant="body2">Static proxy, private, for 24 hours.</Typography>
-          <PurchaseTerms />
+          <PurchaseTerms isStatic />
         </Stack>
       </MessageDialog>
     );

@@ -1,0 +1,64 @@
+/**
+ * A port package's refused sign-ins (wrong login or password, `auth_fails`) are their own figure in
+ * the Ports API's package stats and hourly traffic, never among `errors` or `fails`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ZPortPackages, ZPortTrafficResponse } from '@pm/contracts';
+import { buildAccount, buildAgent, buildNode, buildSparePorts, newUserId } from '@pm/db/testing';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+
+let t: TestApp;
+
+before(async () => {
+  t = await createTestApp('ports_auth_fails', { ports: true, payments: false });
+});
+after(async () => {
+  await t?.close();
+});
+
+test('the package list and its hourly traffic carry auth_fails apart from errors', async () => {
+  const node = await buildNode(t.db, { publicIp: '198.51.100.9' });
+  await buildSparePorts(t.db, node.id, { count: 200 });
+  await buildAgent(t.db, { nodeId: node.id, cc: 'US', reg: 'New York', city: 'New York', conn: 'wifi' });
+  const userId = newUserId();
+  await buildAccount(t.db, { userId, balanceC: 100_000 });
+  const headers = { ...(await t.auth(userId)), 'content-type': 'application/json' };
+  const request = {
+    time_period: 1,
+    traffic: { type: 'limit', amount: 1 },
+    geo: { country: 'US', state: 'New York', city: 'New York', connection_type: 'both' },
+    access: { type: 'auth', port_amount: 100 },
+  };
+  const ports = t.portsApp!;
+  const quote = await ports.inject({ method: 'POST', url: '/price', headers, payload: request });
+  assert.equal(quote.statusCode, 200, quote.body);
+  const created = await ports.inject({
+    method: 'POST',
+    url: '/package/create',
+    headers,
+    payload: { ...request, user_id: userId, price: quote.json().price, switch: { type: 'timer', timer: 5 } },
+  });
+  assert.ok(created.statusCode < 300, created.body);
+  const [{ id }] = await t.db.query<{ id: string }>('SELECT id FROM port_packages WHERE user_id = $1', [
+    userId,
+  ]);
+  await t.db.query('UPDATE port_packages SET requests = 8, errors = 1, auth_fails = 40 WHERE id = $1', [id]);
+  const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+  await t.db.query(
+    `INSERT INTO package_traffic_hourly (package_id, hour, reqs, fails, auth_fails, in_bytes, out_bytes)
+     VALUES ($1, $2, 8, 1, 40, 0, 0)`,
+    [id, hour],
+  );
+
+  const list = await ports.inject({ method: 'GET', url: `/users/${userId}/packages`, headers });
+  assert.equal(list.statusCode, 200, list.body);
+  const pkg = ZPortPackages.parse(list.json()).packages.find((p) => p.id === id)!;
+  assert.deepEqual(pkg.stats, { requests: 8, errors: 1, auth_fails: 40, upload: 0, download: 0 });
+
+  const traffic = await ports.inject({ method: 'GET', url: `/package/traffic/${id}`, headers });
+  assert.equal(traffic.statusCode, 200, traffic.body);
+  assert.deepEqual(ZPortTrafficResponse.parse(traffic.json()).hours, [
+    { hour: hour.toISOString(), reqs: 8, fails: 1, authFails: 40, inBytes: 0, outBytes: 0 },
+  ]);
+});
