@@ -10,10 +10,12 @@ import {
   discoverWebClient,
   formAction,
   type MailCatcher,
+  outsideTotp,
   passwordGrant,
   REDIRECT_URI,
   startIdentity,
   startMailCatcher,
+  TEST_TOTP_SECRET,
 } from './test-support.ts';
 
 describe('admin auth API', () => {
@@ -45,18 +47,25 @@ describe('admin auth API', () => {
       email: 'staff@example.com',
       password: 'staff password',
       permissions: ['read:users', 'update:accounts'],
+      totpSecret: TEST_TOTP_SECRET,
     });
     await ensureUser(db, {
       email: 'halfstaff@example.com',
       password: 'half password',
       permissions: ['read:users'],
+      totpSecret: TEST_TOTP_SECRET,
     });
     bob = await ensureUser(db, { email: 'bob@example.com', password: 'bob password', emailVerified: true });
     // The market API's account row for bob, as the server would have created it.
     await db.query(`INSERT INTO accounts (user_id, email) VALUES ($1, 'bob@example.com')`, [bob.id]);
     staffToken = String(
-      (await passwordGrant(idp.url, { username: 'staff@example.com', password: 'staff password' })).body
-        .access_token,
+      (
+        await passwordGrant(idp.url, {
+          username: 'staff@example.com',
+          password: 'staff password',
+          otp: await outsideTotp(TEST_TOTP_SECRET).next(),
+        })
+      ).body.access_token,
     );
     customerToken = String(
       (await passwordGrant(idp.url, { username: 'bob@example.com', password: 'bob password' })).body
@@ -81,8 +90,13 @@ describe('admin auth API', () => {
     const customer = await call('/administator/user/info/', { email: 'bob@example.com' }, customerToken);
     assert.equal(customer.status, 403);
     const half = String(
-      (await passwordGrant(idp.url, { username: 'halfstaff@example.com', password: 'half password' })).body
-        .access_token,
+      (
+        await passwordGrant(idp.url, {
+          username: 'halfstaff@example.com',
+          password: 'half password',
+          otp: await outsideTotp(TEST_TOTP_SECRET).next(),
+        })
+      ).body.access_token,
     );
     assert.equal((await call('/administator/user/block/', { email: 'bob@example.com' }, half)).status, 403);
   });

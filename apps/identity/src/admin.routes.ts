@@ -3,6 +3,7 @@ import { AppError, ENDPOINTS, isAppError, isStaff } from '@pm/contracts';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { Context, Next } from 'koa';
 import { registerIdentityEndpoint } from './endpoint.ts';
+import type { HandoffService } from './handoff.service.ts';
 import { type Limits, TOO_MANY } from './limits.ts';
 import { logMailFailure } from './pages/routes.ts';
 import { normalizeEmail } from './passwords.ts';
@@ -13,6 +14,8 @@ export interface AdminDeps {
   users: UsersService;
   /** The staff operations behind `/administator/user/*`. */
   staff: StaffService;
+  /** The `?token=` hand-off's redemption (`POST /handoff/token`). */
+  handoff: HandoffService;
   limits: Limits;
   issuer: string;
   apiAudience: string;
@@ -90,6 +93,8 @@ export function createAdminRouter(d: AdminDeps): Router {
     return MSG.resetSent;
   });
 
+  registerIdentityEndpoint(api, ENDPOINTS.redeemHandoff, (_ctx, { body }) => d.handoff.redeem(body));
+
   // With `blocked` it sets that state (idempotent); without it, it toggles (the SPEC 7 client
   // blocks and unblocks with the same call).
   registerIdentityEndpoint(api, ENDPOINTS.blockUser, (_ctx, { body, caller }) =>
@@ -100,6 +105,11 @@ export function createAdminRouter(d: AdminDeps): Router {
 
   registerIdentityEndpoint(api, ENDPOINTS.setUserPassword, async (_ctx, { body, caller }) => {
     const { email } = await d.staff.setPassword(caller, body);
+    return { ok: true, email };
+  });
+
+  registerIdentityEndpoint(api, ENDPOINTS.resetUserTwoFactor, async (_ctx, { body, caller }) => {
+    const { email } = await d.staff.resetTwoFactor(caller, body);
     return { ok: true, email };
   });
 

@@ -7,6 +7,7 @@ import type { Context, Next } from 'koa';
 import { errors } from 'oidc-provider';
 import { purgeExpiredPayloads } from './adapter.ts';
 import { createAdminRouter } from './admin.routes.ts';
+import { createHandoffService } from './handoff.service.ts';
 import { corsFor, securityHeaders, sendHtml } from './http.ts';
 import { createLimits, type LimitOverrides } from './limits.ts';
 import { createMailer, type Mailer } from './mail.ts';
@@ -17,6 +18,10 @@ import { registerPasswordGrant } from './password-grant.ts';
 import { verifyPassword } from './passwords.ts';
 import { createProvider } from './provider.ts';
 import { createStaffService } from './staff.service.ts';
+
+export { newTotpSecret, totpUri } from './totp.ts';
+
+import { createTwoFactorService } from './two-factor.service.ts';
 import { createUsersRepository } from './users.repository.ts';
 import { createUsersService } from './users.service.ts';
 
@@ -143,6 +148,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   const mailer = createMailer(config.smtpUrl, config.mailFrom);
   const repo = createUsersRepository(config.db.db);
   const users = createUsersService({ repo, mailer, issuer: () => issuer, appUrl: config.appUrl });
+  const twoFactor = createTwoFactorService({ repo });
   // Counted in the shared `rate_limits` table: every identity process spends one budget.
   const limits = createLimits(config.rateLimits, Date.now, createPgRateCounter(config.db));
 
@@ -165,11 +171,26 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   // Koa: with proxy on, ctx.ip = X-Forwarded-For's entries sliced to the last maxIpsCount, first one.
   provider.proxy = hops > 0;
   provider.maxIpsCount = hops;
-  registerPasswordGrant(provider, { users, limits, apiAudience: config.apiAudience, accessTokenTtlSeconds });
+  registerPasswordGrant(provider, {
+    users,
+    twoFactor,
+    limits,
+    apiAudience: config.apiAudience,
+    accessTokenTtlSeconds,
+  });
 
+  const handoff = createHandoffService({
+    provider,
+    repo,
+    webClient: config.webClient,
+    apiAudience: config.apiAudience,
+    accessTokenTtlSeconds,
+  });
   const pages = createPageRouter({
+    handoff,
     provider,
     users,
+    twoFactor,
     limits,
     appUrl: config.appUrl,
     webClientId: config.webClient.clientId,
@@ -178,6 +199,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   const admin = createAdminRouter({
     users,
     staff: createStaffService({ repo, mailer, issuer: () => issuer, appUrl: config.appUrl }),
+    handoff,
     limits,
     issuer,
     apiAudience: config.apiAudience,
@@ -189,7 +211,7 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
   const routers = { api: admin, assets: createAssetRouter(), pages };
 
   provider.use(securityHeaders);
-  provider.use(corsFor(config.corsOrigins, ['/dbconnections/', '/administator/']));
+  provider.use(corsFor(config.corsOrigins, ['/dbconnections/', '/administator/', '/handoff/']));
   provider.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       ctx.body = { ok: true };
@@ -233,7 +255,13 @@ export async function start(config: IdentityConfig): Promise<IdentityHandle> {
 /** Creates or updates a user (used by the launcher for demo users and by tests). */
 export async function ensureUser(
   db: DbHandle,
-  u: { email: string; password: string; permissions?: string[]; emailVerified?: boolean },
+  u: {
+    email: string;
+    password: string;
+    permissions?: string[];
+    emailVerified?: boolean;
+    totpSecret?: string;
+  },
 ): Promise<{ id: string; referralCode: string }> {
   const users = createUsersService({
     repo: createUsersRepository(db.db),
@@ -241,7 +269,19 @@ export async function ensureUser(
     issuer: () => '',
     appUrl: '',
   });
-  return users.ensureUser(u);
+  const { totpSecret, ...user } = u;
+  const created = await users.ensureUser(user);
+  if (totpSecret) await enrolTotp(db, u.email, totpSecret);
+  return created;
+}
+
+/**
+ * Turns two-factor sign-in on for a user with a known TOTP secret (the launcher's demo admin,
+ * tests); the same secret again changes nothing. False for an unknown email.
+ */
+export async function enrolTotp(db: DbHandle, email: string, secret: string): Promise<boolean> {
+  const twoFactor = createTwoFactorService({ repo: createUsersRepository(db.db) });
+  return twoFactor.enrolWithSecret(email.trim().toLowerCase(), secret);
 }
 
 /**

@@ -66,6 +66,12 @@ export interface Limits {
    * which the account's slow-down lets through (a stranger's failures cannot keep the owner out).
    */
   beginLogin(email: string, ip: string, opts?: { knownIp?: boolean }): Promise<LoginAdmission>;
+  /**
+   * The same for a two-factor code after a right password: the same limits per (account, IP) and
+   * per IP (a wrong code is a failed sign-in), and the same slow-down, counted per account apart
+   * from its passwords, so six million codes cannot be walked at 10 an hour either.
+   */
+  beginCode(userId: string, ip: string, opts?: { knownIp?: boolean }): Promise<LoginAdmission>;
   /** After a password reset through the mailed link: the account's slow-down starts over. */
   clearAccount(email: string): Promise<void>;
   /** Counts one sign-up attempt; false when over the limit. */
@@ -114,45 +120,49 @@ export function createLimits(
   };
   const pair = (email: string, ip: string) => `${email}|${ip}`;
 
-  return {
-    async beginLogin(email, ip, opts = {}) {
-      // Each take is one atomic upsert, so of N parallel attempts (on any process) only the allowed number pass.
-      const ipWait = await take('failsPerIpDay', ip);
-      if (ipWait !== null) return { ok: false, retryAfterS: ipWait };
-      const pairWait = await take('failsPerEmailIp', pair(email, ip));
-      if (pairWait !== null) {
-        await counter.giveBack(key('failsPerIpDay', ip));
-        return { ok: false, retryAfterS: pairWait };
+  /** Takes an attempt's points for `subject` (an email, or `otp:<user id>`) before it is checked. */
+  async function begin(subject: string, ip: string, opts: { knownIp?: boolean }): Promise<LoginAdmission> {
+    // Each take is one atomic upsert, so of N parallel attempts (on any process) only the allowed number pass.
+    const ipWait = await take('failsPerIpDay', ip);
+    if (ipWait !== null) return { ok: false, retryAfterS: ipWait };
+    const pairWait = await take('failsPerEmailIp', pair(subject, ip));
+    if (pairWait !== null) {
+      await counter.giveBack(key('failsPerIpDay', ip));
+      return { ok: false, retryAfterS: pairWait };
+    }
+    if (!opts.knownIp) {
+      const admitted = await counter.pace(key('account', subject), pace);
+      if (!admitted.ok) {
+        await Promise.all([
+          counter.giveBack(key('failsPerIpDay', ip)),
+          counter.giveBack(key('failsPerEmailIp', pair(subject, ip))),
+        ]);
+        return { ok: false, retryAfterS: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)) };
       }
-      if (!opts.knownIp) {
-        const admitted = await counter.pace(key('account', email), pace);
-        if (!admitted.ok) {
+    }
+    let reported = false;
+    return {
+      ok: true,
+      ticket: {
+        async succeeded() {
+          if (reported) return;
+          reported = true;
           await Promise.all([
+            counter.clear(key('account', subject)),
             counter.giveBack(key('failsPerIpDay', ip)),
-            counter.giveBack(key('failsPerEmailIp', pair(email, ip))),
+            counter.clear(key('failsPerEmailIp', pair(subject, ip))),
           ]);
-          return { ok: false, retryAfterS: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)) };
-        }
-      }
-      let reported = false;
-      return {
-        ok: true,
-        ticket: {
-          async succeeded() {
-            if (reported) return;
-            reported = true;
-            await Promise.all([
-              counter.clear(key('account', email)),
-              counter.giveBack(key('failsPerIpDay', ip)),
-              counter.clear(key('failsPerEmailIp', pair(email, ip))),
-            ]);
-          },
-          async failed() {
-            reported = true;
-          },
         },
-      };
-    },
+        async failed() {
+          reported = true;
+        },
+      },
+    };
+  }
+
+  return {
+    beginLogin: (email, ip, opts = {}) => begin(email, ip, opts),
+    beginCode: (userId, ip, opts = {}) => begin(`otp:${userId}`, ip, opts),
     clearAccount: (email) => counter.clear(key('account', email)),
     takeSignup: (email, ip) =>
       takeAll([

@@ -12,9 +12,11 @@ import {
   discoverWebClient,
   formAction,
   type MailCatcher,
+  outsideTotp,
   REDIRECT_URI,
   startIdentity,
   startMailCatcher,
+  TEST_TOTP_SECRET,
   WEB_CLIENT_ID,
 } from './test-support.ts';
 
@@ -38,6 +40,7 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
       email: 'staff@example.com',
       password: 'staff password',
       permissions: ['read:users', 'update:accounts'],
+      totpSecret: TEST_TOTP_SECRET,
     });
     config = await discoverWebClient(idp.url);
   });
@@ -94,6 +97,7 @@ describe('OpenID Connect interoperability (openid-client v6)', () => {
     const tokens = await codeFlowSignIn(config, new Browser(idp.url), {
       email: 'staff@example.com',
       password: 'staff password',
+      totp: outsideTotp(TEST_TOTP_SECRET),
     });
     const { payload } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${idp.url}/jwks`)), {
       issuer: idp.url,

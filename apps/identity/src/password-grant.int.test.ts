@@ -8,9 +8,11 @@ import {
   API_AUDIENCE,
   API_CLIENT,
   type MailCatcher,
+  outsideTotp,
   passwordGrant,
   startIdentity,
   startMailCatcher,
+  TEST_TOTP_SECRET,
   WEB_CLIENT_ID,
 } from './test-support.ts';
 
@@ -28,6 +30,7 @@ describe('password grant (public API)', () => {
       email: 'Staff@Example.com',
       password: 'staff password 1',
       permissions: ['read:users', 'update:accounts'],
+      totpSecret: TEST_TOTP_SECRET,
     });
   });
 
@@ -73,6 +76,7 @@ describe('password grant (public API)', () => {
     const { status, body } = await passwordGrant(idp.url, {
       username: 'staff@example.com',
       password: 'staff password 1',
+      otp: await outsideTotp(TEST_TOTP_SECRET).next(),
     });
     assert.equal(status, 200, JSON.stringify(body));
     const jwks = createRemoteJWKSet(new URL(`${idp.url}/jwks`));

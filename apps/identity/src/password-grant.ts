@@ -3,10 +3,19 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { type Limits, TOO_MANY } from './limits.ts';
 import { normalizeEmail } from './passwords.ts';
 import { apiResourceServer } from './provider.ts';
+import { cleanTotpCode } from './totp.ts';
+import { hasTwoFactor, type TwoFactorService } from './two-factor.service.ts';
+import type { UserRow } from './users.repository.ts';
 import type { UsersService } from './users.service.ts';
+
+/** The grant's answer to an account with two-factor sign-in and no (or a wrong) `otp`. */
+export const OTP_REQUIRED =
+  'This account uses two-factor sign-in: send the current code from the authenticator app as otp, or use an API key.';
+export const OTP_WRONG = 'The two-factor code is not valid (each code works once).';
 
 export interface PasswordGrantDeps {
   users: UsersService;
+  twoFactor: TwoFactorService;
   limits: Limits;
   apiAudience: string;
   accessTokenTtlSeconds: number;
@@ -28,7 +37,7 @@ export function registerPasswordGrant(provider: Provider, deps: PasswordGrantDep
   const resourceServer = apiResourceServer(deps.apiAudience, deps.accessTokenTtlSeconds);
 
   async function handler(ctx: KoaContextWithOIDC): Promise<void> {
-    const params = ctx.oidc.params as { username?: string; password?: string };
+    const params = ctx.oidc.params as { username?: string; password?: string; otp?: string };
     if (!params.username || !params.password) {
       throw new errors.InvalidRequest('username and password are required');
     }
@@ -47,6 +56,7 @@ export function registerPasswordGrant(provider: Provider, deps: PasswordGrantDep
       throw new errors.CustomOIDCProviderError('invalid_grant', result.message);
     }
     await admission.ticket.succeeded();
+    await checkSecondFactor(ctx, result.user, params.otp);
     await deps.users.recordLogin(result.user.id, ip);
 
     // A grant per token request keeps the model uniform (revocation by account finds it); its TTL is
@@ -66,5 +76,23 @@ export function registerPasswordGrant(provider: Provider, deps: PasswordGrantDep
     };
   }
 
-  provider.registerGrantType('password', handler, ['username', 'password', 'scope']);
+  /**
+   * An account with two-factor sign-in needs `otp`: a current TOTP code (rate limited like a
+   * password, never accepted twice; recovery codes are for the sign-in page only).
+   */
+  async function checkSecondFactor(ctx: KoaContextWithOIDC, user: UserRow, otp: string | undefined) {
+    if (!hasTwoFactor(user)) return;
+    const code = cleanTotpCode(otp);
+    if (!code) throw new errors.CustomOIDCProviderError('invalid_grant', OTP_REQUIRED);
+    const knownIp = user.lastLoginIp != null && user.lastLoginIp === ctx.ip;
+    const admission = await deps.limits.beginCode(user.id, ctx.ip, { knownIp });
+    if (!admission.ok) throw tooManyRequests(ctx, admission.retryAfterS);
+    if (!(await deps.twoFactor.verifyCode(user, code))) {
+      await admission.ticket.failed();
+      throw new errors.CustomOIDCProviderError('invalid_grant', OTP_WRONG);
+    }
+    await admission.ticket.succeeded();
+  }
+
+  provider.registerGrantType('password', handler, ['username', 'password', 'scope', 'otp']);
 }

@@ -1,7 +1,9 @@
+import { isStaffPermissionName } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createAdapterFactory } from './adapter.ts';
 import { errorPage, logoutConfirmPage, logoutSubmitPage, messagePage } from './pages/views.ts';
+import { hasTwoFactor } from './two-factor.service.ts';
 import type { UsersService } from './users.service.ts';
 
 export interface ProviderOptions {
@@ -42,6 +44,15 @@ function isOwnSignOut(ctx: KoaContextWithOIDC): boolean {
   return typeof sub === 'string' && sub === ctx.oidc.session?.accountId;
 }
 
+/**
+ * The permissions an access token carries: a staff account's staff permissions only once it has
+ * two-factor sign-in, so a token issued before its enrolment (by the password grant, or an old
+ * session) reaches nothing of the admin area, on the market API and the admin API alike.
+ */
+export function tokenPermissions(user: { permissions: string[]; totpSecret: string | null }): string[] {
+  return hasTwoFactor(user) ? user.permissions : user.permissions.filter((p) => !isStaffPermissionName(p));
+}
+
 /** Builds the OpenID provider: clients, token formats, lifetimes, account lookup and page templates. */
 export function createProvider(o: ProviderOptions): Provider {
   const resourceServer = apiResourceServer(o.apiAudience, o.accessTokenTtlSeconds);
@@ -79,7 +90,8 @@ export function createProvider(o: ProviderOptions): Provider {
       openid: ['sub', 'email', 'email_verified', 'referral_code'],
       email: ['email', 'email_verified'],
     },
-    extraParams: ['ref'],
+    // `ref`: the invite code of a sign-up; `two_factor=manage`: the app's way to the two-factor settings.
+    extraParams: ['ref', 'two_factor'],
     // Code flow only: no implicit or hybrid responses (tokens never travel in the front channel).
     responseTypes: ['code', 'none'],
     pkce: { required: () => true },
@@ -140,7 +152,7 @@ export function createProvider(o: ProviderOptions): Provider {
       const user = await o.users.findById(accountId);
       if (!user) return undefined;
       return {
-        permissions: user.permissions,
+        permissions: tokenPermissions(user),
         email: user.email,
         referral_code: user.referralCode,
         // The inviter's code from the sign-up's invite link, once the address is verified by the

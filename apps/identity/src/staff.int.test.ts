@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { ensureUser, type IdentityHandle } from './index.ts';
-import { linkIn, type MailCatcher, passwordGrant, startIdentity, startMailCatcher } from './test-support.ts';
+import {
+  linkIn,
+  type MailCatcher,
+  outsideTotp,
+  passwordGrant,
+  startIdentity,
+  startMailCatcher,
+  TEST_TOTP_SECRET,
+} from './test-support.ts';
 
 const STAFF = ['read:users', 'update:accounts'];
 let db: TestDatabase;
@@ -18,7 +26,10 @@ let staffToken: string;
 let superToken: string;
 
 const tokenOf = async (username: string, password: string) =>
-  String((await passwordGrant(idp.url, { username, password })).body.access_token);
+  String(
+    (await passwordGrant(idp.url, { username, password, otp: await outsideTotp(TEST_TOTP_SECRET).next() }))
+      .body.access_token,
+  );
 const call = (path: string, body: unknown, token = staffToken) =>
   fetch(`${idp.url}${path}`, {
     method: 'POST',
@@ -50,12 +61,18 @@ before(async () => {
   mail = await startMailCatcher();
   idp = await startIdentity(db, mail.url);
   staffId = (
-    await ensureUser(db, { email: 'staff@example.com', password: 'staff password', permissions: STAFF })
+    await ensureUser(db, {
+      email: 'staff@example.com',
+      password: 'staff password',
+      permissions: STAFF,
+      totpSecret: TEST_TOTP_SECRET,
+    })
   ).id;
   await ensureUser(db, {
     email: 'super@example.com',
     password: 'super password',
     permissions: [...STAFF, 'update:staff'],
+    totpSecret: TEST_TOTP_SECRET,
   });
   staffToken = await tokenOf('staff@example.com', 'staff password');
   superToken = await tokenOf('super@example.com', 'super password');

@@ -27,7 +27,7 @@ export interface StaffServiceDeps {
 }
 
 export const STAFF_MSG = {
-  staffTarget: `This is a staff account: changing its password or block needs the ${PERMISSION_UPDATE_STAFF} permission.`,
+  staffTarget: `This is a staff account: changing its password, block or two-factor sign-in needs the ${PERMISSION_UPDATE_STAFF} permission.`,
   blockedField: 'blocked must be true or false.',
   mailFailed: 'The email could not be sent; nothing was changed. Try again later.',
 } as const;
@@ -99,10 +99,10 @@ export function createStaffService({ repo, mailer, issuer, appUrl }: StaffServic
         const user = (await repo.lockById(found.id, tx)) ?? found;
         const blocked = typeof input.blocked === 'boolean' ? input.blocked : !user.blocked;
         if (blocked === user.blocked) return { blocked, email: user.email };
-        await repo.update(user.id, blocked ? { blocked, tokensValidAfter: new Date() } : { blocked }, tx);
+        await repo.update(user.id, { blocked }, tx);
         await repo.setAccountBlocked(user.id, blocked, tx);
         if (blocked) {
-          await repo.revokeOidcArtefacts(user.id, tx);
+          await repo.endSessions(user.id, tx);
           await repo.expireEmailTokens(user.id, 'reset', tx);
         }
         await repo.insertAudit(
@@ -132,6 +132,7 @@ export function createStaffService({ repo, mailer, issuer, appUrl }: StaffServic
         blocked: user.blocked,
         userId: user.id,
         invitedBy: user.invitedBy,
+        twoFactor: user.totpSecret !== null,
       };
     },
 
@@ -150,8 +151,8 @@ export function createStaffService({ repo, mailer, issuer, appUrl }: StaffServic
       if (problem) throw new AppError('VALIDATION_FAILED', { userMessage: problem });
       const passwordHash = await hashPassword(input.password as string);
       await repo.transaction(async (tx) => {
-        await repo.update(user.id, { passwordHash, tokensValidAfter: new Date() }, tx);
-        await repo.revokeOidcArtefacts(user.id, tx);
+        await repo.update(user.id, { passwordHash }, tx);
+        await repo.endSessions(user.id, tx);
         await repo.expireEmailTokens(user.id, 'reset', tx);
         await repo.insertAudit(
           audit(caller, user, { action: 'user.password', reason: readReason(input.reason) }),
@@ -162,6 +163,34 @@ export function createStaffService({ repo, mailer, issuer, appUrl }: StaffServic
         .send(passwordSetByStaffMail(user.email, `${issuer()}/forgot`, appUrl))
         .catch((e: Error) => console.error(`identity: staff password mail failed: ${e.message}`));
       return { email: user.email };
+    },
+
+    /**
+     * Turns a user's two-factor sign-in off (lost phone and recovery codes): ends every session and
+     * token, audited with the reason. A staff account needs `update:staff`, as for its password.
+     * Nothing to do (already off) writes no row.
+     */
+    async resetTwoFactor(
+      caller: StaffCaller,
+      input: { email: unknown; reason?: unknown },
+    ): Promise<{ email: string }> {
+      const found = await getUserByEmail(input.email);
+      await assertMayChange(caller, found);
+      await repo.transaction(async (tx) => {
+        const user = (await repo.lockById(found.id, tx)) ?? found;
+        if (!(await repo.disableTotp(user.id, tx))) return;
+        await repo.endSessions(user.id, tx);
+        await repo.insertAudit(
+          audit(caller, user, {
+            action: 'user.twoFactorReset',
+            before: { twoFactor: true },
+            after: { twoFactor: false },
+            reason: readReason(input.reason),
+          }),
+          tx,
+        );
+      });
+      return { email: found.email };
     },
 
     /**

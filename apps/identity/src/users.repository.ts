@@ -1,7 +1,7 @@
 import type { AuditRecordInput } from '@pm/contracts';
 import type { Db, DbOrTx } from '@pm/db';
-import { accounts, auditLog, emailTokens, users } from '@pm/db';
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { accounts, auditLog, emailTokens, handoffCodes, users } from '@pm/db';
+import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;
@@ -125,6 +125,117 @@ export function createUsersRepository(db: Db) {
         .where(
           and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt)),
         );
+    },
+
+    /**
+     * Ends every session and token of a user now: access tokens issued before this second are
+     * refused (the identity host's admin API reads `users`, the market API the account's copy),
+     * and every stored OIDC artefact and unredeemed hand-off code is deleted.
+     */
+    async endSessions(userId: string, tx: DbOrTx = db): Promise<void> {
+      const at = new Date();
+      await tx.update(users).set({ tokensValidAfter: at }).where(eq(users.id, userId));
+      await tx.update(accounts).set({ tokensValidAfter: at }).where(eq(accounts.userId, userId));
+      await tx.delete(handoffCodes).where(eq(handoffCodes.userId, userId));
+      await this.revokeOidcArtefacts(userId, tx);
+    },
+
+    /**
+     * Records `step` as the user's last used TOTP step, only when it is later than the one stored:
+     * false when the code (or an older one) was already used, so two parallel requests with one
+     * code cannot both pass.
+     */
+    async advanceTotpStep(userId: string, step: number, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(users)
+        .set({ totpLastStep: step })
+        .where(
+          and(
+            eq(users.id, userId),
+            isNotNull(users.totpSecret),
+            or(isNull(users.totpLastStep), lt(users.totpLastStep, step)),
+          ),
+        )
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+
+    /** Uses up one recovery code by its hash; false when the user has no such unused code. */
+    async consumeRecoveryCode(userId: string, codeHash: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(users)
+        .set({ totpRecoveryHashes: sql`array_remove(${users.totpRecoveryHashes}, ${codeHash})` })
+        .where(and(eq(users.id, userId), sql`${codeHash} = ANY(${users.totpRecoveryHashes})`))
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+
+    /**
+     * Turns two-factor sign-in on with the pending secret the user confirmed: false when it is on
+     * already or the pending secret changed meanwhile (a parallel confirmation won).
+     */
+    async enableTotp(
+      userId: string,
+      pendingSecret: string,
+      o: { step: number; recoveryHashes: string[] },
+      tx: DbOrTx = db,
+    ): Promise<boolean> {
+      const rows = await tx
+        .update(users)
+        .set({
+          totpSecret: pendingSecret,
+          totpPendingSecret: null,
+          totpEnabledAt: new Date(),
+          totpLastStep: o.step,
+          totpRecoveryHashes: o.recoveryHashes,
+        })
+        .where(
+          and(eq(users.id, userId), eq(users.totpPendingSecret, pendingSecret), isNull(users.totpSecret)),
+        )
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+
+    /** Turns two-factor sign-in off; false when it was not on. */
+    async disableTotp(userId: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(users)
+        .set({
+          totpSecret: null,
+          totpPendingSecret: null,
+          totpEnabledAt: null,
+          totpLastStep: null,
+          totpRecoveryHashes: [],
+        })
+        .where(and(eq(users.id, userId), isNotNull(users.totpSecret)))
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+
+    async insertHandoffCode(
+      row: { codeHash: string; userId: string; challenge: string; expiresAt: Date },
+      tx: DbOrTx = db,
+    ): Promise<void> {
+      await tx.insert(handoffCodes).values(row);
+    },
+
+    /** Marks an unused, unexpired hand-off code used; its user and challenge, undefined otherwise. */
+    async consumeHandoffCode(
+      codeHash: string,
+      tx: DbOrTx = db,
+    ): Promise<{ userId: string; challenge: string } | undefined> {
+      const rows = await tx
+        .update(handoffCodes)
+        .set({ usedAt: sql`now()` })
+        .where(
+          and(
+            eq(handoffCodes.codeHash, codeHash),
+            isNull(handoffCodes.usedAt),
+            gt(handoffCodes.expiresAt, sql`now()`),
+          ),
+        )
+        .returning({ userId: handoffCodes.userId, challenge: handoffCodes.challenge });
+      return rows[0];
     },
 
     /** Deletes every stored OIDC artefact (sessions, grants, codes, refresh tokens) of a user. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { AppError } from '@pm/contracts';
+import { AppError, holdsStaffPermission } from '@pm/contracts';
 import type { Mailer } from './mail.ts';
 import { resetMail, signupAttemptMail, verifyMail } from './pages/mails.ts';
 import {
@@ -170,6 +170,15 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       return user?.lastLoginIp != null && user.lastLoginIp === ip;
     },
 
+    /**
+     * True for a staff account: a staff permission in its sign-in permissions or its market
+     * account's (the same test as the admin API's `update:staff` rule).
+     */
+    async isStaffAccount(user: UserRow): Promise<boolean> {
+      if (holdsStaffPermission(user.permissions)) return true;
+      return holdsStaffPermission((await repo.findAccountPermissions(user.id)) ?? []);
+    },
+
     async recordLogin(userId: string, ip: string): Promise<void> {
       await repo.update(userId, { lastLoginAt: new Date(), lastLoginIp: ip });
     },
@@ -210,17 +219,12 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
         const unverified = before ? !before.emailVerified : false;
         const row = await repo.update(
           userId,
-          {
-            passwordHash,
-            tokensValidAfter: new Date(),
-            emailVerified: true,
-            ...(unverified ? { invitedBy: null } : {}),
-          },
+          { passwordHash, emailVerified: true, ...(unverified ? { invitedBy: null } : {}) },
           tx,
         );
         await repo.expireEmailTokens(userId, 'reset', tx);
         if (unverified) await repo.expireEmailTokens(userId, 'verify', tx);
-        await repo.revokeOidcArtefacts(userId, tx);
+        await repo.endSessions(userId, tx);
         return { email: row?.email ?? '' };
       });
     },

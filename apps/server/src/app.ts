@@ -142,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     'onRequest',
     createAuthHook({
       verifier: deps.verifier ?? createTokenVerifier(deps.oidc),
-      isBlocked: (userId) => composition.services.accounts.isBlocked(userId),
+      getAccess: (userId) => composition.services.accounts.getAccess(userId),
       blockCacheMs: deps.blockCacheMs ?? 1000,
       resolveApiKey: (key) => composition.services.apiKeys.resolve(key),
     }),

@@ -32,6 +32,11 @@ export const AUDIT_ACTIONS = [
   'user.password',
   /** POST /administator/user/password/reset-link: a reset link mailed on staff's request. */
   'user.resetLink',
+  /**
+   * POST /administator/user/two-factor/reset (or the operator's CLI, actor `operator:<name>`):
+   * before `{ twoFactor: true }`, after `{ twoFactor: false }`.
+   */
+  'user.twoFactorReset',
   /** PUT /pricing/rules, target `pricing_rules`: before/after `{ rows }`, the whole list. */
   'pricing.rules',
   /** PUT /pricing/ports, target `port_pricing`: before/after `{ rows }`, the whole table. */

@@ -36,6 +36,27 @@ export type TUserPasswordBody = z.infer<typeof ZUserPasswordBody>;
 export const ZUserResetLinkBody = z.object({ email, reason });
 export type TUserResetLinkBody = z.infer<typeof ZUserResetLinkBody>;
 
+/** `POST /administator/user/two-factor/reset`: turns the user's two-factor sign-in off (audited). */
+export const ZUserTwoFactorResetBody = z.object({ email, reason });
+export type TUserTwoFactorResetBody = z.infer<typeof ZUserTwoFactorResetBody>;
+
+/**
+ * `POST /handoff/token`: the web app redeems the one-time code of a `?token=` hand-off with the
+ * PKCE verifier its tab kept (RFC 7636 S256), for an access token of the market API.
+ */
+export const ZHandoffRedeemBody = z.object({
+  code: z.string().min(1).max(200),
+  code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/, 'must be an RFC 7636 verifier'),
+});
+export type THandoffRedeemBody = z.infer<typeof ZHandoffRedeemBody>;
+
+export const ZHandoffToken = z.object({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number().int(),
+});
+export type THandoffToken = z.infer<typeof ZHandoffToken>;
+
 /** The answer of a staff change to a user: done, for this (normalised) address. */
 export const ZUserChangeResult = z.object({ ok: z.literal(true), email: z.string() });
 export type TUserChangeResult = z.infer<typeof ZUserChangeResult>;
@@ -52,6 +73,8 @@ export const ZIdentityUserInfo = z.object({
   blocked: z.boolean(),
   userId: z.string(),
   invitedBy: z.string().nullable().optional(),
+  /** Whether the user signs in with a second factor (TOTP). */
+  twoFactor: z.boolean().optional(),
 });
 export type TIdentityUserInfo = z.infer<typeof ZIdentityUserInfo>;
 

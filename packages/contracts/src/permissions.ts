@@ -19,3 +19,16 @@ export const holdsStaffPermission = (permissions: readonly string[]): boolean =>
 /** True when a token's permissions include every staff permission. */
 export const isStaff = (permissions: readonly string[]): boolean =>
   STAFF_PERMISSIONS.every((p) => permissions.includes(p));
+
+/**
+ * True for a staff permission name: one of the staff permissions above, or any Auth0-style
+ * `verb:object` name (every staff permission has that shape, customers' ones such as DEPOSIT do
+ * not), so a staff permission added later is covered too.
+ */
+export const isStaffPermissionName = (name: string): boolean =>
+  name === PERMISSION_UPDATE_STAFF ||
+  (STAFF_PERMISSIONS as readonly string[]).includes(name) ||
+  name.includes(':');
+
+/** Every permission name the product knows, customers' and staff's. */
+export const ALL_PERMISSIONS = [PERMISSION_DEPOSIT, ...STAFF_PERMISSIONS, PERMISSION_UPDATE_STAFF] as const;

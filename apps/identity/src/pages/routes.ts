@@ -3,15 +3,20 @@ import Router from '@koa/router';
 import { isAppError } from '@pm/contracts';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
+import type { HandoffService } from '../handoff.service.ts';
 import { csrfToken, isCsrfValid, readBody, sendHtml } from '../http.ts';
 import { type Limits, TOO_MANY } from '../limits.ts';
 import { normalizeEmail } from '../passwords.ts';
+import type { TwoFactorService } from '../two-factor.service.ts';
 import { MSG, type UsersService } from '../users.service.ts';
-import { forgotPage, loginPage, messagePage, resetPage, signupPage } from './views.ts';
+import { createTwoFactorSteps } from './two-factor.routes.ts';
+import { errorPage, forgotPage, loginPage, messagePage, resetPage, signupPage } from './views.ts';
 
 export interface PageDeps {
   provider: Provider;
+  handoff: HandoffService;
   users: UsersService;
+  twoFactor: TwoFactorService;
   limits: Limits;
   appUrl: string;
   webClientId: string;
@@ -56,17 +61,34 @@ export function createPageRouter(d: PageDeps): Router {
     forgot: `/forgot?back=${encodeURIComponent(`/interaction/${uid}`)}`,
   });
 
-  async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2]): Promise<void> {
+  /**
+   * Ends an interaction step. The consent step keeps the login it follows (`merge`): with
+   * `prompt=login` (the app's way to the two-factor settings) a consent result without it would
+   * ask for the login again.
+   */
+  async function finish(
+    ctx: Context,
+    result: Parameters<Provider['interactionResult']>[2],
+    merge = false,
+  ): Promise<void> {
     const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, {
-      mergeWithLastSubmission: false,
+      mergeWithLastSubmission: merge,
     });
     ctx.status = 303;
     ctx.redirect(returnTo);
   }
 
-  async function finishLogin(ctx: Context, accountId: string): Promise<void> {
-    await finish(ctx, { login: { accountId, amr: ['pwd'], remember: true } });
+  async function finishLogin(ctx: Context, accountId: string, amr: string[]): Promise<void> {
+    await finish(ctx, { login: { accountId, amr, remember: true } });
   }
+
+  const secondFactor = createTwoFactorSteps({
+    provider,
+    users,
+    twoFactor: d.twoFactor,
+    limits,
+    finishLogin,
+  });
 
   /** First-party client: grant what it asked for without a consent screen. */
   async function autoConsent(ctx: Context, details: Awaited<ReturnType<Provider['interactionDetails']>>) {
@@ -90,7 +112,7 @@ export function createPageRouter(d: PageDeps): Router {
     }
     grant.addResourceScope(d.apiAudience, 'api');
     const grantId = await grant.save();
-    return finish(ctx, { consent: { grantId } });
+    return finish(ctx, { consent: { grantId } }, true);
   }
 
   /**
@@ -115,10 +137,7 @@ export function createPageRouter(d: PageDeps): Router {
       return finish(ctx, { error: 'login_required', error_description: 'unsupported prompt' });
     }
     const fresh = await takeFreshSignup(ctx);
-    if (fresh) {
-      await users.recordLogin(fresh.id, ctx.ip);
-      return finishLogin(ctx, fresh.id);
-    }
+    if (fresh) return secondFactor.afterPassword(ctx, details, fresh);
     const urls = interactionUrls(details.uid);
     const hint = str(details.params.login_hint);
     sendHtml(
@@ -165,9 +184,10 @@ export function createPageRouter(d: PageDeps): Router {
       return show(result.message, result.message === MSG.blocked ? 403 : 400);
     }
     await admission.ticket.succeeded();
-    await users.recordLogin(result.user.id, ctx.ip);
-    return finishLogin(ctx, result.user.id);
+    return secondFactor.afterPassword(ctx, details, result.user);
   });
+
+  secondFactor.register(router);
 
   router.get('/interaction/:uid/signup', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
@@ -257,6 +277,17 @@ export function createPageRouter(d: PageDeps): Router {
     const s = str(value);
     return /^\/interaction\/[\w-]+$/.test(s) ? s : undefined;
   };
+
+  // The `?token=` hand-off's middle leg: back to the web app tab that started it, with a code.
+  router.get('/handoff', async (ctx) => {
+    const back = await d.handoff.start(ctx);
+    if (!back) {
+      return sendHtml(ctx, errorPage({ message: 'This sign-in link is not valid.', appUrl: d.appUrl }), 400);
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 303;
+    ctx.redirect(back);
+  });
 
   router.get('/forgot', (ctx) => {
     const back = safeBack(ctx.query.back);

@@ -173,7 +173,12 @@ describe('createTokenVerifier', () => {
       'https://market.test/referral_code': 'REF123',
       'https://market.test/referred_by': 'INVITER1',
     });
-    assert.deepEqual(await verifier.verify(token), {
+    const { issuedAtMs, ...principal } = await verifier.verify(token);
+    assert.equal(
+      issuedAtMs,
+      (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).iat as number) * 1000,
+    );
+    assert.deepEqual(principal, {
       userId: 'kc-user',
       email: 'kc@example.test',
       refcode: 'REF123',
@@ -236,5 +241,77 @@ describe('createTokenVerifier', () => {
     } finally {
       await issuer.close();
     }
+  });
+});
+
+describe('tokens end with the account (issue 37 item 5)', () => {
+  let p: TestApp;
+  before(async () => {
+    p = await createTestApp('auth_valid_after', { ports: true });
+  });
+  after(async () => {
+    await p?.close();
+  });
+
+  const iatOf = (token: string) =>
+    (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { iat: number }).iat;
+  /** Polls `probe` until it answers `status`; the time it took. */
+  async function msUntil(probe: () => Promise<number>, status: number): Promise<number> {
+    const start = Date.now();
+    while ((await probe()) !== status) {
+      assert.ok(Date.now() - start < 3000, `still not ${status} after 3 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return Date.now() - start;
+  }
+
+  test('a token issued before the valid-after second is refused within a second on both APIs; later ones and API keys work', async () => {
+    const userId = newUserId();
+    await buildAccount(p.db, { userId });
+    const old = await p.issuer.sign(userId);
+    const market = (token: string) =>
+      p.app.inject({ method: 'GET', url: '/accounts/my', headers: { authorization: `Bearer ${token}` } });
+    const ports = (token: string) =>
+      p.portsApp!.inject({
+        method: 'GET',
+        url: `/users/${userId}/packages`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    assert.equal((await market(old)).statusCode, 200);
+    assert.equal((await ports(old)).statusCode, 200);
+    const created = await p.app.inject({
+      method: 'POST',
+      url: '/apikeys',
+      headers: { authorization: `Bearer ${old}`, 'content-type': 'application/json' },
+      payload: { name: 'script' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const key = (created.json() as { key: string }).key;
+    const viaKey = () =>
+      p.app.inject({ method: 'GET', url: '/api/leases', headers: { authorization: `Bearer ${key}` } });
+
+    // What the identity host writes on a password change, reset, block or two-factor change.
+    await p.db.query(`UPDATE accounts SET tokens_valid_after = to_timestamp($2) WHERE user_id = $1`, [
+      userId,
+      iatOf(old) + 1,
+    ]);
+    const tookMs = await msUntil(async () => (await market(old)).statusCode, 401);
+    assert.ok(tookMs <= 1100, `market API refused it after ${tookMs} ms`);
+    assert.equal((await market(old)).json().error, 'UNAUTHENTICATED');
+    assert.ok((await msUntil(async () => (await ports(old)).statusCode, 401)) <= 1100, 'the Ports API too');
+    // An API key is not a session: it outlives a password change...
+    assert.equal((await viaKey()).statusCode, 200);
+    // ...and a token issued after the change works.
+    await new Promise((r) => setTimeout(r, 2100));
+    const fresh = await p.issuer.sign(userId);
+    assert.ok(iatOf(fresh) >= iatOf(old) + 1);
+    assert.equal((await market(fresh)).statusCode, 200);
+    assert.equal((await ports(fresh)).statusCode, 200);
+    // A block stops tokens and API keys alike.
+    await p.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [userId]);
+    assert.ok((await msUntil(async () => (await viaKey()).statusCode, 403)) <= 1100);
+    assert.equal((await market(fresh)).statusCode, 403);
+    // The Ports API's listener keeps its own one-second cache.
+    assert.ok((await msUntil(async () => (await ports(fresh)).statusCode, 403)) <= 1100);
   });
 });

@@ -17,6 +17,8 @@ export interface Principal {
   permissions: string[];
   /** Holds both read:users and update:accounts. */
   isStaff: boolean;
+  /** The token's `iat` in ms; undefined for an API key (not a session: only a block stops it). */
+  issuedAtMs?: number | undefined;
 }
 
 /**
@@ -174,17 +176,24 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
         referredBy: readCodeClaim(payload, 'referred_by'),
         permissions,
         isStaff: isStaff(permissions),
+        issuedAtMs: typeof payload.iat === 'number' ? payload.iat * 1000 : undefined,
       },
       expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
     };
   }
 }
 
+/** An account's block flag and the time before which its tokens are refused (0: none). */
+export interface AccountAccessState {
+  blocked: boolean;
+  tokensValidAfterMs: number;
+}
+
 export interface AuthHookDeps {
   verifier: TokenVerifier;
-  /** True when the account exists and is blocked. */
-  isBlocked(userId: string): Promise<boolean>;
-  /** How long a "not blocked" answer may be reused; 0 checks the database on every request. */
+  /** The account's block flag and tokens-valid-after time (not blocked and 0 without an account). */
+  getAccess(userId: string): Promise<AccountAccessState>;
+  /** How long a "not blocked" answer (with its valid-after time) may be reused; 0 reads it on every request. */
   blockCacheMs: number;
   /** Resolves an API key (`pmk_…`) to its owner, or null when unknown or revoked (`api` routes only). */
   resolveApiKey?(key: string): Promise<Principal | null>;
@@ -197,21 +206,43 @@ const MAX_CACHED_USERS = 10_000;
  * bearer token -> Principal, refuses blocked accounts, and staff routes for non-staff.
  */
 export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
-  const notBlockedUntil = new Map<string, number>();
+  const cached = new Map<string, { state: AccountAccessState; untilMs: number }>();
 
-  async function assertNotBlocked(userId: string): Promise<void> {
+  async function readAccess(userId: string): Promise<AccountAccessState> {
     const now = Date.now();
-    if ((notBlockedUntil.get(userId) ?? 0) > now) return;
-    if (await deps.isBlocked(userId)) {
-      notBlockedUntil.delete(userId);
+    const hit = cached.get(userId);
+    if (hit && hit.untilMs > now) return hit.state;
+    const state = await deps.getAccess(userId);
+    if (state.blocked || deps.blockCacheMs <= 0) {
+      cached.delete(userId);
+      return state;
+    }
+    if (cached.size >= MAX_CACHED_USERS) cached.clear();
+    cached.set(userId, { state, untilMs: now + deps.blockCacheMs });
+    return state;
+  }
+
+  /**
+   * Refuses a blocked account (403, API keys too) and a token issued before the account's
+   * tokens-valid-after second (401: a password change or reset, a block or a two-factor change
+   * ended it; the web app signs in again). Both are read at most `blockCacheMs` late.
+   */
+  async function assertAccess(principal: Principal): Promise<void> {
+    const state = await readAccess(principal.userId);
+    if (state.blocked) {
       throw new AppError('FORBIDDEN', {
-        message: `blocked account ${userId}`,
+        message: `blocked account ${principal.userId}`,
         userMessage: 'Account blocked',
       });
     }
-    if (deps.blockCacheMs <= 0) return;
-    if (notBlockedUntil.size >= MAX_CACHED_USERS) notBlockedUntil.clear();
-    notBlockedUntil.set(userId, now + deps.blockCacheMs);
+    if (
+      principal.issuedAtMs !== undefined &&
+      isIssuedBefore(principal.issuedAtMs, state.tokensValidAfterMs)
+    ) {
+      throw new AppError('UNAUTHENTICATED', {
+        message: `token of ${principal.userId} issued before its account's tokens-valid-after time`,
+      });
+    }
   }
 
   /** An API key on an `/api` route, else a JWT access token (an API key anywhere else is refused as one). */
@@ -238,7 +269,7 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
       throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });
     }
     const principal = await verifyBearer(match[1], level);
-    await assertNotBlocked(principal.userId);
+    await assertAccess(principal);
     if (level === 'staff' && !principal.isStaff) {
       throw new AppError('FORBIDDEN', {
         message: `${principal.userId} is not staff`,
@@ -247,6 +278,14 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
     }
     req.principal = principal;
   };
+}
+
+/**
+ * True when a token issued at `issuedAtMs` (its `iat`, whole seconds) predates `validAfterMs`:
+ * compared by the second, as the identity host's admin API does, since `iat` has no finer grain.
+ */
+export function isIssuedBefore(issuedAtMs: number, validAfterMs: number): boolean {
+  return issuedAtMs < Math.floor(validAfterMs / 1000) * 1000;
 }
 
 /** The caller of an authenticated route (throws UNAUTHENTICATED on a public one). */

@@ -1,5 +1,7 @@
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import {
+  ZHandoffRedeemBody,
+  ZHandoffToken,
   ZIdentityEmailBody,
   ZIdentityError,
   ZIdentityUserInfo,
@@ -9,6 +11,7 @@ import {
   ZUserChangeResult,
   ZUserPasswordBody,
   ZUserResetLinkBody,
+  ZUserTwoFactorResetBody,
 } from '../identity.ts';
 
 /** A staff call's errors: bad input or unknown user, no valid token, not staff (or a staff target). */
@@ -51,6 +54,24 @@ export const IDENTITY_ENDPOINTS = {
     summary: 'Mail a user a password reset link (503 when the mail cannot be sent)',
     body: ZUserResetLinkBody,
     response: { 200: ZUserChangeResult, ...staffErrors, 503: ZIdentityError },
+  }),
+  resetUserTwoFactor: adminOp({
+    operationId: 'resetUserTwoFactor',
+    path: '/administator/user/two-factor/reset',
+    summary: "Turn a user's two-factor sign-in off (they lost their phone and codes): ends their sessions",
+    body: ZUserTwoFactorResetBody,
+    response: { 200: ZUserChangeResult, ...staffErrors },
+  }),
+  redeemHandoff: defineEndpoint({
+    operationId: 'redeemHandoff',
+    method: 'POST',
+    path: '/handoff/token',
+    summary: "Redeem a `?token=` hand-off's one-time code with the starting tab's PKCE verifier",
+    visibility: 'anonymous',
+    api: 'identity',
+    tags: ['identity'],
+    body: ZHandoffRedeemBody,
+    response: { 200: ZHandoffToken, 400: ZIdentityError },
   }),
   requestPasswordReset: defineEndpoint({
     operationId: 'requestPasswordReset',

@@ -36,9 +36,7 @@ export const accounts = pgTable(
      * Access tokens issued (`iat`) before this second are refused: the identity host moves it on a
      * password change or reset, a block and a two-factor change (beside `users.tokens_valid_after`).
      */
-    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true })
-      .notNull()
-      .default(sql`'epoch'`),
+    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }).notNull().default(sql`'epoch'`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

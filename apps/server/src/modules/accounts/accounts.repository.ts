@@ -81,6 +81,18 @@ export function createAccountRepository(db: Db) {
         .limit(1);
       return rows[0]?.blocked;
     },
+    /** The block flag and the tokens-valid-after time the auth hook checks; undefined without an account. */
+    async findAccess(
+      userId: string,
+      tx: DbOrTx = db,
+    ): Promise<{ blocked: boolean; tokensValidAfter: Date } | undefined> {
+      const rows = await tx
+        .select({ blocked: accounts.blocked, tokensValidAfter: accounts.tokensValidAfter })
+        .from(accounts)
+        .where(eq(accounts.userId, userId))
+        .limit(1);
+      return rows[0];
+    },
   };
 }
 

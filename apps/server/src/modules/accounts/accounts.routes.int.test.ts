@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZAccount } from '@pm/contracts';
+import {
+  ALL_PERMISSIONS,
+  PERMISSION_DEPOSIT,
+  PERMISSION_UPDATE_STAFF,
+  STAFF_PERMISSIONS,
+  ZAccount,
+} from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 
@@ -273,4 +279,46 @@ describe('bad input on PATCH /accounts/{id}', () => {
       assert.ok(body.requestId);
     });
   }
+});
+
+describe('staff permission names need update:staff (issue 37 item 3)', () => {
+  const patch = (headers: Record<string, string>, userId: string, permissions: object) =>
+    t.app.inject({
+      method: 'PATCH',
+      url: `/accounts/${userId}`,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: { permissions, reason: 'test' },
+    });
+
+  test("ordinary staff try every permission name: only the customers' ones go through", async () => {
+    const target = newUserId();
+    await buildAccount(t.db, { userId: target });
+    const tried = [...ALL_PERMISSIONS, 'update:pricing', 'READ:USERS', ' read:users', 'delete:accounts'];
+    const granted: string[] = [];
+    for (const name of tried) {
+      const add = await patch(staff, target, { add: [name] });
+      if (add.statusCode === 200) granted.push(name);
+      else {
+        assert.equal(add.statusCode, 403, `${name}: ${add.body}`);
+        assert.match(add.json().message, /update:staff/);
+      }
+    }
+    assert.deepEqual(granted, [PERMISSION_DEPOSIT]);
+    const rows = await t.db.query<{ permissions: string[] }>(
+      'SELECT permissions FROM accounts WHERE user_id = $1',
+      [target],
+    );
+    assert.deepEqual(rows[0]?.permissions, [PERMISSION_DEPOSIT]);
+  });
+
+  test('nor can they strip a staff name, while staff with update:staff can grant and revoke them', async () => {
+    const target = newUserId();
+    await buildAccount(t.db, { userId: target, permissions: ['read:users'] });
+    assert.equal((await patch(staff, target, { remove: ['read:users'] })).statusCode, 403);
+    const admin = await t.auth(newUserId('super'), [...STAFF_PERMISSIONS, PERMISSION_UPDATE_STAFF]);
+    const granted = await patch(admin, target, { add: ['update:accounts'] });
+    assert.equal(granted.statusCode, 200, granted.body);
+    assert.deepEqual(granted.json().permissions, ['read:users', 'update:accounts']);
+    assert.equal((await patch(admin, target, { remove: ['read:users', 'update:accounts'] })).statusCode, 200);
+  });
 });

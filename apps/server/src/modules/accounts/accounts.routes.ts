@@ -27,10 +27,13 @@ export function registerAccountsRoutes(app: ApiApp, deps: { accounts: AccountSer
   });
 
   registerEndpoint(app, ENDPOINTS.updateAccount, {
-    handler: async (req, { params, body, headers }) =>
-      deps.accounts.patchAccount(params.id, body, {
+    handler: async (req, { params, body, headers }) => {
+      const actor = getPrincipal(req);
+      return deps.accounts.patchAccount(params.id, body, {
         idemKey: headers['idempotency-key'],
-        actorId: getPrincipal(req).userId,
-      }),
+        actorId: actor.userId,
+        actorPermissions: actor.permissions,
+      });
+    },
   });
 }

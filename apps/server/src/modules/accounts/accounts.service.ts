@@ -1,4 +1,11 @@
-import { AppError, isAppError, type TAccount, type TPatchAccountRequest } from '@pm/contracts';
+import {
+  AppError,
+  isAppError,
+  isStaffPermissionName,
+  PERMISSION_UPDATE_STAFF,
+  type TAccount,
+  type TPatchAccountRequest,
+} from '@pm/contracts';
 import type { Db, DbOrTx, Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
@@ -20,6 +27,15 @@ export interface PatchAccountOptions {
   idemKey?: string | undefined;
   /** Staff user making the change (recorded in the ledger memo when no memo is given). */
   actorId: string;
+  /** The caller's token permissions: staff permission names need `update:staff` among them. */
+  actorPermissions: readonly string[];
+}
+
+/** What the auth hook needs of an account: whether it is blocked, and which tokens it still accepts. */
+export interface AccountAccess {
+  blocked: boolean;
+  /** Tokens issued before this instant (ms) are refused; 0 without an account. */
+  tokensValidAfterMs: number;
 }
 
 /** What the accounts service is built from. */
@@ -61,6 +77,23 @@ export function applyPermissionChange(
   const next = current.filter((p) => !remove.has(p));
   for (const p of change.add ?? []) if (!next.includes(p)) next.push(p);
   return next;
+}
+
+/**
+ * Staff permission names (`read:users`, `update:staff`, any `verb:object` name) in an account's
+ * market permissions make the sign-in host treat it as staff, so only `update:staff` may add or
+ * remove them (issue 37): ordinary staff could otherwise shield an account from their peers, or
+ * strip a staff account of that protection.
+ */
+function assertMayWritePermissions(patch: TPatchAccountRequest, options: PatchAccountOptions): void {
+  if (options.actorPermissions.includes(PERMISSION_UPDATE_STAFF)) return;
+  const names = [...(patch.permissions?.add ?? []), ...(patch.permissions?.remove ?? [])];
+  const staffName = names.find(isStaffPermissionName);
+  if (staffName === undefined) return;
+  throw new AppError('FORBIDDEN', {
+    message: `${options.actorId} without ${PERMISSION_UPDATE_STAFF} tried to write ${staffName}`,
+    userMessage: `Only staff with the ${PERMISSION_UPDATE_STAFF} permission can grant or revoke ${staffName}`,
+  });
 }
 
 /** Accounts: reading, creating from token claims, staff edits (permissions and balance), block state. */
@@ -150,6 +183,7 @@ export function createAccountService(deps: AccountServiceDeps) {
           details: { field: 'permissions' },
         });
       }
+      assertMayWritePermissions(patch, options);
       if (userId === options.actorId) {
         throw new AppError('FORBIDDEN', {
           message: `${options.actorId} tried to change their own account`,
@@ -203,6 +237,11 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** How many accounts signed up with the invite code `refcode`. */
     async countInvited(refcode: string): Promise<number> {
       return repo.countReferredBy(refcode);
+    },
+    /** The account's block flag and tokens-valid-after time (not blocked, no limit, without an account). */
+    async getAccess(userId: string): Promise<AccountAccess> {
+      const row = await repo.findAccess(userId);
+      return { blocked: row?.blocked ?? false, tokensValidAfterMs: row?.tokensValidAfter.getTime() ?? 0 };
     },
     /** True when the account exists and is blocked (read in `tx`, when given). */
     async isBlocked(userId: string, tx?: DbOrTx): Promise<boolean> {
