@@ -8,19 +8,17 @@
  * docs/benchmarks.md "Crash trials").
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { buildAccount, buildAgent, buildLease, buildNode, buildTrafficHour, newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp, testPaymentsSettings } from './test/app.ts';
+import { createCrashTrials } from './test/crash-trials.ts';
 import { setFlatPrices } from './test/market.ts';
 import { createPaymentsHarness, type PaymentsHarness } from './test/payments.ts';
 
-const RUNNER = fileURLToPath(new URL('./test/crash-runner.ts', import.meta.url));
 const TRIALS = Number(process.env.CRASH_TRIALS ?? 10);
 const [PRIVATE_C, SHARED_C] = [500, 200];
 const H = 3600_000;
@@ -29,12 +27,14 @@ let t: TestApp;
 let p: PaymentsHarness;
 let nodeId: string;
 let dir: string;
+let crash: ReturnType<typeof createCrashTrials>;
 before(async () => {
   t = await createTestApp('crash_trials', { payments: false });
   await setFlatPrices(t, PRIVATE_C, SHARED_C);
   nodeId = (await buildNode(t.db)).id;
   p = await createPaymentsHarness('crash_credit', { bonusPct: 0 });
   dir = mkdtempSync(join(tmpdir(), 'pm-crash-'));
+  crash = createCrashTrials({ dir, trials: TRIALS });
 });
 after(async () => {
   await t?.close();
@@ -42,134 +42,8 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Runner {
-  child: ChildProcess;
-  ready: Promise<void>;
-  /** Sends a work file; resolves when the runner printed `finished` for it (never, when killed first). */
-  send(file: string): Promise<void>;
-  /** `done` lines printed since the last send. */
-  dones(): number;
-  exited: Promise<{ code: number | null; stderr: string }>;
-}
-
-function startRunner(databaseUrl: string, paymentsFile?: string): Runner {
-  const child = spawn(process.execPath, [RUNNER, databaseUrl, ...(paymentsFile ? [paymentsFile] : [])], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let buffered = '';
-  let stderr = '';
-  let onReady = () => {};
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
-  const waiting: (() => void)[] = [];
-  let dones = 0;
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) {
-      if (line === 'ready') onReady();
-      if (line === 'finished') waiting.shift()?.();
-      if (line.startsWith('done ')) dones++;
-    }
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  // A write to a killed runner's stdin is expected: the error is not the test's.
-  child.stdin!.on('error', () => {});
-  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stderr })),
-  );
-  return {
-    child,
-    ready: Promise.race([ready, exited.then(() => {})]),
-    send(file) {
-      const finished = new Promise<void>((resolve) => waiting.push(resolve));
-      dones = 0;
-      child.stdin!.write(`${file}\n`);
-      return finished;
-    },
-    dones: () => dones,
-    exited,
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Per kind: trials, kills that landed before the work was finished, one batch's duration, the kind's wall time. */
-const figures: Record<string, { trials: number; killedMidWork: number; workMs: number; wallMs: number }> = {};
-
-/**
- * One kind's trials. Each seeds its work and hands it to the running runner, kills that with
- * SIGKILL at a uniformly random moment within the work's measured duration, starts a new runner
- * that first does the same work again (finishing what the kill interrupted), and checks. The first
- * batch is not interrupted: it measures the duration. The last runner is shut down cleanly.
- */
-async function trials(
-  kind: string,
-  databaseUrl: string,
-  seed: (trial: number) => Promise<object>,
-  check: (trial: number, work: object) => Promise<void>,
-  paymentsFile?: string,
-): Promise<void> {
-  const started = Date.now();
-  let killedMidWork = 0;
-  const fail = async (runner: Runner, what: string) => {
-    const { code, stderr } = await runner.exited;
-    return new Error(`${kind} ${what}: the runner exited with ${code}\n${stderr}`);
-  };
-  const finish = async (runner: Runner, file: string, what: string) => {
-    const died = runner.exited.then(() => 'exited' as const);
-    if ((await Promise.race([runner.send(file).then(() => 'finished' as const), died])) === 'exited') {
-      throw await fail(runner, what);
-    }
-  };
-  const write = async (trial: number) => {
-    const work = await seed(trial);
-    const file = join(dir, `${kind}-${trial}.json`);
-    writeFileSync(file, JSON.stringify(work));
-    return { work, file };
-  };
-  let runner = startRunner(databaseUrl, paymentsFile);
-  await runner.ready;
-  const first = await write(0);
-  const t0 = Date.now();
-  await finish(runner, first.file, 'trial 0');
-  const workMs = Math.max(20, Date.now() - t0);
-  const steps = Math.max(1, runner.dones());
-  await check(0, first.work);
-  for (let trial = 1; trial <= TRIALS; trial++) {
-    const { work, file } = await write(trial);
-    let finishedFirst = false;
-    void runner.send(file).then(() => {
-      finishedFirst = true;
-    });
-    // The kill point: after a random number of committed steps, a random moment into the next one.
-    const after = Math.floor(Math.random() * steps);
-    for (let i = 0; i < 2000 && runner.dones() < after && !finishedFirst; i++) await sleep(5);
-    await sleep(Math.random() * (workMs / steps));
-    runner.child.kill('SIGKILL');
-    const killed = await runner.exited;
-    assert.equal(
-      killed.code,
-      null,
-      `${kind} trial ${trial}: the runner failed before the kill\n${killed.stderr}`,
-    );
-    if (!finishedFirst) killedMidWork++;
-    runner = startRunner(databaseUrl, paymentsFile);
-    await runner.ready;
-    await finish(runner, file, `trial ${trial} restart`);
-    await check(trial, work);
-  }
-  runner.child.stdin!.end();
-  const { code, stderr } = await runner.exited;
-  assert.equal(code, 0, stderr);
-  figures[kind] = { trials: TRIALS, killedMidWork, workMs, wallMs: Date.now() - started };
-  // Most kills must land inside the work, or the trials prove little.
-  assert.ok(killedMidWork >= TRIALS / 2, `${kind}: ${killedMidWork} of ${TRIALS} kills landed mid-work`);
-}
+/** One kind's trials (`createCrashTrials`). */
+const trials = (...args: Parameters<typeof crash.trials>) => crash.trials(...args);
 
 /** Leases the tests build directly (bought before the trial): they have no purchase record. */
 const seeded = new Set<string>();
@@ -437,6 +311,6 @@ describe('crash trials', { concurrency: false }, () => {
   });
 
   after(() => {
-    console.log(`crash trials: ${JSON.stringify(figures)}`);
+    console.log(`crash trials: ${JSON.stringify(crash.figures)}`);
   });
 });

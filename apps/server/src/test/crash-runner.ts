@@ -1,23 +1,26 @@
 /**
- * A server process for the crash trials (apps/server/src/crash.int.test.ts): the product's services
+ * A server process for the crash trials (apps/server/src/crash*.int.test.ts): the product's services
  * composed over one database, doing the work named by each line of stdin (a JSON work file),
  * printing `done <key>` after each piece commits and `finished` after the file. A trial kills it
  * with SIGKILL at a random moment and starts a new one on the same file first: the restart must
- * finish the work, as a client retrying with its Idempotency-Key (purchase, renew), a customer
- * asking again (refund) or the job's next run (settle, credit) would. The restarted process then
- * takes the next trial's work, so each trial costs one process start.
+ * finish the work, as a client retrying with its Idempotency-Key (purchase, renew, port packages),
+ * a customer asking again (refund) or the job's next run (settle, credit) would. The restarted
+ * process then takes the next trial's work, so each trial costs one process start.
  * Usage: node crash-runner.ts <databaseUrl> [paymentsSettingsFile]
  *
  * A work file: `{ kind, items? }` with kind
  *   purchase  items `{ key, userId, agentId, exc, expPriceC }`: sales.sellLease under the key
  *   renew     items `{ key, userId, leaseId }`: renewals.renewLease under the key
  *   refund    items `{ key, userId, leaseId }`: refunds.refundLease (an ended lease's refusal is done)
+ *   port-purchase    items `{ key, userId, request }`: ports.createPackage under the key
+ *   port-reactivate  items `{ key, userId, packageId }`: ports.reactivatePackage under the key
+ *   port-refund      items `{ key, userId, packageId }`: ports.refundPackage under the key
  *   settle    the lease jobs one lease at a time: expiry with auto-renew, then auto-refund
  *   credit    watcher passes with every charge due until a pass credits nothing
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { AppError } from '@pm/contracts';
+import { AppError, ZNewPortRequest } from '@pm/contracts';
 import { createDb } from '@pm/db';
 import { cents } from '@pm/money';
 import { compose } from '../compose.ts';
@@ -31,9 +34,20 @@ interface Item {
   leaseId?: string;
   exc?: boolean;
   expPriceC?: number;
+  packageId?: string;
+  /** A port package's New-port request, as the client sends it. */
+  request?: unknown;
 }
 interface Work {
-  kind: 'purchase' | 'renew' | 'refund' | 'settle' | 'credit';
+  kind:
+    | 'purchase'
+    | 'renew'
+    | 'refund'
+    | 'settle'
+    | 'credit'
+    | 'port-purchase'
+    | 'port-reactivate'
+    | 'port-refund';
   items?: Item[];
 }
 
@@ -48,6 +62,7 @@ const { services, close } = compose({
   settings: payments ? { payments } : {},
 });
 const done = (key: string) => process.stdout.write(`done ${key}\n`);
+const customer = (userId: string) => ({ userId, email: `${userId}@example.com`, isStaff: false });
 
 /** The refusal a retry of a finished refund gets (the lease has ended): the trial checks it was refunded. */
 const finishedRefusal = (e: unknown) =>
@@ -73,6 +88,16 @@ async function run(work: Work): Promise<void> {
       });
     } else if (work.kind === 'renew') {
       await services.renewals.renewLease(item.userId, item.leaseId!, item.key);
+    } else if (work.kind === 'port-purchase') {
+      await services.ports.createPackage(
+        customer(item.userId),
+        ZNewPortRequest.parse(item.request),
+        item.key,
+      );
+    } else if (work.kind === 'port-reactivate') {
+      await services.ports.reactivatePackage(customer(item.userId), item.packageId!, item.key);
+    } else if (work.kind === 'port-refund') {
+      await services.ports.refundPackage(customer(item.userId), item.packageId!, item.key);
     } else if (work.kind === 'refund') {
       try {
         await services.refunds.refundLease(item.userId, item.leaseId!);
