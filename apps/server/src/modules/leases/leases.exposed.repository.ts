@@ -18,6 +18,10 @@ export interface ActiveLeaseCounts {
 /** Per agent, the lapsed leases (past `until`, not ended yet) by kind. */
 export type LapsedLeaseCounts = Map<string, { shared: number; exclusive: number }>;
 
+/** Active at the caller's clock `nowMs`: the one rule, SQL `lease_active` (migration 0019). */
+const activeAt = (nowMs: number) =>
+  sql`lease_active(${leases.endedAt}, ${leases.until}, ${new Date(nowMs).toISOString()}::timestamptz)`;
+
 /** At most this many rows per event read; the event key makes a later scan pick up the rest. */
 const EVENT_ROWS = 1000;
 
@@ -71,8 +75,9 @@ export function createExposedLeaseReads(db: Db) {
         .from(leases)
         .where(
           and(
+            // Not ended, and no longer active by the one rule (SQL `lease_active`).
             isNull(leases.endedAt),
-            sql`${leases.until} <= now()`,
+            sql`NOT lease_active(${leases.endedAt}, ${leases.until}, now())`,
             agentIds ? inArray(leases.agentId, agentIds) : undefined,
           ),
         )
@@ -108,8 +113,7 @@ export function createExposedLeaseReads(db: Db) {
         .from(leases)
         .where(
           and(
-            isNull(leases.endedAt),
-            gt(leases.until, new Date(nowMs)),
+            activeAt(nowMs),
             lte(leases.until, new Date(nowMs + withinMs)),
             inArray(leases.userId, userIds),
           ),
@@ -131,8 +135,7 @@ export function createExposedLeaseReads(db: Db) {
         .innerJoin(agents, eq(agents.id, leases.agentId))
         .where(
           and(
-            isNull(leases.endedAt),
-            gt(leases.until, new Date(nowMs)),
+            activeAt(nowMs),
             eq(agents.online, false),
             lte(offlineSince, new Date(seenBeforeMs)),
             inArray(leases.userId, userIds),
