@@ -29,6 +29,7 @@ import {
 import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
 import { checkPortPlan, DEFAULT_PORTS, ephemeralWarning, readEphemeralRange } from '@pm/gateway';
+import { enrolTotp, newTotpSecret } from '@pm/identity';
 import { z } from 'zod';
 
 const startedAt = performance.now();
@@ -186,7 +187,11 @@ const webRoot = ensureWebBuild();
 const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
 await migrateDb(db);
 const { secrets, isNew } = loadSecrets();
+// The demo admin signs in with a second factor (staff must): its secret is kept beside its password.
+const hadTotp = secrets.demo.admin.totpSecret !== undefined;
+secrets.demo.admin.totpSecret ??= newTotpSecret();
 if (isNew) await seedDemoUsers(db, secrets.demo);
+else if (!hadTotp) await enrolTotp(db, secrets.demo.admin.email, secrets.demo.admin.totpSecret);
 // Kept with the other generated secrets: addresses already handed out must stay the operator's.
 const hadXpubs = secrets.paymentXpubs !== undefined;
 secrets.paymentXpubs ??= generateThrowawayXpubs();
@@ -255,7 +260,7 @@ const product = await startProduct({
   },
 });
 if (!secrets.jwks) saveSecrets({ ...secrets, jwks: product.jwks });
-else if (isNew || !hadXpubs || !hadMetricsToken) saveSecrets(secrets);
+else if (isNew || !hadXpubs || !hadMetricsToken || !hadTotp) saveSecrets(secrets);
 // `npm run devnet -- pay …` finds the running chain simulator here.
 writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ chainUrl: product.chain?.url }, null, 2));
 
@@ -279,7 +284,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}
   Public API client (password grant): public-api / ${secrets.apiClientSecret}
 
-  (Passwords generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
+  (Passwords and the admin's 2FA secret generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
 `);
 
 let stopping = false;

@@ -1,13 +1,14 @@
 /** Demo sign-ins for the embedded default: a customer with $50 and DEPOSIT, and an admin. */
 import { PERMISSION_DEPOSIT, STAFF_PERMISSIONS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
-import { checkUserPassword, ensureUser } from '@pm/identity';
+import { checkUserPassword, ensureUser, totpUri } from '@pm/identity';
 import { type Cents, cents, formatUsd } from '@pm/money';
 import { createServices } from '@pm/server';
 
 export interface DemoCredentials {
   customer: { email: string; password: string };
-  admin: { email: string; password: string };
+  /** `totpSecret`: the demo admin's two-factor secret (base32), enrolled at first start. */
+  admin: { email: string; password: string; totpSecret?: string };
 }
 
 export const DEMO_CUSTOMER_EMAIL = 'customer@example.com';
@@ -26,6 +27,7 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
     password: creds.admin.password,
     emailVerified: true,
     permissions: [...STAFF_PERMISSIONS],
+    ...(creds.admin.totpSecret ? { totpSecret: creds.admin.totpSecret } : {}),
   });
   const { accounts, ledger } = createServices(db);
   await accounts.ensureAccount({
@@ -47,7 +49,8 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
 /** What is true of the demo sign-ins now (the launcher's banner after a restart). */
 export interface DemoStatus {
   customer: { passwordCurrent: boolean; balanceC: Cents | undefined; canDeposit: boolean };
-  admin: { passwordCurrent: boolean };
+  /** `twoFactorCurrent`: the admin still signs in with the secret kept beside its password. */
+  admin: { passwordCurrent: boolean; twoFactorCurrent: boolean };
 }
 
 /** Reads the demo customer's balance and permissions and checks both first passwords against the stored hashes. */
@@ -64,7 +67,10 @@ export async function readDemoStatus(db: DbHandle, creds: DemoCredentials): Prom
       balanceC: account?.balanceC,
       canDeposit: account?.permissions.includes(PERMISSION_DEPOSIT) ?? false,
     },
-    admin: { passwordCurrent: admin?.matches ?? false },
+    admin: {
+      passwordCurrent: admin?.matches ?? false,
+      twoFactorCurrent: Boolean(creds.admin.totpSecret) && admin?.totpSecret === creds.admin.totpSecret,
+    },
   };
 }
 
@@ -78,8 +84,18 @@ export function demoSignInLines(creds: DemoCredentials, status: DemoStatus): str
   const balance =
     status.customer.balanceC === undefined ? 'no account yet' : formatUsd(status.customer.balanceC);
   const deposit = status.customer.canDeposit ? 'may add funds' : 'may not add funds';
+  const secret = creds.admin.totpSecret;
+  const twoFactor = !secret
+    ? []
+    : status.admin.twoFactorCurrent
+      ? [
+          `Admin 2FA code:  node -e "import('otpauth').then(({TOTP})=>console.log(new TOTP({secret:'${secret}'}).generate()))"`,
+          `                 (or add ${totpUri(secret, creds.admin.email)} to an authenticator app)`,
+        ]
+      : ['Admin 2FA:       (changed since first start; staff reset it from the admin area)'];
   return [
     `Demo customer:   ${creds.customer.email} / ${password(status.customer.passwordCurrent, creds.customer.password)}  (${balance}, ${deposit})`,
     `Demo admin:      ${creds.admin.email} / ${password(status.admin.passwordCurrent, creds.admin.password)}`,
+    ...twoFactor,
   ];
 }

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PERMISSION_DEPOSIT } from '@pm/contracts';
 import { createTestDatabase } from '@pm/db/testing';
-import { ensureUser } from '@pm/identity';
+import { ensureUser, newTotpSecret } from '@pm/identity';
 import { createServices } from '@pm/server';
 import { type ChainSimulator, generateThrowawayXpubs } from './chain/index.ts';
 import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from './demo.ts';
@@ -15,6 +15,7 @@ import { DEMO_AGENT_COUNT } from './demo-identities.ts';
 import type { CaughtMail } from './mail.ts';
 import type { DemoNetwork } from './network.ts';
 import { startProduct } from './product.ts';
+import { createTotpClient } from './totp-client.ts';
 
 export interface TestStack {
   webUrl: string;
@@ -33,8 +34,14 @@ export interface TestStack {
   network: DemoNetwork | undefined;
   /** The public API's password-grant client (also in the environment the web app reads). */
   apiClient: { clientId: string; clientSecret: string };
-  /** A market API access token for a user, by the public API client's password grant. */
+  /**
+   * A market API access token for a user, by the public API client's password grant (with a fresh
+   * two-factor code for a user whose secret the stack knows, such as the demo admin; that token is
+   * reused while it has a minute left, as a script would, since each code works once).
+   */
   token(email: string, password: string): Promise<string>;
+  /** A fresh two-factor code for a user whose secret the stack knows (the demo admin); else undefined. */
+  totpCode(email: string): Promise<string | undefined>;
   /** Creates a customer (sign-in user and market account with DEPOSIT, balance $0); returns its id. */
   addCustomer(email: string, password: string): Promise<string>;
   /**
@@ -92,8 +99,15 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const db = await createTestDatabase(options.label ?? 'stack');
   const demo: DemoCredentials = {
     customer: { email: DEMO_CUSTOMER_EMAIL, password: randomBytes(9).toString('base64url') },
-    admin: { email: DEMO_ADMIN_EMAIL, password: randomBytes(9).toString('base64url') },
+    admin: {
+      email: DEMO_ADMIN_EMAIL,
+      password: randomBytes(9).toString('base64url'),
+      totpSecret: newTotpSecret(),
+    },
   };
+  const totp = new Map([[DEMO_ADMIN_EMAIL, createTotpClient(demo.admin.totpSecret ?? '')]]);
+  const totpCode = async (email: string) => totp.get(email.toLowerCase())?.next();
+  const tokens = new Map<string, { token: string; untilMs: number }>();
   const apiClient = { clientId: 'public-api', clientSecret: randomBytes(24).toString('base64url') };
   try {
     await seedDemoUsers(db, demo);
@@ -144,7 +158,12 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       apiClient,
       chain: product.chain!,
       network: product.network,
+      totpCode,
       async token(email, password) {
+        const key = `${email.toLowerCase()}\n${password}`;
+        const kept = tokens.get(key);
+        if (kept && kept.untilMs > Date.now()) return kept.token;
+        const otp = await totpCode(email);
         const res = await fetch(`${product.issuer}/token`, {
           method: 'POST',
           body: new URLSearchParams({
@@ -153,10 +172,16 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
             password,
             client_id: apiClient.clientId,
             client_secret: apiClient.clientSecret,
+            ...(otp ? { otp } : {}),
           }),
         });
-        const body = (await res.json()) as { access_token?: string };
+        const body = (await res.json()) as { access_token?: string; expires_in?: number };
         if (!res.ok || !body.access_token) throw new Error(`token for ${email}: ${res.status}`);
+        if (otp)
+          tokens.set(key, {
+            token: body.access_token,
+            untilMs: Date.now() + ((body.expires_in ?? 0) - 60) * 1000,
+          });
         return body.access_token;
       },
       async addCustomer(email, password) {

@@ -286,13 +286,19 @@ export async function enrolTotp(db: DbHandle, email: string, secret: string): Pr
 
 /**
  * Whether `password` is still the user's password (the launcher prints a demo password only while
- * it is), with the user's id; undefined for an unknown email.
+ * it is), with the user's id and two-factor secret; undefined for an unknown email.
  */
 export async function checkUserPassword(
   db: DbHandle,
   email: string,
   password: string,
-): Promise<{ userId: string; matches: boolean } | undefined> {
+): Promise<{ userId: string; matches: boolean; totpSecret: string | null } | undefined> {
   const user = await createUsersRepository(db.db).findByEmail(email.trim().toLowerCase());
-  return user ? { userId: user.id, matches: await verifyPassword(user.passwordHash, password) } : undefined;
+  return user
+    ? {
+        userId: user.id,
+        matches: await verifyPassword(user.passwordHash, password),
+        totpSecret: user.totpSecret,
+      }
+    : undefined;
 }

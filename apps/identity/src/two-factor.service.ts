@@ -67,9 +67,10 @@ export function createTwoFactorService({ repo, now = Date.now }: TwoFactorServic
 
     /**
      * Turns two-factor sign-in on when `code` is a current code of the pending secret; returns the
-     * ten recovery codes (shown once, only their hashes are kept). Ends every session and token.
+     * ten recovery codes (shown once, only their hashes are kept). Ends every session and token
+     * (but the sign-in in progress named by `keepInteraction`, which made the change).
      */
-    async confirmEnrolment(userId: string, code: unknown): Promise<string[]> {
+    async confirmEnrolment(userId: string, code: unknown, keepInteraction?: string): Promise<string[]> {
       const user = await repo.findById(userId);
       if (!user) throw new AppError('NOT_FOUND', { userMessage: TWO_FACTOR_MSG.notOn });
       if (user.totpSecret) throw new AppError('CONFLICT', { userMessage: TWO_FACTOR_MSG.alreadyOn });
@@ -86,7 +87,7 @@ export function createTwoFactorService({ repo, now = Date.now }: TwoFactorServic
           { step, recoveryHashes: codes.map(hashRecoveryCode) },
           tx,
         );
-        if (ok) await repo.endSessions(userId, tx);
+        if (ok) await repo.endSessions(userId, tx, keepInteraction);
         return ok;
       });
       if (!enabled) throw new AppError('CONFLICT', { userMessage: TWO_FACTOR_MSG.alreadyOn });
@@ -96,15 +97,18 @@ export function createTwoFactorService({ repo, now = Date.now }: TwoFactorServic
     /** Checks a sign-in code (TOTP or recovery): which kind it was, null when refused. */
     verifyCode: acceptCode,
 
-    /** Turns two-factor sign-in off with a valid code; ends every session and token. */
-    async disable(userId: string, code: unknown): Promise<void> {
+    /**
+     * Turns two-factor sign-in off with a valid code; ends every session and token (but the sign-in
+     * in progress named by `keepInteraction`).
+     */
+    async disable(userId: string, code: unknown, keepInteraction?: string): Promise<void> {
       const user = await repo.findById(userId);
       if (!user?.totpSecret) throw new AppError('CONFLICT', { userMessage: TWO_FACTOR_MSG.notOn });
       if (!(await acceptCode(user, code))) {
         throw new AppError('VALIDATION_FAILED', { userMessage: TWO_FACTOR_MSG.wrongCode });
       }
       await repo.transaction(async (tx) => {
-        if (await repo.disableTotp(userId, tx)) await repo.endSessions(userId, tx);
+        if (await repo.disableTotp(userId, tx)) await repo.endSessions(userId, tx, keepInteraction);
       });
     },
 

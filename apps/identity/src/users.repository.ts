@@ -132,12 +132,12 @@ export function createUsersRepository(db: Db) {
      * refused (the identity host's admin API reads `users`, the market API the account's copy),
      * and every stored OIDC artefact and unredeemed hand-off code is deleted.
      */
-    async endSessions(userId: string, tx: DbOrTx = db): Promise<void> {
+    async endSessions(userId: string, tx: DbOrTx = db, keepInteraction?: string): Promise<void> {
       const at = new Date();
       await tx.update(users).set({ tokensValidAfter: at }).where(eq(users.id, userId));
       await tx.update(accounts).set({ tokensValidAfter: at }).where(eq(accounts.userId, userId));
       await tx.delete(handoffCodes).where(eq(handoffCodes.userId, userId));
-      await this.revokeOidcArtefacts(userId, tx);
+      await this.revokeOidcArtefacts(userId, tx, keepInteraction);
     },
 
     /**
@@ -238,11 +238,22 @@ export function createUsersRepository(db: Db) {
       return rows[0];
     },
 
-    /** Deletes every stored OIDC artefact (sessions, grants, codes, refresh tokens) of a user. */
-    async revokeOidcArtefacts(userId: string, tx: DbOrTx = db): Promise<void> {
+    /**
+     * Deletes every stored OIDC artefact (sessions, grants, codes, refresh tokens, interactions
+     * under its grants) of a user. `keepInteraction` spares the sign-in in progress that made the
+     * change (the two-factor settings: password and code just passed) and the browser session it
+     * belongs to, which it goes on with; every grant and token is gone all the same.
+     */
+    async revokeOidcArtefacts(userId: string, tx: DbOrTx = db, keepInteraction?: string): Promise<void> {
+      const keep = keepInteraction ?? '';
+      const spared = sql`(type = 'Interaction' AND id = ${keep}) OR (type = 'Session' AND uid IS NOT NULL AND uid = (
+        SELECT payload->'session'->>'uid' FROM oidc_payloads WHERE type = 'Interaction' AND id = ${keep}))`;
       await tx.execute(sql`DELETE FROM oidc_payloads WHERE grant_id IN (
-        SELECT id FROM oidc_payloads WHERE type = 'Grant' AND payload->>'accountId' = ${userId})`);
-      await tx.execute(sql`DELETE FROM oidc_payloads WHERE payload->>'accountId' = ${userId}`);
+        SELECT id FROM oidc_payloads WHERE type = 'Grant' AND payload->>'accountId' = ${userId})
+        AND NOT COALESCE(${spared}, false)`);
+      await tx.execute(
+        sql`DELETE FROM oidc_payloads WHERE payload->>'accountId' = ${userId} AND NOT COALESCE(${spared}, false)`,
+      );
     },
 
     transaction<T>(fn: (tx: DbOrTx) => Promise<T>): Promise<T> {

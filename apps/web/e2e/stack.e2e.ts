@@ -42,7 +42,7 @@ async function newVisit(viewport = DESKTOP): Promise<Visit> {
 /** Opens the app, signs in on the identity pages and waits for the shell with the given balance shown. */
 async function signIn(v: Visit, email: string, password: string, path = '/'): Promise<void> {
   await v.page.goto(new URL(path, stack.webUrl).toString());
-  await v.identity.signIn(email, password);
+  await v.identity.signIn(email, password, await stack.totpCode(email));
   await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
   await v.shell.waitForShell();
   await v.shell.acceptTermsIfShown();

@@ -101,10 +101,9 @@ export function createPageRouter(d: PageDeps): Router {
     if (params.client_id !== d.webClientId || !session?.accountId) {
       return finish(ctx, { error: 'access_denied', error_description: 'consent required' });
     }
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId: session.accountId, clientId: d.webClientId });
-    if (!grant) return finish(ctx, { error: 'access_denied', error_description: 'grant not found' });
+    // A grant ended meanwhile (a two-factor change ends them all) is granted afresh.
+    const found = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    const grant = found ?? new provider.Grant({ accountId: session.accountId, clientId: d.webClientId });
     if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
     if (promptDetails.missingOIDCClaims) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {

@@ -64,7 +64,10 @@ export function createTwoFactorSteps(d: TwoFactorStepDeps) {
     if (cUid !== uid || !userId || Number(until) < Date.now()) return undefined;
     if (stage !== 'pwd' && stage !== 'done') return undefined;
     const user = await d.users.findById(userId);
-    return user && !user.blocked ? { user, stage } : undefined;
+    // A password change, block or two-factor change since this step was reached voids it.
+    const setAtMs = Number(until) - STAGE_TTL_MS;
+    if (!user || user.blocked || setAtMs < user.tokensValidAfter.getTime()) return undefined;
+    return { user, stage };
   }
 
   async function complete(ctx: Context, user: UserRow, amr: string[]): Promise<void> {
@@ -196,7 +199,7 @@ export function createTwoFactorSteps(d: TwoFactorStepDeps) {
         }
         let codes: string[];
         try {
-          codes = await d.twoFactor.confirmEnrolment(state.user.id, body.code);
+          codes = await d.twoFactor.confirmEnrolment(state.user.id, body.code, details.uid);
         } catch (e) {
           if (isAppError(e) && e.code === 'VALIDATION_FAILED') {
             return showEnrol(ctx, details.uid, state.user, e.userMessage);
@@ -225,7 +228,7 @@ export function createTwoFactorSteps(d: TwoFactorStepDeps) {
           return refuse(TOO_MANY);
         }
         try {
-          await d.twoFactor.disable(user.id, body.code);
+          await d.twoFactor.disable(user.id, body.code, details.uid);
         } catch (e) {
           if (isAppError(e) && e.code === 'VALIDATION_FAILED') {
             await admission.ticket.failed();

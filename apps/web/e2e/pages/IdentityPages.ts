@@ -16,11 +16,20 @@ export class IdentityPages {
     await this.page.getByRole('heading', { name: 'Sign in' }).waitFor({ timeout: TIMEOUT_MS });
   }
 
-  async signIn(email: string, password: string): Promise<void> {
+  /** Signs in; `code` is the two-factor code for an account that has it (the demo admin). */
+  async signIn(email: string, password: string, code?: string): Promise<void> {
     await this.waitForSignIn();
     await this.page.getByLabel('Email').fill(email);
     await this.page.getByLabel('Password').fill(password);
     await this.page.getByRole('button', { name: 'Sign in' }).click();
+    if (code !== undefined) await this.enterCode(code);
+  }
+
+  /** The sign-in's second step: the code from the authenticator app (or a recovery code). */
+  async enterCode(code: string): Promise<void> {
+    await this.page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor({ timeout: TIMEOUT_MS });
+    await this.page.getByLabel('Code').fill(code);
+    await this.page.getByRole('button', { name: 'Verify' }).click();
   }
 
   async signUp(email: string, password: string): Promise<void> {

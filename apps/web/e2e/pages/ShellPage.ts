@@ -1,5 +1,7 @@
 /** Page model for the app shell: top bars, menus, dialogs and full-screen states. */
+import { createHash } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
+import { MOCK_ISSUER } from '../support/mockBackend.ts';
 
 export const TIMEOUT_MS = 15_000;
 
@@ -10,11 +12,56 @@ export class ShellPage {
     this.page = page;
   }
 
-  /** Opens a path of the app, optionally handing over an access token with `?token=`. */
+  /**
+   * Opens a path of the app, optionally signed in with `token` through the spec's `?token=`
+   * hand-off as the app runs it (bound to this tab): `?handoff=1` makes the app keep a state and a
+   * PKCE verifier and go to the mock sign-in host's `/handoff`, which comes back with a one-time
+   * code and the state; the app redeems the code with its verifier for `token`.
+   */
   async open(baseUrl: string, path = '/', token?: string): Promise<void> {
     const url = new URL(path, baseUrl);
-    if (token) url.searchParams.set('token', token);
+    if (token) {
+      await this.mockHandoff(token);
+      url.searchParams.set('handoff', '1');
+    }
     await this.page.goto(url.toString());
+  }
+
+  /** The mock sign-in host's side of the hand-off, for this page: it hands out `token`. */
+  private async mockHandoff(token: string): Promise<void> {
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type',
+      'access-control-allow-methods': 'POST, OPTIONS',
+    };
+    let challenge = '';
+    await this.page.route(
+      (u) => u.href.startsWith(`${MOCK_ISSUER}/handoff`),
+      async (route) => {
+        const req = route.request();
+        const u = new URL(req.url());
+        if (req.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: cors });
+        if (u.pathname.endsWith('/handoff')) {
+          challenge = u.searchParams.get('code_challenge') ?? '';
+          const back = new URL(u.searchParams.get('redirect_uri') ?? '');
+          back.searchParams.set('token', 'mock-handoff-code');
+          back.searchParams.set('state', u.searchParams.get('state') ?? '');
+          return route.fulfill({ status: 303, headers: { location: back.href } });
+        }
+        const body = req.postDataJSON() as { code?: string; code_verifier?: string };
+        const s256 = createHash('sha256')
+          .update(body.code_verifier ?? '')
+          .digest('base64url');
+        const ok = body.code === 'mock-handoff-code' && s256 === challenge;
+        return route.fulfill({
+          status: ok ? 200 : 400,
+          headers: { ...cors, 'content-type': 'application/json' },
+          body: JSON.stringify(
+            ok ? { access_token: token, token_type: 'Bearer', expires_in: 300 } : { error: 'refused' },
+          ),
+        });
+      },
+    );
   }
 
   text(text: string): Locator {

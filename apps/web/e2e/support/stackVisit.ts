@@ -51,7 +51,7 @@ export async function signInOnStack(
   path = '/',
 ): Promise<void> {
   await v.page.goto(new URL(path, stack.webUrl).toString());
-  await v.identity.signIn(who.email, who.password);
+  await v.identity.signIn(who.email, who.password, await stack.totpCode(who.email));
   await v.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
   await v.shell.waitForShell();
   await v.shell.balance.waitFor();

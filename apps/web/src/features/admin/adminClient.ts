@@ -110,6 +110,14 @@ export function createAdminClient({
         }),
       ),
 
+    resetTwoFactor: (email: string, reason?: string) =>
+      call(() =>
+        callEndpoint(identity, ENDPOINTS.resetUserTwoFactor, {
+          ...handled,
+          body: { email, ...(reason ? { reason } : {}) },
+        }),
+      ),
+
     account: (userId: string) =>
       call(() => callEndpoint(api, ENDPOINTS.getAccount, { ...handled, params: { id: userId } })),
     setDeposit: (userId: string, grant: boolean) =>

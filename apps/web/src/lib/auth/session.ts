@@ -1,12 +1,14 @@
 /**
  * Sign-in for the web app: authorization code + PKCE against the environment's issuer (oidc-client-ts),
  * the access token kept in memory only and renewed silently with rotating refresh tokens. The spec's
- * `?token=` hand-off (SPEC section 6) is honoured too: the token is taken out of the address at once and
- * kept for this tab only (sessionStorage).
+ * `?token=` hand-off (SPEC section 6) is honoured too, bound to the tab that started it (handoff.ts):
+ * its parameters leave the address at once and the token it brings is kept for this tab only
+ * (sessionStorage).
  */
 import type { TEnvironment } from '@pm/contracts';
 import { InMemoryWebStorage, type User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import { extractHandoffToken, isTokenExpired, tokenPermissions } from './token.ts';
+import { finishHandoff, startHandoff } from './handoff.ts';
+import { extractHandoffReturn, isTokenExpired, tokenPermissions } from './token.ts';
 
 export const CALLBACK_PATH = '/callback';
 const HANDOFF_STORAGE_KEY = 'pm.handoffToken';
@@ -28,6 +30,11 @@ export interface AuthSession {
   confirmSignedIn(): void;
   /** Clears the user and goes to the product's own site through the issuer's end-session endpoint. */
   logout(): Promise<void>;
+  /**
+   * Goes to the sign-in host's two-factor settings (turn on with a QR code, or off): the password
+   * again, then the settings, then back here signed in anew.
+   */
+  manageTwoFactor(): Promise<void>;
 }
 
 export type AuthInitResult = { kind: 'ready'; session: AuthSession } | { kind: 'redirecting' };
@@ -62,7 +69,9 @@ function createUserManager(env: TEnvironment): UserManager {
 async function runInit(env: TEnvironment): Promise<AuthInitResult> {
   const manager = createUserManager(env);
   let user: User | null = null;
-  let handoff = takeHandoffToken();
+  const handoffStart = await takeHandoffReturn(env);
+  if (handoffStart) return handoffStart;
+  let handoff = sessionStorage.getItem(HANDOFF_STORAGE_KEY);
 
   const location = window.location;
   if (location.pathname === CALLBACK_PATH) {
@@ -123,6 +132,7 @@ function oidcSession(manager: UserManager, initial: User, env: TEnvironment): Au
       return redirecting;
     },
     confirmSignedIn,
+    manageTwoFactor: () => manageTwoFactor(manager),
     async logout() {
       try {
         await manager.signoutRedirect({ post_logout_redirect_uri: env.siteUrl });
@@ -147,6 +157,7 @@ function handoffSession(token: string, env: TEnvironment): AuthSession {
       return redirecting;
     },
     confirmSignedIn,
+    manageTwoFactor: () => manageTwoFactor(createUserManager(env)),
     async logout() {
       current = null;
       clearHandoffToken();
@@ -155,12 +166,31 @@ function handoffSession(token: string, env: TEnvironment): AuthSession {
   };
 }
 
-/** Moves a `?token=` from the address into this tab's storage and returns the stored hand-off token. */
-function takeHandoffToken(): string | null {
-  const { token, cleanUrl } = extractHandoffToken(window.location.href);
-  if (token !== null || cleanUrl !== window.location.href) window.history.replaceState(null, '', cleanUrl);
+/**
+ * Takes the hand-off's parameters out of the address. A start request (`?handoff=1`) sends the
+ * tab to the sign-in host (the answer is `redirecting`); a return that is this tab's own leaves
+ * its token in this tab's storage; anything else is dropped.
+ */
+async function takeHandoffReturn(env: TEnvironment): Promise<AuthInitResult | null> {
+  if (window.location.pathname === CALLBACK_PATH) return null;
+  const back = extractHandoffReturn(window.location.href);
+  if (back.cleanUrl !== window.location.href) window.history.replaceState(null, '', back.cleanUrl);
+  if (back.start) {
+    await startHandoff(env, back.cleanUrl);
+    return { kind: 'redirecting' };
+  }
+  const token = await finishHandoff(env, back);
   if (token) sessionStorage.setItem(HANDOFF_STORAGE_KEY, token);
-  return sessionStorage.getItem(HANDOFF_STORAGE_KEY);
+  return null;
+}
+
+/** The sign-in host's two-factor settings, with the password asked again; back to this page after. */
+async function manageTwoFactor(manager: UserManager): Promise<void> {
+  await manager.signinRedirect({
+    url_state: window.location.pathname + window.location.search,
+    prompt: 'login',
+    extraQueryParams: { two_factor: 'manage' },
+  });
 }
 
 function confirmSignedIn(): void {

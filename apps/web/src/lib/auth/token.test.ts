@@ -1,29 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeJwtPayload, extractHandoffToken, isTokenExpired, tokenPermissions } from './token.ts';
+import { decodeJwtPayload, extractHandoffReturn, isTokenExpired, tokenPermissions } from './token.ts';
 
 const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const jwt = (payload: unknown) => `${b64url({ alg: 'none', typ: 'at+jwt' })}.${b64url(payload)}.sig`;
-
-describe('extractHandoffToken', () => {
-  it('takes the token out of the address and keeps the rest', () => {
-    const r = extractHandoffToken('https://app.example/my?x=1&token=abc.def.ghi#top');
-    assert.equal(r.token, 'abc.def.ghi');
-    assert.equal(r.cleanUrl, '/my?x=1#top');
-  });
-
-  it('leaves an address without a token alone', () => {
-    const r = extractHandoffToken('https://app.example/shop?x=1');
-    assert.equal(r.token, null);
-    assert.equal(r.cleanUrl, 'https://app.example/shop?x=1');
-  });
-
-  it('drops an empty token parameter', () => {
-    const r = extractHandoffToken('https://app.example/?token=');
-    assert.equal(r.token, null);
-    assert.equal(r.cleanUrl, '/');
-  });
-});
 
 describe('token claims', () => {
   it('decodes the payload and the permissions claim', () => {
@@ -48,5 +28,30 @@ describe('token claims', () => {
     assert.equal(isTokenExpired(jwt({ exp: now / 1000 - 120 }), now), true);
     assert.equal(isTokenExpired(jwt({ exp: now / 1000 + 120 }), now), false);
     assert.equal(isTokenExpired(jwt({}), now), false);
+  });
+});
+
+describe('extractHandoffReturn', () => {
+  it('takes the code, state and error out and keeps the rest', () => {
+    const r = extractHandoffReturn('https://app.example/my?x=1&token=c0de&state=s1#top');
+    assert.deepEqual(r, { code: 'c0de', state: 's1', error: null, start: false, cleanUrl: '/my?x=1#top' });
+  });
+
+  it('reads a start request and an error answer', () => {
+    assert.equal(extractHandoffReturn('https://app.example/?handoff=1').start, true);
+    const e = extractHandoffReturn('https://app.example/ports?handoff_error=login_required&state=s');
+    assert.equal(e.error, 'login_required');
+    assert.equal(e.cleanUrl, '/ports');
+  });
+
+  it('leaves an address without any of them alone', () => {
+    const r = extractHandoffReturn('https://app.example/shop?x=1');
+    assert.equal(r.cleanUrl, 'https://app.example/shop?x=1');
+    assert.equal(r.code, null);
+  });
+
+  it("leaves the sign-in callback's own state alone", () => {
+    const href = 'https://app.example/callback?code=abc&state=xyz';
+    assert.equal(extractHandoffReturn(href).cleanUrl, href);
   });
 });

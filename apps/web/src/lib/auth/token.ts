@@ -1,17 +1,46 @@
 /**
- * Pure helpers for access tokens: the `?token=` hand-off (SPEC section 6) and reading claims for display.
+ * Pure helpers for access tokens: the `?token=` hand-off's address parameters (SPEC section 6) and
+ * reading claims for display.
  * The browser never trusts these claims for security; the API verifies every token.
  */
 
 export const HANDOFF_PARAM = 'token';
 
-/** Splits a page address into the hand-off token (if any) and the address without it. */
-export function extractHandoffToken(href: string): { token: string | null; cleanUrl: string } {
+/** The parameters of the hand-off's way back (the sign-in host adds them), and the request to start one. */
+export const HANDOFF_STATE_PARAM = 'state';
+export const HANDOFF_ERROR_PARAM = 'handoff_error';
+export const HANDOFF_START_PARAM = 'handoff';
+
+/** What a page address says about the `?token=` hand-off, and the address without any of it. */
+export interface HandoffReturn {
+  /** The one-time code of a hand-off (the spec's `token`), or null. */
+  code: string | null;
+  state: string | null;
+  /** The sign-in host's answer when it had no signed-in user (`login_required`). */
+  error: string | null;
+  /** `?handoff=1`: a link asking this tab to start a hand-off. */
+  start: boolean;
+  cleanUrl: string;
+}
+
+/** Takes the hand-off's parameters out of a page address. */
+export function extractHandoffReturn(href: string): HandoffReturn {
   const url = new URL(href);
-  const token = url.searchParams.get(HANDOFF_PARAM);
-  if (token === null) return { token: null, cleanUrl: href };
-  url.searchParams.delete(HANDOFF_PARAM);
-  return { token: token.trim() || null, cleanUrl: url.pathname + url.search + url.hash };
+  const p = url.searchParams;
+  // `state` alone is not ours (the sign-in callback has one): only with a hand-off parameter.
+  const names = [HANDOFF_PARAM, HANDOFF_STATE_PARAM, HANDOFF_ERROR_PARAM, HANDOFF_START_PARAM];
+  if (![HANDOFF_PARAM, HANDOFF_ERROR_PARAM, HANDOFF_START_PARAM].some((n) => p.has(n))) {
+    return { code: null, state: null, error: null, start: false, cleanUrl: href };
+  }
+  const read = (name: string) => p.get(name)?.trim() || null;
+  const result = {
+    code: read(HANDOFF_PARAM),
+    state: read(HANDOFF_STATE_PARAM),
+    error: read(HANDOFF_ERROR_PARAM),
+    start: p.has(HANDOFF_START_PARAM),
+  };
+  for (const n of names) p.delete(n);
+  return { ...result, cleanUrl: url.pathname + url.search + url.hash };
 }
 
 /** Decodes a JWT's payload without verifying it; null for anything that is not a JWT. */

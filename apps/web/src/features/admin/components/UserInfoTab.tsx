@@ -56,6 +56,13 @@ export function UserInfoTab() {
     await client.mailResetLink(user.email, reason);
     setDone('Reset link mailed');
   });
+  const resetTwoFactor = useAction(async () => {
+    if (!user?.email) return;
+    setDone(null);
+    await client.resetTwoFactor(user.email, reason);
+    if (user.info) updateUser({ info: { ...user.info, twoFactor: false } });
+    setDone('Two-factor sign-in turned off; the user signs in with the password and may turn it on again');
+  });
   const deposit = useAction(async (grant: boolean) => {
     if (!user) return;
     setDone(null);
@@ -68,7 +75,8 @@ export function UserInfoTab() {
   const account = user?.account;
   const hasDeposit = account?.permissions.includes('DEPOSIT') ?? false;
   const blocked = info?.blocked ?? account?.blocked ?? false;
-  const anyBusy = block.busy || changePassword.busy || resetLink.busy || deposit.busy;
+  const anyBusy = block.busy || changePassword.busy || resetLink.busy || deposit.busy || resetTwoFactor.busy;
+  const hasTwoFactor = info?.twoFactor === true;
 
   return (
     <>
@@ -124,6 +132,15 @@ export function UserInfoTab() {
               { label: 'Last IP', value: info?.lastIp },
               { label: 'Balance', value: account ? formatUsd(account.balanceC) : 'no market account yet' },
               { label: 'Permissions', value: account?.permissions.join(', ') },
+              {
+                label: 'Two-factor sign-in',
+                value:
+                  info?.twoFactor === undefined ? (
+                    ''
+                  ) : (
+                    <span data-testid="admin-two-factor">{info.twoFactor ? 'on' : 'off'}</span>
+                  ),
+              },
               {
                 label: 'Status',
                 value: (
@@ -187,6 +204,16 @@ export function UserInfoTab() {
           >
             Mail a reset link
           </Button>
+          <Button
+            variant="outlined"
+            color="warning"
+            disabled={!loaded || !user.email || !hasTwoFactor || !reason.trim() || anyBusy}
+            onClick={() => void resetTwoFactor.start()}
+            data-testid="admin-reset-2fa"
+            title="For a user who lost their phone and recovery codes; needs a reason"
+          >
+            Reset 2FA
+          </Button>
         </Stack>
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5}>
           <TextField
@@ -213,7 +240,9 @@ export function UserInfoTab() {
             testId="admin-block-error"
           />
         )}
-        <ActionError error={changePassword.error ?? resetLink.error ?? deposit.error} />
+        <ActionError
+          error={changePassword.error ?? resetLink.error ?? deposit.error ?? resetTwoFactor.error}
+        />
         {done && !anyBusy && (
           <Chip sx={{ mt: 1.5 }} color="success" variant="outlined" label={done} data-testid="admin-done" />
         )}
