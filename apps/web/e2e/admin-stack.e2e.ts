@@ -10,14 +10,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import {
-  SOCKS_PORT_OFFSETS,
-  type TAccount,
-  type TAgent,
-  type TAgentListResponse,
-  type TCryptoCreateResponse,
-  type TLease,
-  type TPricingRules,
+import type {
+  TAccount,
+  TAgent,
+  TAgentListResponse,
+  TCryptoCreateResponse,
+  TLease,
+  TPricingRules,
 } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
@@ -52,8 +51,8 @@ stackSuite(
 );
 
 async function curlThrough(lease: TLease): Promise<boolean> {
-  const { user, pwd, ip, port } = lease.socks;
-  const proxy = `socks5h://${user}:${pwd}@${ip}:${port + SOCKS_PORT_OFFSETS[0]}`;
+  const { user, pwd, ip, ports } = lease.socks;
+  const proxy = `socks5h://${user}:${pwd}@${ip}:${ports[0]}`;
   try {
     const { stdout } = await run('curl', ['-sS', '--max-time', '3', '--proxy', proxy, target.url]);
     return stdout.includes(PAGE_TEXT);

@@ -75,6 +75,11 @@ describe('the API page on the whole product', () => {
       'refundLease',
       'setAutoRenew',
     ]);
+    // What a lease's connection fields mean, from the document: the ports to dial are given in full.
+    const fields = v.page.getByTestId('socks-fields');
+    for (const name of ['socks.ports', 'socks.httpPort', 'socks.port']) {
+      assert.ok(await fields.getByText(name, { exact: true }).isVisible(), name);
+    }
     await saveScreenshot(v.page, 'api-page-desktop');
     await v.context.close();
   });

@@ -16,7 +16,6 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
   LEASE_TRAFFIC_CSV_HEADER,
-  SOCKS_PORT_OFFSETS,
   type TAgentListResponse,
   type TLease,
   type TLeaseHistoryResponse,
@@ -88,8 +87,8 @@ async function visit(path: string, viewport?: { width: number; height: number })
 
 /** `curl` through the lease's SOCKS5 credentials (its first port) to `url`: its exit code (0 when the page came back) and what it said. */
 async function curlThrough(lease: TLease, url: string): Promise<{ code: number; said: string }> {
-  const { user, pwd, ip, port } = lease.socks;
-  const proxy = `socks5h://${user}:${pwd}@${ip}:${port + SOCKS_PORT_OFFSETS[0]}`;
+  const { user, pwd, ip, ports } = lease.socks;
+  const proxy = `socks5h://${user}:${pwd}@${ip}:${ports[0]}`;
   try {
     await run('curl', ['-sS', '--max-time', '5', '--proxy', proxy, url]);
     return { code: 0, said: '' };

@@ -111,13 +111,39 @@ export const ZAuthPortCreateResponse = z.object({
 });
 export type TAuthPortCreateResponse = z.infer<typeof ZAuthPortCreateResponse>;
 
-/** Lease `socks`: SOCKS host name and IP of the node, base port, and the lease's own credentials. */
+/** The four SOCKS5 ports of a lease on a node with this base port (SPEC 9: base + 2080 to 5080). */
+export const leaseSocksPorts = (basePort: number): number[] =>
+  SOCKS_PORT_OFFSETS.map((offset) => basePort + offset);
+
+/** The HTTP proxy port of a lease on a node with this base port (base + 6080). */
+export const leaseHttpPort = (basePort: number): number => basePort + LEASE_HTTP_PORT_OFFSET;
+
+/**
+ * Lease `socks`: where and how to connect. SPEC 3's fields (host, ip, base `port`, credentials) plus
+ * the concrete ports, so no client adds offsets: `ports` are the four SOCKS5 ports, `httpPort` the
+ * HTTP proxy's; all take the same user and password.
+ */
 export const ZSocks = z.object({
-  host: z.string(),
-  ip: z.string(),
-  port: z.number().int(),
-  user: z.string(),
-  pwd: z.string(),
+  host: z.string().describe('The gateway node’s host name'),
+  ip: z.string().describe('The gateway node’s IP address (connect to this, or to `host`)'),
+  port: z
+    .number()
+    .int()
+    .describe(
+      'The node’s base port, kept for older clients; not a port to connect to: the SOCKS5 ports are `ports`, the HTTP proxy’s `httpPort`',
+    ),
+  ports: z
+    .array(z.number().int())
+    .length(SOCKS_PORT_OFFSETS.length)
+    .describe('The four SOCKS5 ports (base + 2080, 3080, 4080, 5080); each takes `user` and `pwd`'),
+  httpPort: z
+    .number()
+    .int()
+    .describe(
+      'The HTTP proxy port (CONNECT and plain HTTP, Basic `Proxy-Authorization` with `user` and `pwd`)',
+    ),
+  user: z.string().describe('SOCKS5 and HTTP proxy user name'),
+  pwd: z.string().describe('SOCKS5 and HTTP proxy password'),
 });
 export type TSocks = z.infer<typeof ZSocks>;
 

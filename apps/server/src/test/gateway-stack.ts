@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import { type AgentHandle, startAgent } from '@pm/agent';
-import { SOCKS_PORT_OFFSETS } from '@pm/contracts';
+import { LEASE_HTTP_PORT_OFFSET, SOCKS_PORT_OFFSETS } from '@pm/contracts';
 import { buildAgent, type TestDatabase } from '@pm/db/testing';
 import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
 import type { GeoLookup } from '@pm/gateway/geo/geo';
@@ -28,7 +28,7 @@ export interface GatewayStack {
   close(): Promise<void>;
 }
 
-/** Starts the gateway node `nodeId` on a random SOCKS base (its four ports are fixed offsets from it). */
+/** Starts the gateway node `nodeId` on a random SOCKS base (its four SOCKS ports and HTTP proxy port are fixed offsets from it). */
 export async function startGatewayStack(
   db: TestDatabase,
   o: { nodeId: string; geo?: GeoLookup },
@@ -50,6 +50,7 @@ export async function startGatewayStack(
         host: '127.0.0.1',
         tunnelPort: 0,
         socksPorts: SOCKS_PORT_OFFSETS.map((offset) => base + offset),
+        httpPorts: [base + LEASE_HTTP_PORT_OFFSET],
         plaintextTunnel: true,
         directory: plane.directory,
         meter: plane.meter,

@@ -128,6 +128,8 @@ export function buildLease(agent: TAgent, overrides: Partial<TLease> = {}): TLea
       host: 'gw1.proxymarket.test',
       ip: '127.0.0.1',
       port: 10_000,
+      ports: [12_080, 13_080, 14_080, 15_080],
+      httpPort: 16_080,
       user: `u${leaseSeq}x7k`,
       pwd: 'Secr3t-pwd',
     },

@@ -14,6 +14,7 @@ import {
   ZApiKeyCreated,
   ZApiKeyList,
   ZLease,
+  ZLeasesResponse,
 } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
@@ -105,6 +106,36 @@ describe('the public API', () => {
   test('the whole journey with an API key', async () => {
     const c = await buildCustomer(t, 10_000, 'keyuser');
     await journey(bearer(await createKey(c)));
+  });
+
+  test('a lease answer names the concrete ports of its node, whose base port is not the default', async () => {
+    const c = await buildCustomer(t, 10_000, 'portsuser');
+    const node = await buildNode(t.db, {
+      publicHost: 'gw7.example.test',
+      socksBasePort: 31_000,
+      sparePorts: 0,
+    });
+    const agent = await buildAgent(t.db, { nodeId: node.id, online: true });
+    const bought = await t.app.inject({
+      method: 'POST',
+      url: '/api/leases',
+      headers: { ...c.headers, 'content-type': 'application/json' },
+      payload: { agentID: agent.id, expPriceC: 500, probe: false, exc: true },
+    });
+    assert.equal(bought.statusCode, 201, bought.body);
+    const list = await t.app.inject({ method: 'GET', url: '/api/leases?cursor=0', headers: c.headers });
+    const [lease] = ZLeasesResponse.parse(list.json()).leases;
+    // SPEC 3's base port stays; the ports to dial are spelled out, so no client adds 2080-6080 itself.
+    assert.deepEqual(
+      {
+        host: lease?.socks.host,
+        port: lease?.socks.port,
+        ports: lease?.socks.ports,
+        http: lease?.socks.httpPort,
+      },
+      { host: 'gw7.example.test', port: 31_000, ports: [33_080, 34_080, 35_080, 36_080], http: 37_080 },
+    );
+    assert.deepEqual(ZLease.parse(bought.json()).socks, lease?.socks, 'the purchase answer says the same');
   });
 
   test('a bad token or an unknown key is 401', async () => {

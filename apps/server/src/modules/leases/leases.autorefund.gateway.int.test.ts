@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { SOCKS_PORT_OFFSETS, type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
+import { type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
 import { curl } from '@pm/gateway/session/harness.testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import {
@@ -59,7 +59,7 @@ async function buy(ip: string) {
 }
 
 const proxyOf = (lease: TLease) =>
-  `${lease.socks.user}:${lease.socks.pwd}@${lease.socks.ip}:${lease.socks.port + SOCKS_PORT_OFFSETS[0]}`;
+  `${lease.socks.user}:${lease.socks.pwd}@${lease.socks.ip}:${lease.socks.ports[0]}`;
 
 /** `n` requests through the lease to `url`, 25 at a time; resolves with how many succeeded. */
 async function requests(lease: TLease, url: string, n: number): Promise<number> {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { SOCKS_PORT_OFFSETS, ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
+import { ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
 import { type ProbeRequestWorker, startProbeRequestWorker } from '@pm/gateway';
 import { createOverrideGeo } from '@pm/gateway/geo/geo';
@@ -106,16 +106,28 @@ test('the exit moved between the shop and the purchase: agentInfoChanged, the ag
   assert.equal(lease.info.ip, '198.51.100.7');
   assert.equal(lease.info.loc.city, 'Lyon');
 
-  // End to end: the lease's credentials on each SOCKS port of the node fetch a loopback page.
-  const { user, pwd, ip, port } = lease.socks;
-  for (const offset of SOCKS_PORT_OFFSETS) {
-    const proxy = `${user}:${pwd}@${ip}:${port + offset}`;
-    const r = await curlRetrying(['--socks5-hostname', proxy, `http://127.0.0.1:${echoPort}/page`], 5);
+  // The answer names the ports the node listens on (its base is random, not the default 10000):
+  // the client dials them as given, adding no offsets.
+  const { user, pwd, ip, ports, httpPort } = lease.socks;
+  assert.deepEqual(ports, stack.gateway.socksPorts, 'the four SOCKS ports the node listens on');
+  assert.deepEqual([httpPort], stack.gateway.httpPorts, 'the HTTP proxy port the node listens on');
+  // End to end: the lease's credentials on each of those ports fetch a loopback page.
+  for (const port of ports) {
+    const r = await curlRetrying(
+      ['--socks5-hostname', `${user}:${pwd}@${ip}:${port}`, `http://127.0.0.1:${echoPort}/page`],
+      5,
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.toString(), 'hello through the bought proxy');
   }
+  const viaHttp = await curlRetrying(
+    ['--proxy', `http://${user}:${pwd}@${ip}:${httpPort}`, `http://127.0.0.1:${echoPort}/page`],
+    5,
+  );
+  assert.equal(viaHttp.code, 0, viaHttp.stderr);
+  assert.equal(viaHttp.stdout.toString(), 'hello through the bought proxy');
   const wrong = await curl(
-    ['--socks5-hostname', `${user}:nope@${ip}:${port + 2080}`, `http://127.0.0.1:${echoPort}/`],
+    ['--socks5-hostname', `${user}:nope@${ip}:${ports[0]}`, `http://127.0.0.1:${echoPort}/`],
     5,
   );
   assert.notEqual(wrong.code, 0);

@@ -1,6 +1,8 @@
 /** Pure mapping from stored lease, agent and node rows to the contract shapes of SPEC 3. */
 import {
   AppError,
+  leaseHttpPort,
+  leaseSocksPorts,
   type TAuthPort,
   type TLease,
   type TLeaseCurrentInfo,
@@ -50,12 +52,17 @@ export function toLeaseCurrentInfo(
   };
 }
 
-/** Lease `socks` for a lease served by `node`. */
+/**
+ * Lease `socks` for a lease served by `node`: SPEC 3's base `port` and the ports the node listens
+ * on for it (its base port plus the fixed offsets), so clients connect without arithmetic.
+ */
 export function toSocks(lease: Pick<LeaseRow, 'socksUser' | 'socksPwd'>, node: NodeRow): TSocks {
   return {
     host: node.publicHost,
     ip: node.publicIp,
     port: node.socksBasePort,
+    ports: leaseSocksPorts(node.socksBasePort),
+    httpPort: leaseHttpPort(node.socksBasePort),
     user: lease.socksUser,
     pwd: lease.socksPwd,
   };

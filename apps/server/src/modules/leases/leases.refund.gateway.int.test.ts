@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { SOCKS_PORT_OFFSETS, type TLease, ZLease } from '@pm/contracts';
+import { type TLease, ZLease } from '@pm/contracts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import {
   closeServer,
@@ -64,7 +64,7 @@ async function buy(
 }
 
 const proxyOf = (lease: TLease) =>
-  `${lease.socks.user}:${lease.socks.pwd}@${lease.socks.ip}:${lease.socks.port + SOCKS_PORT_OFFSETS[0]}`;
+  `${lease.socks.user}:${lease.socks.pwd}@${lease.socks.ip}:${lease.socks.ports[0]}`;
 
 /** Fetches `url` through the lease, retrying while the gateway learns the new lease. */
 async function fetchThrough(lease: TLease, url: string) {

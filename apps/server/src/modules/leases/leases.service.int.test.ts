@@ -36,6 +36,12 @@ describe('createLease', () => {
     assert.equal(lease.socks.host, 'gw1.example.test');
     assert.equal(lease.socks.ip, '198.51.100.1');
     assert.equal(lease.socks.port, 7000);
+    assert.deepEqual(
+      lease.socks.ports,
+      [9080, 10_080, 11_080, 12_080],
+      'the four SOCKS ports of a base-7000 node',
+    );
+    assert.equal(lease.socks.httpPort, 13_080);
     assert.match(lease.socks.user, /^[a-z0-9]{10}$/);
     assert.match(lease.socks.pwd, /^[A-Za-z0-9]{16}$/);
     assert.equal(lease.authPort, null);

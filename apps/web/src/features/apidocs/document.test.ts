@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { curlLine, exampleUrl, readOperations, shellQuote } from './document.ts';
+import { curlLine, exampleUrl, readOperations, readSocksFields, shellQuote } from './document.ts';
 
 const DOC = {
   paths: {
@@ -14,7 +14,30 @@ const DOC = {
       get: {
         operationId: 'listLeases',
         parameters: [{ in: 'query', name: 'cursor', schema: { type: 'integer' }, example: '0' }],
-        responses: { 200: {} },
+        responses: {
+          200: {
+            content: {
+              'application/json': {
+                schema: {
+                  properties: {
+                    leases: {
+                      items: {
+                        properties: {
+                          socks: {
+                            properties: {
+                              port: { type: 'integer', description: 'The base port' },
+                              ports: { type: 'array', items: { type: 'integer' }, description: 'SOCKS5' },
+                            },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
       },
     },
     '/api/leases/{id}/autoRenew': {
@@ -41,7 +64,10 @@ const DOC = {
           content: {
             'application/x-www-form-urlencoded': {
               schema: {
-                properties: { grant_type: { const: 'password' }, username: { type: 'string' } },
+                properties: {
+                  grant_type: { type: 'string', enum: ['password'] },
+                  username: { type: 'string' },
+                },
                 required: ['username'],
               },
             },
@@ -70,7 +96,7 @@ test('the token request comes first, on the sign-in host, with its form fields',
   assert.deepEqual(
     token.params.map((p) => [p.name, p.required, p.type]),
     [
-      ['grant_type', false, '"password"'],
+      ['grant_type', false, 'password'],
       ['username', true, 'string'],
     ],
   );
@@ -98,4 +124,12 @@ test('curl lines use the visitor’s API address, the examples and a quoted body
 test('a document without paths gives no operations', () => {
   assert.deepEqual(readOperations(null, ctx.apiUrl), []);
   assert.deepEqual(readOperations({ paths: { '/x': 'nope' } }, ctx.apiUrl), []);
+});
+
+test('the lease’s connection fields come from the document, each with its description', () => {
+  assert.deepEqual(readSocksFields(DOC), [
+    { name: 'socks.port', type: 'integer', description: 'The base port' },
+    { name: 'socks.ports', type: 'integer[]', description: 'SOCKS5' },
+  ]);
+  assert.deepEqual(readSocksFields({ paths: {} }), []);
 });

@@ -115,6 +115,35 @@ export function readOperations(doc: unknown, apiUrl: string): DocOperation[] {
   return [...out.filter((o) => o.isToken), ...out.filter((o) => !o.isToken)];
 }
 
+/** One field of an answer, as the document describes it. */
+export interface DocField {
+  name: string;
+  type: string;
+  description: string;
+}
+
+/** `obj[k1][k2]…` when every step is an object, else undefined. */
+function dig(value: unknown, ...keys: string[]): unknown {
+  let at = value;
+  for (const k of keys) at = isObj(at) ? at[k] : undefined;
+  return at;
+}
+
+/**
+ * The fields of a lease's `socks` (where and how to connect), with the document's description of
+ * each, read from the lease list's answer; none when the document does not have it.
+ */
+export function readSocksFields(doc: unknown): DocField[] {
+  const answer = dig(doc, 'paths', '/api/leases', 'get', 'responses', '200', 'content', 'application/json');
+  const socks = dig(answer, 'schema', 'properties', 'leases', 'items', 'properties', 'socks', 'properties');
+  if (!isObj(socks)) return [];
+  return Object.entries(socks).map(([name, schema]) => ({
+    name: `socks.${name}`,
+    type: isObj(schema) && schema.type === 'array' ? `${typeOf(schema.items)}[]` : typeOf(schema),
+    description: isObj(schema) && typeof schema.description === 'string' ? schema.description : '',
+  }));
+}
+
 /** A shell word in single quotes. */
 export const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 

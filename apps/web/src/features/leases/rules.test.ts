@@ -5,15 +5,27 @@ import {
   canSaveWhitelist,
   checkWhitelist,
   connectionString,
+  httpConnectionString,
   leaseSharedLabel,
   matchesLeaseFilter,
-  socksPorts,
 } from './rules.ts';
 
-const socks = { host: 'gw.example.net', ip: '203.0.113.10', port: 10000, user: 'u_abc', pwd: 'p@ss:w/rd' };
+const socks = {
+  host: 'gw.example.net',
+  ip: '203.0.113.10',
+  port: 10000,
+  ports: [12080, 13080, 14080, 15080],
+  httpPort: 16080,
+  user: 'u_abc',
+  pwd: 'p@ss:w/rd',
+};
 
-it('shows the base port plus 2080, 3080, 4080 and 5080', () => {
-  assert.deepEqual(socksPorts(socks), [12080, 13080, 14080, 15080]);
+it('dials the ports the lease answer names, never the base port plus an offset of its own', () => {
+  // Ports no offset arithmetic on `port` gives: the strings can only have read them from the answer.
+  const odd = { ...socks, port: 1, ports: [40001, 40002, 40003, 40004], httpPort: 40005 };
+  assert.equal(new URL(connectionString(odd)).port, '40001');
+  assert.equal(new URL(httpConnectionString(odd)).port, '40005');
+  assert.equal(httpConnectionString(socks), 'http://u_abc:p%40ss%3Aw%2Frd@203.0.113.10:16080');
 });
 
 it('builds a connection string curl takes as pasted', () => {

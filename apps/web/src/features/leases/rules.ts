@@ -1,19 +1,13 @@
-/** My Proxies rules: SOCKS ports and connection string, the whitelist of SPEC 5, the filter box. Pure. */
+/** My Proxies rules: the connection strings (on the ports the lease answer names), the whitelist of SPEC 5, the filter box. Pure. */
 import {
-  LEASE_HTTP_PORT_OFFSET,
   MAX_WHITELIST_ENTRIES,
   parseWhitelist,
-  SOCKS_PORT_OFFSETS,
   type TLease,
   type TSocks,
   WHITELIST_MIN_PREFIX,
 } from '@pm/contracts';
 import { countryName } from '../shop/countries.ts';
 import { sharedLabel } from '../shop/format.ts';
-
-/** The SOCKS ports of a lease: the node's base port plus 2080, 3080, 4080 and 5080 (SPEC 9). */
-export const socksPorts = (socks: Pick<TSocks, 'port'>): number[] =>
-  SOCKS_PORT_OFFSETS.map((offset) => socks.port + offset);
 
 /** The address the connection string dials: the node's IP, or its host name when the IP is unknown. */
 export const socksAddress = (socks: Pick<TSocks, 'ip' | 'host'>): string => socks.ip || socks.host;
@@ -25,11 +19,11 @@ const encode = (s: string) => encodeURIComponent(s);
  * port, which `curl -x` (and most clients) take as pasted; `socks5h` resolves names through the proxy.
  */
 export const connectionString = (socks: TSocks): string =>
-  `socks5h://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socksPorts(socks)[0]}`;
+  `socks5h://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socks.ports[0]}`;
 
 /** The lease's HTTP proxy (Basic auth with the same login), beside SOCKS5: `http://USER:PASSWORD@IP:PORT`. */
 export const httpConnectionString = (socks: TSocks): string =>
-  `http://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socks.port + LEASE_HTTP_PORT_OFFSET}`;
+  `http://${encode(socks.user)}:${encode(socks.pwd)}@${socksAddress(socks)}:${socks.httpPort}`;
 
 /** The format the connection string follows, for the button's explanation. */
 export const CONNECTION_STRING_FORMAT = 'socks5h://USERNAME:PASSWORD@SOCKS_IP:PORT';

@@ -26,7 +26,7 @@ export function PortsApiCard() {
         <Typography color="text.secondary">
           Every port also answers as an HTTP proxy (CONNECT and plain HTTP, Basic auth or the whitelist) on
           its number plus the package's <code>access.http_port_offset</code> (its node's setting); a lease's
-          HTTP proxy is on the node's base port plus 6080.
+          HTTP proxy is on its <code>socks.httpPort</code>.
         </Typography>
       </CardContent>
     </Card>

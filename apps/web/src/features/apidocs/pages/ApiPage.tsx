@@ -6,8 +6,16 @@ import { useMyAccount } from '../../account/useMyAccount.ts';
 import { ApiKeysCard } from '../components/ApiKeysCard.tsx';
 import { CodeBlock, OperationCard } from '../components/OperationCard.tsx';
 import { PortsApiCard } from '../components/PortsApiCard.tsx';
+import { SocksFieldsCard } from '../components/SocksFieldsCard.tsx';
 import { WebhooksCard } from '../components/WebhooksCard.tsx';
-import { type CurlContext, curlLine, exampleUrl, readOperations, tokenForm } from '../document.ts';
+import {
+  type CurlContext,
+  curlLine,
+  exampleUrl,
+  readOperations,
+  readSocksFields,
+  tokenForm,
+} from '../document.ts';
 import { publicDocQuery } from '../queries.ts';
 
 /**
@@ -52,6 +60,7 @@ export function ApiPage() {
             The API description could not be loaded. Reload the page to try again.
           </Alert>
         )}
+        <SocksFieldsCard fields={readSocksFields(doc.data)} />
         {ops.map((op) => {
           const request = op.isToken
             ? `POST ${op.baseUrl}${op.path}\nContent-Type: application/x-www-form-urlencoded\n\n${new URLSearchParams(tokenForm(ctx)).toString()}`

@@ -2,7 +2,7 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import { Box, Button, Chip, IconButton, Stack, Typography } from '@mui/material';
-import { LEASE_HTTP_PORT_OFFSET, type TSocks } from '@pm/contracts';
+import type { TSocks } from '@pm/contracts';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
@@ -13,7 +13,6 @@ import {
   httpConnectionString,
   MASKED_PASSWORD,
   socksAddress,
-  socksPorts,
 } from '../rules.ts';
 
 export const COPIED_TEXT = 'Copied to clipboard';
@@ -21,7 +20,8 @@ const COPIED_TOAST_MS = 3_000;
 
 /**
  * Socks Auth (SPEC 2): username, the password masked to 10 dots with a reveal toggle, the SOCKS IP,
- * the four SOCKS ports and Copy connection string.
+ * the four SOCKS ports and Copy connection string. The ports are the lease answer's (`socks.ports`,
+ * `socks.httpPort`): the server knows what the node listens on, so nothing here adds offsets.
  */
 export function SocksAuthTab({ socks }: { socks: TSocks }) {
   const [isRevealed, setRevealed] = useState(false);
@@ -54,15 +54,13 @@ export function SocksAuthTab({ socks }: { socks: TSocks }) {
           { label: 'SOCKS IP', value: <Mono>{socksAddress(socks)}</Mono> },
           {
             label: 'HTTP proxy',
-            value: (
-              <Mono testId="http-proxy">{`http://${socksAddress(socks)}:${socks.port + LEASE_HTTP_PORT_OFFSET}`}</Mono>
-            ),
+            value: <Mono testId="http-proxy">{`http://${socksAddress(socks)}:${socks.httpPort}`}</Mono>,
           },
           {
             label: 'SOCKS Port',
             value: (
               <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }} data-testid="socks-ports">
-                {socksPorts(socks).map((port) => (
+                {socks.ports.map((port) => (
                   <Chip key={port} size="small" label={port} variant="outlined" />
                 ))}
               </Stack>
