@@ -63,5 +63,22 @@ export interface EndpointInput<E extends Endpoint> {
   headers: Parsed<E['headers']>;
 }
 
-/** The error answers every operation may give. */
-export const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 429: ZErrorBody };
+/**
+ * The error answers every signed-in operation may give: 400 (input refused, `field` names it), 401
+ * (no valid token), 403 (blocked, not staff, or under `/api` no bearer token), 429 (too many calls)
+ * and 503 (the sign-in host's keys cannot be fetched to check the token, `Retry-After`).
+ */
+export const errors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 429: ZErrorBody, 503: ZErrorBody };
+
+/** What each error status means, as the OpenAPI documents describe the answer. */
+export const ERROR_STATUS_MEANING: Record<number, string> = {
+  400: 'Invalid request: `message` says why and `field` names the input at fault',
+  401: 'No valid bearer token (missing, expired, or issued before a password change)',
+  402: 'Not enough funds on the balance',
+  403: 'Forbidden: a blocked account, a staff operation, or under `/api` no bearer token',
+  404: 'Not found (or not yours)',
+  409: 'Refused in the current state: `errorCode` says why',
+  429: 'Too many calls: wait for `Retry-After` seconds',
+  500: 'Something went wrong on our side (`requestId` identifies it in the logs)',
+  503: 'Temporarily unavailable: try again after `Retry-After` seconds',
+};

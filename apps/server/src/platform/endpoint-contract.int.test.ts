@@ -30,6 +30,7 @@ const NON_OPERATIONS: Record<string, string> = {
   'market GET /metrics': "Prometheus scrape behind the operator's METRICS_TOKEN, not an API caller's token",
   'market GET /openapi.json': "the market API's own OpenAPI document, generated from the routes",
   'market GET /api/openapi.json': 'the public OpenAPI document, itself generated from ENDPOINTS',
+  'ports GET /openapi.json': "the Ports API's own OpenAPI document, generated from its routes",
   'market OPTIONS *': "@fastify/cors's CORS preflight answer for every path",
   'ports OPTIONS *': "@fastify/cors's CORS preflight answer for every path",
 };

@@ -1,4 +1,4 @@
-import { type Endpoint, type EndpointInput, publicRoute } from '@pm/contracts';
+import { type Endpoint, type EndpointInput, ERROR_STATUS_MEANING, publicRoute } from '@pm/contracts';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AuthLevel } from './auth.ts';
 import type { ApiApp, ApiSurface } from './module.ts';
@@ -14,6 +14,23 @@ export interface EndpointRoute<E extends Endpoint> {
   rateLimit?: RateLimit;
   handler(req: FastifyRequest, input: EndpointInput<E>, reply: FastifyReply): Promise<unknown>;
 }
+
+/**
+ * The declared answers, each error status described by what it means (the OpenAPI documents show
+ * the description; a schema that has its own keeps it).
+ */
+function describedResponses(response: Endpoint['response']): Endpoint['response'] {
+  return Object.fromEntries(
+    Object.entries(response).map(([status, schema]) => {
+      const meaning = ERROR_STATUS_MEANING[Number(status)];
+      return [status, meaning && !schema.description ? schema.describe(meaning) : schema];
+    }),
+  );
+}
+
+/** The market document's operationId of a public operation's `/api` twin (ids are unique per document). */
+export const apiTwinOperationId = (operationId: string) =>
+  `api${operationId[0]?.toUpperCase() ?? ''}${operationId.slice(1)}`;
 
 /** `/leases/{id}` -> `/leases/:id`. */
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -48,14 +65,17 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
       })
     : undefined;
   const schema = {
+    operationId: e.operationId,
     tags: e.tags,
     summary: e.summary,
+    // The document's default is the bearer token; an anonymous operation says it needs none.
+    ...(e.visibility === 'anonymous' ? { security: [] } : {}),
     ...(e.description ? { description: e.description } : {}),
     ...(e.params ? { params: e.params } : {}),
     ...(e.querystring ? { querystring: e.querystring } : {}),
     ...(e.body ? { body: e.body } : {}),
     ...(e.headers ? { headers: e.headers } : {}),
-    response: e.response,
+    response: describedResponses(e.response),
   };
   const handler = (req: FastifyRequest, reply: FastifyReply) =>
     route.handler(
@@ -81,7 +101,7 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
   app.route({
     method: pub.method,
     url: toFastifyPath(pub.path),
-    schema: { ...schema, tags: ['public'], operationId: e.operationId },
+    schema: { ...schema, tags: ['public'], operationId: apiTwinOperationId(e.operationId) },
     config: { auth: 'api' },
     ...(limiter ? { preHandler: limiter } : {}),
     handler,

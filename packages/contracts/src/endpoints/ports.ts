@@ -34,7 +34,8 @@ const portsErrors = {
   429: ZPortsError,
   503: ZPortsError,
 };
-const staffErrors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody };
+/** The staff price table's refusals; 503 when the sign-in host's keys cannot be fetched to check the token. */
+const staffErrors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 503: ZErrorBody };
 
 /** One operation of the Ports API (SPEC 7): served on its own base address, the ports listener. */
 const portsOp = <const E extends Omit<Endpoint, 'api' | 'tags' | 'visibility'>>(e: E) =>

@@ -17,7 +17,13 @@ type OpenApiDoc = {
   [k: string]: unknown;
 };
 
-const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema) } });
+/**
+ * A token schema as OpenAPI 3.0 takes it (`enum` for a literal, no `$schema`): zod's default target,
+ * JSON Schema 2020-12, does not validate there. Input mode leaves the objects open, since the sign-in
+ * host's answers may carry more fields than the ones a client needs.
+ */
+const openApi30 = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' });
+const json = (schema: z.ZodType) => ({ 'application/json': { schema: openApi30(schema) } });
 
 /** The token endpoint as an OpenAPI path item, served from the sign-in host (a path-level `servers`). */
 function tokenPathItem(tokenUrl: string): { path: string; item: Record<string, unknown> } {
@@ -36,7 +42,7 @@ function tokenPathItem(tokenUrl: string): { path: string; item: Record<string, u
         security: [],
         requestBody: {
           required: true,
-          content: { 'application/x-www-form-urlencoded': { schema: z.toJSONSchema(ZTokenRequest) } },
+          content: { 'application/x-www-form-urlencoded': { schema: openApi30(ZTokenRequest) } },
         },
         responses: {
           200: { description: 'The access token', content: json(ZTokenResponse) },
@@ -50,6 +56,7 @@ function tokenPathItem(tokenUrl: string): { path: string; item: Record<string, u
 }
 
 interface Operation {
+  operationId?: string;
   parameters?: { name: string; in: string; example?: unknown }[];
   requestBody?: { content?: Record<string, { example?: unknown }> };
   responses?: Record<string, { content?: Record<string, { example?: unknown }> }>;
@@ -87,7 +94,10 @@ export function publicOpenApi(app: FastifyInstance, apiBase: string, tokenUrl: s
     if (!item) continue;
     paths[route.path] ??= structuredClone(item);
     const op = paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
-    if (op) addExample(op, e);
+    if (!op) continue;
+    // The market document names the `/api` twin apart from the operation's own path; here it is the only one.
+    op.operationId = e.operationId;
+    addExample(op, e);
   }
   return {
     openapi: '3.0.3',

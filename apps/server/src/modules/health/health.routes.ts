@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, ZHealthResponse } from '@pm/contracts';
+import { AppError, ERROR_STATUS_MEANING, ZErrorBody, ZHealthResponse } from '@pm/contracts';
 import type { Registry } from 'prom-client';
 import type { ApiApp } from '../../platform/module.ts';
 import type { HealthService } from './health.service.ts';
@@ -33,6 +33,14 @@ export function registerHealthRoutes(
   platform: { metrics: Registry; settings: { metricsToken?: string | undefined } },
 ): void {
   registerProbeRoutes(app, deps, platform);
+  registerDocumentRoute(app);
+}
+
+/**
+ * `GET /openapi.json`, the listener's own OpenAPI document generated from its routes: the market
+ * API's, and on the Ports API's listener (SPEC 7: its own base address) the Ports API's.
+ */
+export function registerDocumentRoute(app: ApiApp): void {
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }
 
@@ -49,7 +57,13 @@ export function registerProbeRoutes(
     '/healthz',
     {
       config: { auth: 'public' },
-      schema: { tags: ['ops'], security: [], response: { 200: ZHealthResponse } },
+      schema: {
+        operationId: 'getLiveness',
+        summary: 'Liveness: the process answers',
+        tags: ['ops'],
+        security: [],
+        response: { 200: ZHealthResponse },
+      },
     },
     async () => ok,
   );
@@ -58,7 +72,13 @@ export function registerProbeRoutes(
     '/readyz',
     {
       config: { auth: 'public' },
-      schema: { tags: ['ops'], security: [], response: { 200: ZHealthResponse } },
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: the database answers',
+        tags: ['ops'],
+        security: [],
+        response: { 200: ZHealthResponse, 503: ZErrorBody.describe(ERROR_STATUS_MEANING[503]!) },
+      },
     },
     async () => {
       try {
