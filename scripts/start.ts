@@ -28,6 +28,7 @@ import {
 } from '@pm/devnet/demo';
 import { DEMO_AGENT_COUNT } from '@pm/devnet/demo-identities';
 import { startProduct } from '@pm/devnet/product';
+import { buildAddon } from '@pm/extension/build';
 import { checkPortPlan, DEFAULT_PORTS, ephemeralWarning, readEphemeralRange } from '@pm/gateway';
 import { enrolTotp, newTotpSecret } from '@pm/identity';
 import { z } from 'zod';
@@ -171,7 +172,13 @@ function newestMtime(path: string): number {
   return Math.max(st.mtimeMs, ...readdirSync(path).map((n) => newestMtime(join(path, n))));
 }
 
-function ensureWebBuild(): string {
+/**
+ * The web app's build (rebuilt when its sources are newer) with the browser add-on's package in it:
+ * the Downloads page links `/downloads/proxymarket-addon.zip`, and a web build alone empties `dist`,
+ * so the add-on is packed on every start (a few small files, milliseconds), its popup pre-filled
+ * with this start's site address.
+ */
+async function ensureWebBuild(): Promise<string> {
   const web = join(root, 'apps/web');
   const dist = join(web, 'dist');
   const built = existsSync(join(dist, 'index.html')) ? statSync(join(dist, 'index.html')).mtimeMs : 0;
@@ -180,10 +187,11 @@ function ensureWebBuild(): string {
     console.log('Building the web app…');
     execFileSync('npm', ['run', 'build', '--silent', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
   }
+  await buildAddon({ siteUrl: `http://${env.PUBLIC_HOST}:${env.WEB_PORT}`, webDist: dist });
   return dist;
 }
 
-const webRoot = ensureWebBuild();
+const webRoot = await ensureWebBuild();
 const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
 await migrateDb(db);
 const { secrets, isNew } = loadSecrets();

@@ -23,6 +23,9 @@ const environment: TEnvironment = {
   termsVersion: 3,
 };
 
+/** An empty zip archive: its end-of-central-directory record alone. */
+const ZIP_BYTES = Buffer.from([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)]);
+
 let root: string;
 let web: FastifyInstance;
 
@@ -32,6 +35,8 @@ before(async () => {
   writeFileSync(join(root, 'index.html'), INDEX);
   writeFileSync(join(root, 'assets', 'app-1a2b.js'), 'console.log("app");');
   writeFileSync(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  mkdirSync(join(root, 'downloads'));
+  writeFileSync(join(root, 'downloads', 'addon.zip'), ZIP_BYTES);
   // What the build writes beside each text file (apps/web/vite.config.ts).
   for (const name of ['index.html', 'assets/app-1a2b.js']) {
     const body = name === 'index.html' ? INDEX : 'console.log("app");';
@@ -91,6 +96,18 @@ describe('web listener', () => {
     assert.equal(missing.statusCode, 404);
     assert.doesNotMatch(String(missing.headers['cache-control']), /immutable/);
     assert.equal((await web.inject({ method: 'GET', url: '/robots.txt' })).statusCode, 404);
+  });
+
+  test('a download is sent as itself (application/zip); a missing one is a 404, never the app', async () => {
+    const zip = await web.inject({ method: 'GET', url: '/downloads/addon.zip' });
+    assert.equal(zip.statusCode, 200);
+    assert.equal(zip.headers['content-type'], 'application/zip');
+    assert.deepEqual(zip.rawPayload, ZIP_BYTES);
+    for (const method of ['GET', 'HEAD'] as const) {
+      const missing = await web.inject({ method, url: '/downloads/proxymarket-addon.zip' });
+      assert.equal(missing.statusCode, 404, method);
+      assert.doesNotMatch(String(missing.headers['content-type']), /html/, method);
+    }
   });
 
   test('GET /environments.json lists the environments', async () => {

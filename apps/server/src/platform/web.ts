@@ -52,13 +52,17 @@ export function contentSecurityPolicy(environments: TEnvironment[]): string {
   ].join('; ');
 }
 
+/** Folders of the build that hold only files: the hashed assets and the downloads (the add-on's zip). */
+const FILE_FOLDERS = ['/assets/', '/downloads/'];
+
 /**
  * Whether a path that matched no file names a file after all (so a 404, not the app): anything
- * under `/assets/`, and a top-level name with an extension (`/robots.txt`, `/sw.js`). Deeper paths
- * are client routes whatever their last segment holds: `/my/history-details/1.2.3.4` is an IP.
+ * under `/assets/` or `/downloads/` (a missing add-on zip must not be saved as the app's index page),
+ * and a top-level name with an extension (`/robots.txt`, `/sw.js`). Deeper paths are client routes
+ * whatever their last segment holds: `/my/history-details/1.2.3.4` is an IP.
  */
 export function looksLikeFile(path: string): boolean {
-  if (path.startsWith('/assets/')) return true;
+  if (FILE_FOLDERS.some((folder) => path.startsWith(folder))) return true;
   return path.lastIndexOf('/') === 0 && extname(path) !== '';
 }
 

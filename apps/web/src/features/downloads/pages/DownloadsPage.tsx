@@ -1,11 +1,10 @@
 import AndroidIcon from '@mui/icons-material/Android';
 import DownloadIcon from '@mui/icons-material/Download';
 import ExtensionIcon from '@mui/icons-material/Extension';
-import { Button, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
+import { Alert, Button, Card, CardContent, Chip, Skeleton, Stack, Typography } from '@mui/material';
+import { useQuery } from '@tanstack/react-query';
 import { Page } from '../../../components/ui/Page.tsx';
-
-/** Where the build puts the add-on (apps/extension/scripts/build.ts). */
-export const ADDON_ZIP_URL = '/downloads/proxymarket-addon.zip';
+import { ADDON_MISSING_TEXT, ADDON_ZIP_URL, fetchIsAddonOffered } from '../addon.ts';
 
 const STEPS = (site: string) => [
   'Download the zip and unzip it into a folder you keep (the browser loads the add-on from there).',
@@ -32,9 +31,7 @@ export function DownloadsPage() {
             <Typography color="text.secondary" sx={{ mb: 2 }}>
               Sign in, see your proxies and use one in this browser with one click, through its no-auth port.
             </Typography>
-            <Button variant="contained" startIcon={<DownloadIcon />} href={ADDON_ZIP_URL} download>
-              Download add-on (.zip)
-            </Button>
+            <AddonDownload />
             <Typography variant="subtitle2" sx={{ mt: 2, mb: 1 }}>
               Install
             </Typography>
@@ -67,5 +64,27 @@ export function DownloadsPage() {
         </Card>
       </Stack>
     </Page>
+  );
+}
+
+/** The download button once the site has the add-on's zip; else why there is none. */
+function AddonDownload() {
+  const { data: isOffered } = useQuery({
+    queryKey: ['downloads', 'addon'],
+    queryFn: ({ signal }) => fetchIsAddonOffered(signal),
+    staleTime: 60_000,
+  });
+  if (isOffered === undefined) return <Skeleton variant="rounded" width={220} height={36} />;
+  if (!isOffered) {
+    return (
+      <Alert severity="warning" data-testid="addon-missing">
+        {ADDON_MISSING_TEXT}
+      </Alert>
+    );
+  }
+  return (
+    <Button variant="contained" startIcon={<DownloadIcon />} href={ADDON_ZIP_URL} download>
+      Download add-on (.zip)
+    </Button>
   );
 }
