@@ -54,6 +54,20 @@ export function defineEndpoint<const E extends Endpoint>(e: E): E {
   return e;
 }
 
+/** The statuses an operation's success answer may have; each operation declares exactly one. */
+export type SuccessStatus = 200 | 201 | 202 | 204;
+/** The success status an operation declares (`201` for a purchase, `204` for a deletion). */
+export type SuccessStatusOf<E extends Endpoint> = keyof E['response'] & SuccessStatus;
+/** The schema of an operation's success answer. */
+export type SuccessSchemaOf<E extends Endpoint> = E['response'][SuccessStatusOf<E>];
+/**
+ * An operation's success answer as values: what a server handler returns (the serializer encodes
+ * it with the schema, which takes the schema's output type) and what a client gets back after
+ * parsing the answer with the same schema.
+ */
+export type SuccessOf<E extends Endpoint> =
+  SuccessSchemaOf<E> extends z.ZodType ? z.output<SuccessSchemaOf<E>> : never;
+
 /** The fields a handler gets, as the schemas parse them. */
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 export interface EndpointInput<E extends Endpoint> {

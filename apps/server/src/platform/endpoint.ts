@@ -1,4 +1,10 @@
-import { type Endpoint, type EndpointInput, ERROR_STATUS_MEANING, publicRoute } from '@pm/contracts';
+import {
+  type Endpoint,
+  type EndpointInput,
+  ERROR_STATUS_MEANING,
+  publicRoute,
+  type SuccessOf,
+} from '@pm/contracts';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AuthLevel } from './auth.ts';
 import type { ApiApp, ApiSurface } from './module.ts';
@@ -9,10 +15,41 @@ export interface RateLimit {
   timeWindow: number;
 }
 
+/**
+ * What a handler may do to its answer besides returning the body: set headers and the content
+ * type, or serialize the body itself. No `send` and no `code`: a reply is thenable, so a handler
+ * returning `reply.send(x)` would escape the check of its return type.
+ */
+export interface AnswerHeaders<T> {
+  header(name: string, value: string): AnswerHeaders<T>;
+  type(contentType: string): AnswerHeaders<T>;
+  serializer(serialize: (body: T) => string): AnswerHeaders<T>;
+}
+
 export interface EndpointRoute<E extends Endpoint> {
   /** Shared by the operation's paths: a call under `/api` counts against the same budget. */
   rateLimit?: RateLimit;
-  handler(req: FastifyRequest, input: EndpointInput<E>, reply: FastifyReply): Promise<unknown>;
+  /**
+   * Returns the success answer's body, typed by the operation's success schema, so a misspelt or
+   * missing field fails the compiler (the serializer still checks it against the schema when
+   * sent). The answer goes out with the declared success status; `reply` sets headers only (a
+   * CSV's content type and file name, a cached list's serializer).
+   */
+  handler(
+    req: FastifyRequest,
+    input: EndpointInput<E>,
+    reply: AnswerHeaders<SuccessOf<E>>,
+  ): Promise<SuccessOf<E>>;
+}
+
+/** The success status an operation declares: its one 2xx answer. */
+function successStatus(e: Endpoint): number {
+  const statuses = Object.keys(e.response)
+    .map(Number)
+    .filter((s) => s >= 200 && s < 300);
+  if (statuses.length !== 1)
+    throw new Error(`${e.operationId} must declare one success status, not ${statuses.length}`);
+  return statuses[0] as number;
 }
 
 /**
@@ -77,6 +114,7 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
     ...(e.headers ? { headers: e.headers } : {}),
     response: describedResponses(e.response),
   };
+  const status = successStatus(e);
   const handler = (req: FastifyRequest, reply: FastifyReply) =>
     route.handler(
       req,
@@ -86,7 +124,7 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
         body: req.body,
         headers: req.headers,
       } as EndpointInput<E>,
-      reply,
+      reply.code(status),
     );
   app.route({
     method: e.method,

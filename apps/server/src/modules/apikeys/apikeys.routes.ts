@@ -18,14 +18,13 @@ export function registerApiKeysRoutes(
   });
   registerEndpoint(app, ENDPOINTS.createApiKey, {
     rateLimit: { max: 30, timeWindow: 60_000 },
-    handler: async (req, { body }, reply) =>
-      reply.code(201).send(await deps.apiKeys.createKey(getPrincipal(req).userId, body.name)),
+    handler: async (req, { body }) => deps.apiKeys.createKey(getPrincipal(req).userId, body.name),
   });
   registerEndpoint(app, ENDPOINTS.revokeApiKey, {
     rateLimit: { max: 60, timeWindow: 60_000 },
-    handler: async (req, { params }, reply) => {
+    handler: async (req, { params }) => {
       await deps.apiKeys.revokeKey(getPrincipal(req).userId, params.id);
-      return reply.code(204).send(null);
+      return null;
     },
   });
 }

@@ -49,10 +49,10 @@ export function registerLifecycleRoutes(
   registerEndpoint(app, ENDPOINTS.downloadLeaseTrafficCsv, {
     handler: async (req, { params }, reply) => {
       const traffic = await deps.history.getTraffic(getPrincipal(req).userId, params.id);
-      return reply
+      reply
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="lease-${traffic.leaseID}-traffic.csv"`)
-        .send(toTrafficCsv(traffic));
+        .header('content-disposition', `attachment; filename="lease-${traffic.leaseID}-traffic.csv"`);
+      return toTrafficCsv(traffic);
     },
   });
 }

@@ -17,14 +17,8 @@ export function registerLeasesRoutes(
   registerEndpoint(app, ENDPOINTS.createLease, {
     // A person buys a few proxies a minute at most; each attempt may cost a probe.
     rateLimit: { max: 30, timeWindow: 60_000 },
-    handler: async (req, { body, headers }, reply) => {
-      const lease = await deps.purchases.purchaseLease(
-        getPrincipal(req).userId,
-        body,
-        headers['idempotency-key'],
-      );
-      return reply.code(201).send(lease);
-    },
+    handler: async (req, { body, headers }) =>
+      deps.purchases.purchaseLease(getPrincipal(req).userId, body, headers['idempotency-key']),
   });
 
   registerEndpoint(app, ENDPOINTS.listLeases, {
@@ -39,17 +33,17 @@ export function registerLeasesRoutes(
 
   registerEndpoint(app, ENDPOINTS.setAgentNote, {
     rateLimit: { max: 60, timeWindow: 60_000 },
-    handler: async (req, { params, body }, reply) => {
+    handler: async (req, { params, body }) => {
       await deps.leases.setAgentNote(getPrincipal(req).userId, params.agentId, body.note);
-      return reply.code(204).send(null);
+      return null;
     },
   });
 
   registerEndpoint(app, ENDPOINTS.deleteAgentNote, {
     rateLimit: { max: 60, timeWindow: 60_000 },
-    handler: async (req, { params }, reply) => {
+    handler: async (req, { params }) => {
       await deps.leases.deleteAgentNote(getPrincipal(req).userId, params.agentId);
-      return reply.code(204).send(null);
+      return null;
     },
   });
 }

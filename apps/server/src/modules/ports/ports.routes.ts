@@ -62,10 +62,10 @@ export function registerPortsApiRoutes(app: ApiApp, deps: { ports: PortsService 
     handler: async (req, { params }, reply) => {
       const traffic = await ports.getTraffic(caller(req), params.id);
       const lines = traffic.hours.map((h) => `${h.hour},${h.reqs},${h.fails},${h.inBytes},${h.outBytes}`);
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="package-${traffic.packageID}-traffic.csv"`)
-        .send(`${[LEASE_TRAFFIC_CSV_HEADER, ...lines].join('\n')}\n`);
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="package-${traffic.packageID}-traffic.csv"`);
+      return `${[LEASE_TRAFFIC_CSV_HEADER, ...lines].join('\n')}\n`;
     },
   });
   // The rotation link: no token (scripts call it), the port and its package's key; 5-minute rule in the service.

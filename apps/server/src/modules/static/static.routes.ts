@@ -12,9 +12,7 @@ export function registerStaticRoutes(app: ApiApp, deps: { staticShop: StaticServ
 
   registerEndpoint(app, ENDPOINTS.leaseStaticAgent, {
     rateLimit: { max: 30, timeWindow: 60_000 },
-    handler: async (req, { body, headers }, reply) =>
-      reply
-        .code(201)
-        .send(await deps.staticShop.leaseStatic(getPrincipal(req).userId, body, headers['idempotency-key'])),
+    handler: async (req, { body, headers }) =>
+      deps.staticShop.leaseStatic(getPrincipal(req).userId, body, headers['idempotency-key']),
   });
 }

@@ -19,20 +19,18 @@ export function registerWebhooksRoutes(
   });
   registerEndpoint(app, ENDPOINTS.createWebhook, {
     rateLimit: { max: 10, timeWindow: 60_000 },
-    handler: async (req, { body }, reply) =>
-      reply.code(201).send(await deps.webhooks.createEndpoint(getPrincipal(req).userId, body.url)),
+    handler: async (req, { body }) => deps.webhooks.createEndpoint(getPrincipal(req).userId, body.url),
   });
   registerEndpoint(app, ENDPOINTS.deleteWebhook, {
     rateLimit: { max: 30, timeWindow: 60_000 },
-    handler: async (req, { params }, reply) => {
+    handler: async (req, { params }) => {
       await deps.webhooks.deleteEndpoint(getPrincipal(req).userId, params.id);
-      return reply.code(204).send(null);
+      return null;
     },
   });
   registerEndpoint(app, ENDPOINTS.pingWebhook, {
     rateLimit: { max: 10, timeWindow: 60_000 },
-    handler: async (req, { params }, reply) =>
-      reply.code(202).send(await deps.webhooks.ping(getPrincipal(req).userId, params.id)),
+    handler: async (req, { params }) => deps.webhooks.ping(getPrincipal(req).userId, params.id),
   });
   registerEndpoint(app, ENDPOINTS.listWebhookDeliveries, {
     handler: async (req) => deps.webhooks.listDeliveries(getPrincipal(req).userId),

@@ -1,0 +1,99 @@
+/**
+ * The endpoint contract is typed at both ends (issue 35): a server handler that answers a renamed
+ * field, and a web call that reads or sends one, fail `npm run typecheck`. Each case writes a small
+ * file that imports a real endpoint into a temporary folder inside the app (so `@pm/contracts` and
+ * the app's own modules resolve as they do for the app), runs the repository's `tsc` once on it
+ * with a tsconfig that extends the app's, and reads the diagnostics. Each misspelt file has a
+ * correct twin in the same run, which must compile clean: the errors come from the misspelling,
+ * not from a probe that cannot compile at all.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+
+const root = join(import.meta.dirname, '..');
+const tsc = join(root, 'node_modules/.bin/tsc');
+
+/**
+ * Type-checks `files` in a temporary folder under `dir` (a dot folder: the apps' own tsconfig
+ * globs skip it, so a concurrent `npm run typecheck` never sees it) against the app's tsconfig.
+ * Returns the diagnostics by file name.
+ */
+function typecheck(dir: string, appTsconfig: string, files: Record<string, string>): Map<string, string[]> {
+  const tmp = mkdtempSync(join(root, dir, '.typecheck-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(tmp, name), text);
+    const config = {
+      extends: relative(tmp, join(root, appTsconfig)),
+      files: Object.keys(files),
+      include: [],
+    };
+    writeFileSync(join(tmp, 'tsconfig.json'), JSON.stringify(config));
+    const run = spawnSync(tsc, ['-p', join(tmp, 'tsconfig.json'), '--noEmit', '--pretty', 'false'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(run.error, undefined, `tsc did not run: ${String(run.error)}`);
+    const byFile = new Map<string, string[]>(Object.keys(files).map((f) => [f, []]));
+    let last: string[] | undefined;
+    for (const line of `${run.stdout}${run.stderr}`.split('\n')) {
+      const m = /^(?:.*[\\/])?([^\\/(]+)\(\d+,\d+\): error/.exec(line);
+      if (m) {
+        last = byFile.get(m[1]!);
+        assert.ok(last, `an error outside the probe files: ${line}`);
+        last.push(line);
+      } else if (line.startsWith(' ') && last) {
+        // The indented lines after an error elaborate it (which property, which type).
+        last[last.length - 1] += `\n${line}`;
+      }
+    }
+    if (run.status !== 0)
+      assert.ok(
+        [...byFile.values()].some((e) => e.length > 0),
+        run.stdout + run.stderr,
+      );
+    return byFile;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const SERVER_HEAD = `import { ENDPOINTS } from '@pm/contracts';
+import { registerEndpoint } from '../platform/endpoint.ts';
+import type { ApiApp } from '../platform/module.ts';
+`;
+
+test('a server handler that answers a renamed field does not compile; its twin does', () => {
+  const diagnostics = typecheck('apps/server/src', 'tsconfig.json', {
+    'right.ts': `${SERVER_HEAD}
+export function register(app: ApiApp): void {
+  registerEndpoint(app, ENDPOINTS.myAddress, { handler: async (req) => ({ ip: req.ip }) });
+  registerEndpoint(app, ENDPOINTS.revokeApiKey, { handler: async () => null });
+}
+`,
+    'renamed.ts': `${SERVER_HEAD}
+export function register(app: ApiApp): void {
+  registerEndpoint(app, ENDPOINTS.myAddress, { handler: async (req) => ({ address: req.ip }) });
+}
+`,
+    // A reply is thenable: returning \`reply.send(...)\` would slip any body past the return type.
+    'sent.ts': `${SERVER_HEAD}
+export function register(app: ApiApp): void {
+  registerEndpoint(app, ENDPOINTS.myAddress, { handler: async (_req, _input, reply) => reply.send({ address: 1 }) });
+}
+`,
+  });
+  assert.deepEqual(diagnostics.get('right.ts'), []);
+  const renamed = diagnostics.get('renamed.ts')!;
+  assert.equal(renamed.length, 1, renamed.join('\n'));
+  assert.match(
+    renamed[0]!,
+    /renamed\.ts\(6,\d+\).*Property 'ip' is missing in type '\{ address: string; \}'/s,
+  );
+  const sent = diagnostics.get('sent.ts')!;
+  assert.equal(sent.length, 1, sent.join('\n'));
+  assert.match(sent[0]!, /^[^(]*sent\.ts\(6,\d+\).*Property 'send' does not exist/);
+});
