@@ -6,7 +6,7 @@ import { isLoopbackHost, type Mux } from '@pm/tunnel';
 import type { AgentDialer, AgentRegistry, LeaseDirectory, LeaseMeter } from './policy/types.ts';
 import { encodeAddress, replyText } from './protocol/socks5.ts';
 import { FailureLimiter, type FailureLimiterOptions } from './session/auth-limiter.ts';
-import { flushSessionBytes } from './session/connection-steps.ts';
+import { flushLeaseBytes, flushSessionBytes } from './session/connection-steps.ts';
 import { handleHttpProxyConnection } from './session/http-proxy.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './session/metrics.ts';
 import { handleSocksConnection, type Session, type SessionContext } from './session/socks-session.ts';
@@ -167,6 +167,7 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     maxStreamsPerAgent: config.maxStreamsPerAgent ?? 16_384,
     sessions: new Set<Session>(),
     byLease: new Map(),
+    packageExits: new Map(),
     handshaking: new Set(),
   };
 
@@ -254,6 +255,11 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
     if (!set) return;
     for (const s of [...set]) s.socket.destroy();
   });
+  // A private lease took an agent: the package connections through it end at once.
+  const offExit = config.directory.onExitClosed?.((agentId) => {
+    for (const s of [...(ctx.packageExits.get(agentId) ?? [])]) s.socket.destroy();
+  });
+  const offFlush = config.directory.onFlushRequested?.((leaseId) => flushLeaseBytes(leaseId, ctx));
 
   const flushTimer = setInterval(() => {
     for (const s of ctx.sessions) flushSessionBytes(s, ctx);
@@ -340,6 +346,8 @@ export async function startGateway(config: GatewayConfig): Promise<GatewayHandle
       closed = true;
       offPorts();
       offRevoked();
+      offExit?.();
+      offFlush?.();
       clearInterval(flushTimer);
       const all = [...servers, ...authServers.values()];
       authServers.clear();

@@ -7,6 +7,7 @@ export {
   Mux,
   type MuxOptions,
   MuxStream,
+  type StreamBudget,
   type StreamEnd,
   type TunnelTransport,
 } from './mux.ts';

@@ -14,6 +14,15 @@ export function abort(socket: LocalSocket | null): void {
   else socket.destroy();
 }
 
+/**
+ * Where a stream with a byte allowance gets more (a port package's volume on the gateway). Asked
+ * only when a chunk overdraws `allowance`: it adds what it can spare and answers whether the
+ * allowance is back at zero or above; when not, the stream relays what was covered and is reset.
+ */
+export interface StreamBudget {
+  refill(st: MuxStream): boolean;
+}
+
 /** Why a stream ended, as the owner of its local socket sees it. */
 export type StreamEnd = 'closed' | 'reset' | 'tunnel';
 
@@ -30,6 +39,13 @@ export class MuxStream {
   sentBytes = 0;
   /** Bytes received from the tunnel and written to the local socket. */
   recvBytes = 0;
+  /**
+   * Bytes this stream may still relay, both directions together; each chunk subtracts its length
+   * and only an overdraft asks `budget` (one subtraction and one comparison per chunk). Unlimited
+   * unless the owner sets a budget.
+   */
+  allowance = Number.POSITIVE_INFINITY;
+  budget: StreamBudget | null = null;
   closed = false;
   end: StreamEnd | null = null;
   /** Gateway side: answer to OPEN (0 ok, else SOCKS reply code). */
@@ -48,4 +64,15 @@ export class MuxStream {
     this.id = id;
     this.sendWindow = sendWindow;
   }
+}
+
+/**
+ * A chunk of `n` bytes overdrew the stream's allowance: `n` when its budget refilled it, else the
+ * part the allowance still covered (the allowance is then spent). Off the per-chunk path.
+ */
+export function coveredBytes(st: MuxStream, n: number): number {
+  if (st.budget?.refill(st)) return n;
+  const covered = n + st.allowance;
+  st.allowance = 0;
+  return covered > 0 ? covered : 0;
 }

@@ -10,12 +10,12 @@ import {
   TUNNEL_HIGH_WATER,
   type TunnelTransport,
 } from './mux-options.ts';
-import { abort, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
+import { abort, coveredBytes, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
 import { RecordBudget } from './record-budget.ts';
 import { StreamFlow } from './stream-flow.ts';
 
 export { DEFAULT_WINDOW, type MuxOptions, type TunnelTransport } from './mux-options.ts';
-export { type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
+export { type LocalSocket, MuxStream, type StreamBudget, type StreamEnd } from './mux-stream.ts';
 
 const EMPTY = Buffer.alloc(0);
 /** A drained tunnel (`drain`) waits this long with no stream before it closes: last bytes settle. */
@@ -166,6 +166,17 @@ export class Mux {
     (socket as Partial<net.Socket>).setNoDelay?.(true);
     const onChunk = (chunk: Buffer) => {
       if (st.closed) return;
+      st.allowance -= chunk.length;
+      if (st.allowance < 0) {
+        const covered = coveredBytes(st, chunk.length);
+        if (covered < chunk.length) {
+          // The budget is spent: what it still covered goes out, then the stream is reset.
+          st.allowance = covered;
+          if (covered > 0) onChunk(chunk.subarray(0, covered));
+          this.reset(st);
+          return;
+        }
+      }
       st.sentBytes += chunk.length;
       if (st.pending || this.out.blocked) {
         // Held back (window or a full tunnel): no DATA is queued past the high-water mark.
@@ -321,6 +332,20 @@ export class Mux {
     }
     const st = this.streams.get(id);
     if (!st?.socket || st.closed) return;
+    st.allowance -= piece.length;
+    if (st.allowance < 0) {
+      const covered = coveredBytes(st, piece.length);
+      if (covered < piece.length) {
+        // The budget is spent: what it still covered is written, then the stream is reset.
+        st.allowance = 0;
+        if (covered > 0 && !st.socket.destroyed) {
+          st.recvBytes += covered;
+          st.socket.write(piece.subarray(0, covered));
+        }
+        this.reset(st);
+        return;
+      }
+    }
     st.recvBytes += piece.length;
     st.outstanding += piece.length;
     if (st.outstanding > this.window) {

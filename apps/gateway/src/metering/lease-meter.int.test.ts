@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { createDb, type DbHandle } from '@pm/db';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { startCutProxy } from '../store/cut-proxy.testkit.ts';
-import { insertAgent, insertLease, insertNode, waitFor } from '../store/network.testkit.ts';
+import { insertAgent, insertLease, insertNode, insertPackage, waitFor } from '../store/network.testkit.ts';
 import { createPgLeaseMeter } from './lease-meter.ts';
 
 let db: TestDatabase;
@@ -174,5 +174,106 @@ test('the hour row keeps the agent-caused failures apart: only the agent class a
   );
   // The customer's Failed % stays every failure.
   assert.equal((await statsOf(lease.id)).fails, 6);
+  await meter.close();
+});
+
+const packageRow = async (id: string) => {
+  const [r] = await db.query<Record<string, string | null>>(
+    `SELECT status, suspend_reason, requests, errors, auth_fails, upload, download, stats_flushed_at
+     FROM port_packages WHERE id = $1`,
+    [id],
+  );
+  assert.ok(r);
+  return r;
+};
+
+test("a package's counters add up whatever its status; only an active one is suspended at its volume", async () => {
+  const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
+  const atVolume = await insertPackage(db, 'n1', { gb: 1 });
+  await db.query('UPDATE port_packages SET download = $2 WHERE id = $1', [atVolume.id, 2 ** 30 - 100]);
+  const expired = await insertPackage(db, 'n1', { gb: 1 });
+  await db.query(`UPDATE port_packages SET status = 'suspend', suspend_reason = 'expired' WHERE id = $1`, [
+    expired.id,
+  ]);
+  const refunded = await insertPackage(db, 'n1', { gb: 1 });
+  await db.query(`UPDATE port_packages SET status = 'refunded' WHERE id = $1`, [refunded.id]);
+  const unlimited = await insertPackage(db, 'n1', { gb: 1 });
+  await db.query(`UPDATE port_packages SET traffic_type = 'unlimit', traffic_gb = 0 WHERE id = $1`, [
+    unlimited.id,
+  ]);
+  for (const p of [atVolume, expired, refunded, unlimited]) {
+    meter.countRequest(p.id, 'ok');
+    meter.addBytes(p.id, 50, 60);
+  }
+  meter.addBytes(unlimited.id, 0, 5 * 2 ** 30);
+  await meter.flush();
+  const a = await packageRow(atVolume.id);
+  assert.deepEqual([a.status, a.suspend_reason, Number(a.download)], ['suspend', 'volume', 2 ** 30 - 40]);
+  for (const p of [expired, refunded]) {
+    const r = await packageRow(p.id);
+    assert.deepEqual(
+      [Number(r.requests), Number(r.upload), Number(r.download)],
+      [1, 50, 60],
+      'still metered',
+    );
+    const [h] = await db.query<{ reqs: string; out_bytes: string }>(
+      'SELECT reqs, out_bytes FROM package_traffic_hourly WHERE package_id = $1',
+      [p.id],
+    );
+    assert.deepEqual([Number(h?.reqs), Number(h?.out_bytes)], [1, 60], 'and in its hour');
+  }
+  assert.deepEqual(
+    [(await packageRow(expired.id)).status, (await packageRow(expired.id)).suspend_reason],
+    ['suspend', 'expired'],
+  );
+  assert.equal((await packageRow(refunded.id)).status, 'refunded');
+  assert.equal((await packageRow(unlimited.id)).status, 'active', 'an unlimited port has no volume');
+  await meter.close();
+});
+
+test('refused credentials count in auth_fails only, on the lease, the package and their hours', async () => {
+  const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
+  const lease = await insertLease(db, agentId, 'n1');
+  const p = await insertPackage(db, 'n1');
+  for (const id of [lease.id, p.id]) {
+    meter.countRequest(id, 'ok');
+    for (let i = 0; i < 3; i++) meter.countAuthFailure(id);
+  }
+  await meter.flush();
+  const [l] = await db.query<Record<string, string>>(
+    'SELECT reqs, fails, auth_fails FROM leases WHERE id = $1',
+    [lease.id],
+  );
+  assert.deepEqual([Number(l?.reqs), Number(l?.fails), Number(l?.auth_fails)], [1, 0, 3]);
+  const [lh] = await db.query<Record<string, string>>(
+    'SELECT reqs, fails, agent_fails, auth_fails FROM lease_traffic_hourly WHERE lease_id = $1',
+    [lease.id],
+  );
+  assert.deepEqual(
+    [Number(lh?.reqs), Number(lh?.fails), Number(lh?.agent_fails), Number(lh?.auth_fails)],
+    [1, 0, 0, 3],
+  );
+  const r = await packageRow(p.id);
+  assert.deepEqual([Number(r.requests), Number(r.errors), Number(r.auth_fails)], [1, 0, 3]);
+  const [ph] = await db.query<Record<string, string>>(
+    'SELECT reqs, fails, auth_fails FROM package_traffic_hourly WHERE package_id = $1',
+    [p.id],
+  );
+  assert.deepEqual([Number(ph?.reqs), Number(ph?.fails), Number(ph?.auth_fails)], [1, 0, 3]);
+  await meter.close();
+});
+
+test('markForFlush stamps stats_flushed_at without new counters and writes no hour', async () => {
+  const meter = createPgLeaseMeter({ db, flushMs: 60_000 });
+  const p = await insertPackage(db, 'n1');
+  assert.equal((await packageRow(p.id)).stats_flushed_at, null);
+  const before = Date.now();
+  meter.markForFlush(p.id);
+  await meter.flush();
+  const r = await packageRow(p.id);
+  assert.ok(r.stats_flushed_at && new Date(r.stats_flushed_at).getTime() >= before - 1000);
+  assert.deepEqual([Number(r.requests), Number(r.upload), Number(r.download)], [0, 0, 0]);
+  const hours = await db.query('SELECT 1 FROM package_traffic_hourly WHERE package_id = $1', [p.id]);
+  assert.equal(hours.length, 0);
   await meter.close();
 });

@@ -39,6 +39,11 @@ export function createMemoryDirectory(
       }
       return undefined;
     },
+    credentialsOwner(user, port) {
+      if (port !== undefined) return undefined;
+      for (const { entry } of byId.values()) if (entry.user === user) return entry.leaseId;
+      return undefined;
+    },
     authPorts() {
       const ports: number[] = [];
       for (const { entry } of byId.values()) if (entry.authPort !== null) ports.push(entry.authPort);
@@ -84,12 +89,15 @@ export interface LeaseCounters {
 export interface MemoryMeter extends LeaseMeter {
   /** Counters of one lease (zeros when nothing was recorded). */
   get(leaseId: string): LeaseCounters;
+  /** Refused credentials counted for one lease (kept apart from its counters). */
+  authFails(leaseId: string): number;
   all(): Map<string, LeaseCounters>;
 }
 
 /** A LeaseMeter that just adds up, exposing its counters. */
 export function createMemoryMeter(): MemoryMeter {
   const counters = new Map<string, LeaseCounters>();
+  const authFails = new Map<string, number>();
   const row = (id: string) => {
     let c = counters.get(id);
     if (!c) {
@@ -115,6 +123,10 @@ export function createMemoryMeter(): MemoryMeter {
       c.fails++;
       c.agentFails++;
     },
+    countAuthFailure(leaseId) {
+      authFails.set(leaseId, (authFails.get(leaseId) ?? 0) + 1);
+    },
+    authFails: (leaseId) => authFails.get(leaseId) ?? 0,
     get: (leaseId) => ({
       ...(counters.get(leaseId) ?? { reqs: 0, fails: 0, agentFails: 0, up: 0, down: 0 }),
     }),

@@ -5,7 +5,21 @@
  */
 
 import type { Duplex } from 'node:stream';
-import type { FailureClass } from '@pm/tunnel';
+import type { FailureClass, MuxStream, StreamBudget } from '@pm/tunnel';
+
+/**
+ * A volume's allowance on the relay path (a traffic port package): each connection holds a grant
+ * that its stream spends per chunk both ways and refills from here (`StreamBudget`); a connection
+ * that finds nothing left is reset, and new ones are refused while nothing is left.
+ */
+export interface ByteBudget extends StreamBudget {
+  /** Whether a new connection may open (some allowance is left). */
+  hasLeft(): boolean;
+  /** Gives a new connection's stream its first grant (before any byte is relayed). */
+  grant(st: MuxStream): void;
+  /** Takes back what a closed connection's stream did not spend. */
+  release(st: MuxStream): void;
+}
 
 /** What the data path needs to know about a lease to relay for it. */
 export interface LeaseEntry {
@@ -31,6 +45,13 @@ export interface LeaseEntry {
    * given which agents have a live tunnel here; undefined means no exit now. Unset: `agentId`.
    */
   resolveAgent?(isOnline: (agentId: string) => boolean): string | undefined;
+  /**
+   * A port package's connection: all packages' connections through one agent together take one
+   * sharer's part of its stream limit (`streamShare`), whatever `exclusive` says.
+   */
+  isPackage?: boolean;
+  /** The volume left to relay, when limited (a traffic package); unset: unlimited. */
+  budget?: ByteBudget;
 }
 
 /** The gateway's in-memory view of active leases on this node, kept fresh by the control plane. */
@@ -52,6 +73,21 @@ export interface LeaseDirectory {
   onRevoked(listener: (leaseId: string) => void): () => void;
   /** Called when the set of no-auth ports changes. */
   onAuthPortsChanged(listener: () => void): () => void;
+  /**
+   * The entitlement refused credentials name, to count the refusal apart (`countAuthFailure`): the
+   * lease of `user` on the shared ports, or the package of credentials `port`; undefined if none.
+   */
+  credentialsOwner?(user: string, port?: number): string | undefined;
+  /**
+   * Called with an agent that stopped being an exit for package ports (a private lease took it):
+   * package connections through it must end now.
+   */
+  onExitClosed?(listener: (agentId: string) => void): () => void;
+  /**
+   * Called with an entitlement whose exact counters were asked for (a refund decision): the data
+   * path reports its open connections' bytes to the meter now; the control plane flushes after.
+   */
+  onFlushRequested?(listener: (leaseId: string) => void): () => void;
 }
 
 /** How a SOCKS request (CONNECT) ended: relayed, or failed with the class of its cause. */
@@ -60,7 +96,8 @@ export type RequestResult = 'ok' | FailureClass;
 /**
  * Traffic counters per lease, buffered in memory and flushed in batches by the control plane.
  * Every failure counts in `fails` (the customer's Failed %); the `agent` ones also in `agentFails`
- * (what the auto-refund reads, docs/gateway.md "Failure classes").
+ * (what the auto-refund reads, docs/gateway.md "Failure classes"). Refused credentials are not
+ * requests: they count in `authFails` only.
  */
 export interface LeaseMeter {
   /** One SOCKS request (CONNECT) for the lease and how it ended. */
@@ -69,6 +106,8 @@ export interface LeaseMeter {
   addBytes(leaseId: string, up: number, down: number): void;
   /** Marks an earlier successful request as failed by the agent (its tunnel died mid-transfer). */
   countFailureAfterSuccess(leaseId: string): void;
+  /** Credentials naming the lease or package were refused (wrong password): never a request or a failure. */
+  countAuthFailure(leaseId: string): void;
 }
 
 /** What the control plane learns about an agent that dialed in. */

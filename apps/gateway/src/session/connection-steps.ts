@@ -7,7 +7,7 @@
  */
 import type net from 'node:net';
 import { MAX_SHARED_LEASES } from '@pm/contracts';
-import { failureClassOfReply, type Mux } from '@pm/tunnel';
+import { failureClassOfReply, type Mux, type MuxStream } from '@pm/tunnel';
 import type { LeaseEntry } from '../policy/types.ts';
 import type { Session, SessionContext } from './socks-session.ts';
 
@@ -55,18 +55,24 @@ export function takeHandshakeSlot(socket: net.Socket, ip: string, ctx: SessionCo
 }
 
 /** Why a connection was not admitted (also its `handshakeFailures` reason). */
-export type Refusal = 'lease-ended' | 'agent-offline' | 'lease-share' | 'agent-busy';
+export type Refusal = 'lease-ended' | 'volume-used' | 'agent-offline' | 'lease-share' | 'agent-busy';
 
 /**
  * Admits a connection of `lease` to its exit's tunnel, or says why not, counting the refusal for
- * the lease (class `policy`, `agent` or `limit`) and in the request metrics.
+ * the lease (class `policy`, `agent` or `limit`) and in the request metrics. A package's
+ * connections through one agent, all packages together, hold at most one sharer's part of its
+ * streams, so a package never crowds out the agent's lease customers.
  */
-export function admitConnection(lease: LeaseEntry, ctx: SessionContext): { mux: Mux } | { refused: Refusal } {
-  if (lease.untilMs <= Date.now()) {
+export function admitConnection(
+  lease: LeaseEntry,
+  ctx: SessionContext,
+): { mux: Mux; agentId: string } | { refused: Refusal } {
+  if (lease.untilMs <= Date.now() || (lease.budget && !lease.budget.hasLeft())) {
     ctx.meter.countRequest(lease.leaseId, 'policy');
-    return { refused: 'lease-ended' };
+    return { refused: lease.untilMs <= Date.now() ? 'lease-ended' : 'volume-used' };
   }
-  const mux = ctx.tunnels.get(exitOf(lease, ctx));
+  const agentId = exitOf(lease, ctx);
+  const mux = ctx.tunnels.get(agentId);
   if (!mux || mux.closed) {
     // No tunnel: the proxy stopped working, the agent's failure.
     ctx.meter.countRequest(lease.leaseId, 'agent');
@@ -75,9 +81,11 @@ export function admitConnection(lease: LeaseEntry, ctx: SessionContext): { mux: 
   }
   // Stream limits are the customer's own (their share) or the sharers' together: never the agent's failure.
   const limit = Math.min(ctx.maxStreamsPerAgent, mux.peerMaxStreams);
-  const held = ctx.byLease.get(lease.leaseId)?.size ?? 0;
+  const held = lease.isPackage
+    ? (ctx.packageExits.get(agentId)?.size ?? 0)
+    : (ctx.byLease.get(lease.leaseId)?.size ?? 0);
   const over =
-    held >= streamShare(limit, lease.exclusive)
+    held >= streamShare(limit, !lease.isPackage && lease.exclusive)
       ? 'lease-share'
       : mux.streams.size >= limit
         ? 'agent-busy'
@@ -87,31 +95,73 @@ export function admitConnection(lease: LeaseEntry, ctx: SessionContext): { mux: 
     ctx.metrics.requests.inc({ result: over });
     return { refused: over };
   }
-  return { mux };
+  return { mux, agentId };
 }
 
-/** Registers a relayed connection for revocation and the periodic byte flush. */
-export function openSession(lease: LeaseEntry, socket: net.Socket, mux: Mux, ctx: SessionContext): Session {
-  const s: Session = { leaseId: lease.leaseId, socket, mux, stream: null, reportedUp: 0, reportedDown: 0 };
-  ctx.sessions.add(s);
-  let set = ctx.byLease.get(lease.leaseId);
+function addTo<K>(map: Map<K, Set<Session>>, key: K, s: Session): void {
+  let set = map.get(key);
   if (!set) {
     set = new Set();
-    ctx.byLease.set(lease.leaseId, set);
+    map.set(key, set);
   }
   set.add(s);
+}
+
+function removeFrom<K>(map: Map<K, Set<Session>>, key: K, s: Session): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(s);
+  if (set.size === 0) map.delete(key);
+}
+
+/** Registers a relayed connection through `agentId` for revocation and the periodic byte flush. */
+export function openSession(
+  lease: LeaseEntry,
+  socket: net.Socket,
+  admitted: { mux: Mux; agentId: string },
+  ctx: SessionContext,
+): Session {
+  const s: Session = {
+    leaseId: lease.leaseId,
+    agentId: admitted.agentId,
+    isPackage: lease.isPackage === true,
+    budget: lease.budget,
+    socket,
+    mux: admitted.mux,
+    stream: null,
+    reportedUp: 0,
+    reportedDown: 0,
+  };
+  ctx.sessions.add(s);
+  addTo(ctx.byLease, lease.leaseId, s);
+  if (s.isPackage) addTo(ctx.packageExits, s.agentId, s);
   return s;
 }
 
-/** Forgets a closed connection and reports its last bytes. */
+/** The session's stream, opened: it takes its first grant of the volume before any byte moves. */
+export function startStream(s: Session, st: MuxStream): void {
+  s.stream = st;
+  s.budget?.grant(st);
+}
+
+/** Forgets a closed connection, reports its last bytes and gives back its unspent grant. */
 export function closeSession(s: Session, ctx: SessionContext): void {
   ctx.sessions.delete(s);
-  const set = ctx.byLease.get(s.leaseId);
-  if (set) {
-    set.delete(s);
-    if (set.size === 0) ctx.byLease.delete(s.leaseId);
-  }
+  removeFrom(ctx.byLease, s.leaseId, s);
+  if (s.isPackage) removeFrom(ctx.packageExits, s.agentId, s);
   flushSessionBytes(s, ctx);
+  if (s.budget && s.stream) s.budget.release(s.stream);
+}
+
+/** Reports the bytes of a lease's open connections to the meter now (exact counters on request). */
+export function flushLeaseBytes(leaseId: string, ctx: SessionContext): void {
+  for (const s of ctx.byLease.get(leaseId) ?? []) flushSessionBytes(s, ctx);
+}
+
+/** Counts refused credentials against the lease or package they name, if any (never a request). */
+export function countAuthFailure(ctx: SessionContext, user: string, port?: number): void {
+  const owner = ctx.directory.credentialsOwner?.(user, port);
+  if (owner !== undefined) ctx.meter.countAuthFailure(owner);
 }
 
 /** Counts the agent's answer to an OPEN (reply code `code`); true when it connected. */

@@ -5,10 +5,12 @@ import { encodeAddress, replyText } from '../protocol/socks5.ts';
 import {
   admitConnection,
   closeSession,
+  countAuthFailure,
   countOpenResult,
   countOpenTimeout,
   openSession,
   type Refusal,
+  startStream,
   takeHandshakeSlot,
 } from './connection-steps.ts';
 import type { Session, SessionContext } from './socks-session.ts';
@@ -71,6 +73,7 @@ export function parseHttpProxyHead(head: string): HttpProxyRequest {
 /** The answer to a refused admission: status, reason and extra header lines. */
 const REFUSALS: Record<Refusal, [number, string, string]> = {
   'lease-ended': [403, 'Forbidden', ''],
+  'volume-used': [403, 'Forbidden', 'X-Proxy-Error: traffic volume used up\r\n'],
   'agent-offline': [502, 'Bad Gateway', 'X-Proxy-Error: proxy offline\r\n'],
   'lease-share': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
   'agent-busy': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
@@ -146,6 +149,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
           ? ctx.directory.findByCredentials(user, pwd)
           : ctx.directory.findByPortCredentials?.(authPort, user, pwd);
       if (!entry || entry.untilMs <= Date.now()) {
+        if (!entry) countAuthFailure(ctx, user, authPort);
         ctx.limiter.fail(ip, user);
         return refuse(407, 'Proxy Authentication Required', challenge, 'bad-credentials');
       }
@@ -162,7 +166,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
     const { mux } = admitted;
     done = true;
     clearTimer();
-    const s = openSession(lease, socket, mux, ctx);
+    const s = openSession(lease, socket, admitted, ctx);
     session = s;
     endHandshake();
     const st = mux.open(encodeAddress(req.host, req.port), (code) => {
@@ -177,7 +181,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
       const first = req.originHead ? Buffer.concat([req.originHead, early]) : early;
       mux.attach(st, socket, first, false);
     });
-    s.stream = st;
+    startStream(s, st);
     timer = setTimeout(() => {
       timer = null;
       if (!st.onOpenResult) return;

@@ -1,6 +1,6 @@
 import type net from 'node:net';
 import { type Mux, type MuxStream, normalizeIp } from '@pm/tunnel';
-import type { LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
+import type { ByteBudget, LeaseDirectory, LeaseEntry, LeaseMeter } from '../policy/types.ts';
 import {
   CMD_CONNECT,
   encodeMethodSelection,
@@ -22,9 +22,11 @@ import type { FailureLimiter } from './auth-limiter.ts';
 import {
   admitConnection,
   closeSession,
+  countAuthFailure,
   countOpenResult,
   countOpenTimeout,
   openSession,
+  startStream,
   takeHandshakeSlot,
 } from './connection-steps.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -36,6 +38,12 @@ const EMPTY = Buffer.alloc(0);
 /** A relayed customer connection, tracked for revocation and metering. */
 export interface Session {
   leaseId: string;
+  /** The agent it goes out through. */
+  agentId: string;
+  /** A port package's connection (counted in `packageExits`). */
+  isPackage: boolean;
+  /** The volume its stream spends, when limited. */
+  budget: ByteBudget | undefined;
   socket: net.Socket;
   mux: Mux;
   stream: MuxStream | null;
@@ -57,6 +65,8 @@ export interface SessionContext {
   /** Live sessions by lease (revocation) and all of them (periodic byte flush). */
   sessions: Set<Session>;
   byLease: Map<string, Set<Session>>;
+  /** Package connections by the agent they go out through (its packages' stream share, exclusivity). */
+  packageExits: Map<string, Set<Session>>;
   /** Handshakes in progress (sockets not yet relaying), for shutdown. */
   handshaking: Set<net.Socket>;
 }
@@ -151,6 +161,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
             ? ctx.directory.findByCredentials(a.value.user, a.value.pwd)
             : ctx.directory.findByPortCredentials?.(noAuthPort, a.value.user, a.value.pwd);
         if (!entry || entry.untilMs <= Date.now()) {
+          if (!entry) countAuthFailure(ctx, a.value.user, noAuthPort);
           const delayMs = ctx.limiter.fail(peerIp(), a.value.user);
           state = 'done';
           ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
@@ -193,12 +204,13 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     const admitted = admitConnection(lease, ctx);
     if ('refused' in admitted) {
       const { refused } = admitted;
-      return fail(refused, encodeReply(refused === 'lease-ended' ? REP_NOT_ALLOWED : REP_GENERAL_FAILURE));
+      const policy = refused === 'lease-ended' || refused === 'volume-used';
+      return fail(refused, encodeReply(policy ? REP_NOT_ALLOWED : REP_GENERAL_FAILURE));
     }
     const { mux } = admitted;
     state = 'opening';
     clearTimer();
-    session = openSession(lease, socket, mux, ctx);
+    session = openSession(lease, socket, admitted, ctx);
     endHandshake();
     const st = mux.open(Buffer.from(address), (code) => {
       clearTimer();
@@ -223,7 +235,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
       // has emitted 'end' already; unshifting bytes after it would lose them).
       mux.attach(st, socket, early, endedEarly);
     });
-    session.stream = st;
+    startStream(session, st);
     timer = setTimeout(() => {
       timer = null;
       if (state !== 'opening') return;

@@ -4,6 +4,7 @@ import { createPgLeaseMeter, type PgLeaseMeter } from '../metering/lease-meter.t
 import type { LeaseDirectory } from '../policy/types.ts';
 import { createPgAgentRegistry, type GatewayNodeInfo, type PgAgentRegistry } from './agent-registry.ts';
 import { createPgLeaseDirectory, type PgLeaseDirectory } from './lease-directory.ts';
+import { listenPackageFlush } from './package-flush.ts';
 import { type PackagePorts, withPackagePorts } from './package-ports.ts';
 
 export interface ControlPlaneOptions {
@@ -52,6 +53,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const { directory: served, packages } = withPackagePorts(directory, { db, nodeId, onError });
   await packages.ready;
   const meter = createPgLeaseMeter({ db, flushMs: options.flushMs, onError });
+  const stopFlushAnswers = await listenPackageFlush({
+    db,
+    nodeId,
+    meter,
+    reportOpenBytes: (id) => packages.reportOpenBytes(id),
+    onError,
+  });
   return {
     directory,
     served,
@@ -59,6 +67,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     meter,
     registry,
     async close() {
+      await stopFlushAnswers();
       await meter.close();
       await packages.close();
       await directory.close();

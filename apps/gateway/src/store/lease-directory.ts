@@ -25,6 +25,10 @@ export interface PgLeaseDirectory extends LeaseDirectory {
   reload(): Promise<void>;
   /** Leases currently known (for health and metrics). */
   size(): number;
+  /** Whether a private lease (or a static one) holds this agent now: no package goes out through it. */
+  isPrivateExit(agentId: string): boolean;
+  /** Called with an agent a private lease has just taken (package connections through it must end). */
+  onPrivateExit(listener: (agentId: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -116,6 +120,9 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
   const byPort = new Map<number, Known>();
   const revokedListeners = new Set<(leaseId: string) => void>();
   const portListeners = new Set<() => void>();
+  /** Private leases per agent, and who hears of an agent a private lease takes. */
+  const privateLeases = new Map<string, number>();
+  const privateListeners = new Set<(agentId: string) => void>();
   let closed = false;
   let chain: Promise<void> = Promise.resolve();
   let pendingIds = new Set<string>();
@@ -123,8 +130,8 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
   let flushScheduled = false;
   const loggedRows = new Set<string>();
 
-  const emitRevoked = (id: string) => {
-    for (const l of revokedListeners) {
+  const emitTo = (listeners: Set<(id: string) => void>, id: string) => {
+    for (const l of listeners) {
       try {
         l(id);
       } catch (e) {
@@ -132,6 +139,7 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
       }
     }
   };
+  const emitRevoked = (id: string) => emitTo(revokedListeners, id);
   const emitPortsChanged = () => {
     for (const l of portListeners) {
       try {
@@ -148,6 +156,11 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
     const known = byId.get(id);
     if (!known) return;
     byId.delete(id);
+    if (known.entry.exclusive) {
+      const n = (privateLeases.get(known.entry.agentId) ?? 1) - 1;
+      if (n > 0) privateLeases.set(known.entry.agentId, n);
+      else privateLeases.delete(known.entry.agentId);
+    }
     if (byUser.get(known.entry.user) === known) byUser.delete(known.entry.user);
     if (known.entry.authPort !== null && byPort.get(known.entry.authPort) === known)
       byPort.delete(known.entry.authPort);
@@ -155,6 +168,9 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
 
   function put(known: Known): void {
     byId.set(known.entry.leaseId, known);
+    if (known.entry.exclusive) {
+      privateLeases.set(known.entry.agentId, (privateLeases.get(known.entry.agentId) ?? 0) + 1);
+    }
     byUser.set(known.entry.user, known);
     if (known.entry.authPort !== null) byPort.set(known.entry.authPort, known);
   }
@@ -186,6 +202,7 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
   /** Applies rows for `ids` (all leases when `ids` is undefined); ids without a row are gone. */
   function apply(rows: LeaseDbRow[], ids: Iterable<string> | undefined): void {
     const portsBefore = portsKey();
+    const privateBefore = new Set(privateLeases.keys());
     const fresh = new Map<string, Known>();
     for (const row of rows) {
       const known = readRow(row);
@@ -206,6 +223,9 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
     }
     for (const id of revoked) emitRevoked(id);
     if (portsKey() !== portsBefore) emitPortsChanged();
+    for (const agentId of privateLeases.keys()) {
+      if (!privateBefore.has(agentId)) emitTo(privateListeners, agentId);
+    }
   }
 
   async function loadAll(): Promise<void> {
@@ -328,6 +348,16 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
     },
 
     authPorts: () => [...byPort.keys()].sort((a, b) => a - b),
+
+    // A lease's credentials are taken on the shared ports only (its no-auth port takes a whitelist).
+    credentialsOwner: (user, port) => (port === undefined ? byUser.get(user)?.entry.leaseId : undefined),
+
+    isPrivateExit: (agentId) => privateLeases.has(agentId),
+
+    onPrivateExit(listener) {
+      privateListeners.add(listener);
+      return () => privateListeners.delete(listener);
+    },
 
     onRevoked(listener) {
       revokedListeners.add(listener);

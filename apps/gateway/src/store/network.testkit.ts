@@ -113,17 +113,25 @@ export async function insertPackage(
     gb?: number;
     ports?: number;
     timer?: number | null;
+    userId?: string;
   } = {},
 ): Promise<TestPackage> {
   const id = `pp-${randomBytes(6).toString('hex')}`;
   const login = `u${randomBytes(5).toString('hex')}`;
   const password = randomBytes(8).toString('hex');
+  const ports: number[] = [];
+  for (let i = 0; i < (o.ports ?? 1); i++) ports.push(await freePortPair());
+  // One statement, so the package and its ports commit together, as the server's sale does: the
+  // gateway's reload on the package's NOTIFY sees both.
   await db.query(
-    `INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
-       connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
-       port_amount, status, date_start, date_finish)
-     VALUES ($1, 'user-1', 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
-       now(), now() + interval '1 day')`,
+    `WITH p AS (
+       INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
+         connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
+         port_amount, status, date_start, date_finish)
+       VALUES ($1, $14, 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
+         now(), now() + interval '1 day')
+       RETURNING id, node_id)
+     INSERT INTO package_ports (package_id, node_id, port) SELECT p.id, p.node_id, unnest($13::int[]) FROM p`,
     [
       id,
       o.gb ?? 1,
@@ -137,17 +145,9 @@ export async function insertPackage(
       password,
       nodeId,
       o.ports ?? 1,
+      ports,
+      o.userId ?? 'user-1',
     ],
   );
-  const ports: number[] = [];
-  for (let i = 0; i < (o.ports ?? 1); i++) {
-    const port = await freePortPair();
-    ports.push(port);
-    await db.query('INSERT INTO package_ports (package_id, node_id, port) VALUES ($1, $2, $3)', [
-      id,
-      nodeId,
-      port,
-    ]);
-  }
   return { id, login, password, ports };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chooseExit, matchesGeo, narrowGeo, parseUserTargeting } from './package-ports.ts';
+import { exitMatches } from '@pm/contracts';
+import { chooseExit, narrowGeo, parseUserTargeting } from './package-exits.ts';
 
 const all = () => true;
 
@@ -24,15 +25,15 @@ describe('chooseExit', () => {
   });
 });
 
-describe('matchesGeo', () => {
+describe('exitMatches, the shared rule the package ports apply to their candidates', () => {
   const agent = { id: 'x', cc: 'US', reg: 'New York', city: 'New York', conn: 'cell' as const };
   test('country, state and city in any case, and the connection type', () => {
-    assert.ok(matchesGeo(agent, { country: 'US', state: 'new york', city: '', connectionType: 'both' }));
-    assert.ok(matchesGeo(agent, { country: 'US', state: '', city: 'NEW YORK', connectionType: 'mobile' }));
-    assert.equal(matchesGeo(agent, { country: 'US', state: '', city: '', connectionType: 'wifi' }), false);
-    assert.equal(matchesGeo(agent, { country: 'CA', state: '', city: '', connectionType: 'both' }), false);
+    assert.ok(exitMatches(agent, { country: 'US', state: 'new york', city: '', connectionType: 'both' }));
+    assert.ok(exitMatches(agent, { country: 'US', state: '', city: 'NEW YORK', connectionType: 'mobile' }));
+    assert.equal(exitMatches(agent, { country: 'US', state: '', city: '', connectionType: 'wifi' }), false);
+    assert.equal(exitMatches(agent, { country: 'CA', state: '', city: '', connectionType: 'both' }), false);
     assert.equal(
-      matchesGeo(agent, { country: 'US', state: 'California', city: '', connectionType: 'both' }),
+      exitMatches(agent, { country: 'US', state: 'California', city: '', connectionType: 'both' }),
       false,
     );
   });
@@ -63,10 +64,7 @@ describe('targeting in the user name', () => {
     assert.equal(narrowGeo(ny, { login: 'u', city: 'los_angeles' }), undefined);
     assert.deepEqual(narrowGeo(ny, { login: 'u', city: 'new york' }), ny);
     assert.ok(
-      matchesGeo(
-        { id: 'a', cc: 'US', reg: 'NY', city: 'New York', conn: 'wifi' },
-        { ...pkg, city: 'newyork' },
-      ),
+      exitMatches({ cc: 'US', reg: 'NY', city: 'New York', conn: 'wifi' }, { ...pkg, city: 'newyork' }),
     );
   });
 });

@@ -1,117 +1,26 @@
+import { exitMatches } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import type { LeaseDirectory, LeaseEntry } from '../policy/types.ts';
 import { createWhitelistMatcher } from '../policy/whitelist.ts';
+import type { PgLeaseDirectory } from './lease-directory.ts';
+import { PackageBudgets } from './package-budget.ts';
+import {
+  chooseExit,
+  type ExitAgent,
+  narrowGeo,
+  type PackageGeo,
+  parseUserTargeting,
+  type Sticky,
+} from './package-exits.ts';
 
-/** An exit candidate of this node as the package ports see it. */
-export interface ExitAgent {
-  id: string;
-  cc: string;
-  reg: string;
-  city: string;
-  conn: 'wifi' | 'cell';
-}
-
-/** A package's targeting. */
-export interface PackageGeo {
-  country: string;
-  state: string;
-  city: string;
-  connectionType: 'wifi' | 'mobile' | 'both';
-}
-
-/** The exit rule (the server's `exitCondition` says the same): country, state, city (any case), connection. */
-export function matchesGeo(a: ExitAgent, g: PackageGeo): boolean {
-  const same = (x: string, y: string) =>
-    x.replaceAll(' ', '').toLowerCase() === y.replaceAll(' ', '').toLowerCase();
-  if (a.cc !== g.country) return false;
-  if (g.state && !same(a.reg, g.state)) return false;
-  if (g.city && !same(a.city, g.city)) return false;
-  if (g.connectionType === 'wifi') return a.conn === 'wifi';
-  if (g.connectionType === 'mobile') return a.conn === 'cell';
-  return true;
-}
-
-/** What a login may add after the package's login: `LOGIN-country-us-state-ny-city-new_york-session-abc123`. */
-export interface UserTargeting {
-  login: string;
-  country?: string;
-  state?: string;
-  city?: string;
-  session?: string;
-}
-
-/**
- * Reads targeting from a user name (docs/gateway.md, "Targeting in the user name"): the package's
- * login, then `-key-value` pairs (`country`, `state`, `city`, `session`; keys case-insensitive,
- * `_` for a space in a value). Undefined when a key is unknown, repeated or without a value.
- */
-export function parseUserTargeting(user: string): UserTargeting | undefined {
-  const [login, ...rest] = user.split('-');
-  if (!login || rest.length % 2 !== 0) return undefined;
-  const out: UserTargeting = { login };
-  for (let i = 0; i < rest.length; i += 2) {
-    const key = rest[i]!.toLowerCase();
-    const value = rest[i + 1]!.replaceAll('_', ' ');
-    if (!value || !['country', 'state', 'city', 'session'].includes(key)) return undefined;
-    if (out[key as keyof UserTargeting] !== undefined) return undefined;
-    out[key as 'country' | 'state' | 'city' | 'session'] = key === 'session' ? rest[i + 1]! : value;
-  }
-  if (out.session !== undefined && !/^[A-Za-z0-9_]{1,64}$/.test(out.session)) return undefined;
-  return out;
-}
-
-/**
- * The geo a targeted login asks for, inside its package's (a login may narrow, never widen or
- * leave it): undefined when it contradicts the package. City names compare without spaces, so
- * `newyork` and `new_york` both mean New York.
- */
-export function narrowGeo(pkg: PackageGeo, t: UserTargeting): PackageGeo | undefined {
-  const same = (a: string, b: string) =>
-    a.replaceAll(' ', '').toLowerCase() === b.replaceAll(' ', '').toLowerCase();
-  if (t.country && !same(t.country, pkg.country)) return undefined;
-  if (t.state && pkg.state && !same(t.state, pkg.state)) return undefined;
-  if (t.city && pkg.city && !same(t.city, pkg.city)) return undefined;
-  return { ...pkg, state: pkg.state || t.state || '', city: pkg.city || t.city || '' };
-}
-
-/** One port's sticky exit: the agent, when it was chosen and the rotation sequence it was chosen at. */
-interface Sticky {
-  agentId: string | undefined;
-  chosenAtMs: number;
-  seq: number;
-}
-
-/**
- * Chooses a port's exit: keeps the sticky agent while it is online, its timer has not run out
- * and no rotation was asked for; otherwise takes another matching online agent (the same one only
- * when it is the only one), at random so the ports of a package spread over the exits.
- */
-export function chooseExit(
-  sticky: Sticky,
-  o: {
-    seq: number;
-    timerMs: number | null;
-    nowMs: number;
-    candidates: readonly string[];
-    isOnline: (id: string) => boolean;
-    random?: () => number;
-  },
-): string | undefined {
-  const keep =
-    sticky.agentId !== undefined &&
-    sticky.seq === o.seq &&
-    (o.timerMs === null || o.nowMs - sticky.chosenAtMs < o.timerMs) &&
-    o.candidates.includes(sticky.agentId) &&
-    o.isOnline(sticky.agentId);
-  if (keep) return sticky.agentId;
-  const online = o.candidates.filter((id) => o.isOnline(id));
-  const others = online.length > 1 ? online.filter((id) => id !== sticky.agentId) : online;
-  const pick = others.length ? others[Math.floor((o.random ?? Math.random)() * others.length)] : undefined;
-  sticky.agentId = pick;
-  sticky.chosenAtMs = o.nowMs;
-  sticky.seq = o.seq;
-  return pick;
-}
+export {
+  chooseExit,
+  type ExitAgent,
+  narrowGeo,
+  type PackageGeo,
+  parseUserTargeting,
+  type UserTargeting,
+} from './package-exits.ts';
 
 interface PackageState {
   id: string;
@@ -125,6 +34,8 @@ interface PackageState {
   ports: Map<number, number>;
   /** Fingerprint of what, when changed, ends the package's open connections. */
   accessKey: string;
+  /** The volume left to relay (`package-budget.ts`); unset for the unlimited port. */
+  budget: LeaseEntry['budget'];
 }
 
 export interface PackagePortsOptions {
@@ -142,15 +53,24 @@ export interface PackagePorts {
   reload(): Promise<void>;
   /** The exit a port uses now, if it has connected since its last rotation (tests). */
   stickyExit(port: number): string | undefined;
+  /** Asks the data path to report a package's open connections' bytes to the meter now. */
+  reportOpenBytes(packageId: string): void;
   close(): Promise<void>;
 }
 
+/** The lease directory as the package ports read it: a private lease takes its agent from them. */
+export type PackageLeases = LeaseDirectory & Pick<PgLeaseDirectory, 'isPrivateExit' | 'onPrivateExit'>;
+
+// Active packages (the rule both processes share) of accounts not blocked, as SELECT_LEASES
+// leaves out a blocked customer's leases; blocking notifies port_package_changed (migration 0019).
 const LOAD_PACKAGES = `
   SELECT p.id, p.country, p.state, p.city, p.connection_type, p.access_type, p.auth_login,
-         p.auth_password, p.whitelist_ips, p.switch_type, p.switch_timer, p.date_finish,
+         p.auth_password, p.whitelist_ips, p.switch_type, p.switch_timer, p.date_finish, p.generation,
+         package_volume_bytes(p.traffic_type, p.traffic_gb) AS volume_bytes, p.upload + p.download AS used_bytes,
          array_agg(pp.port ORDER BY pp.port) AS ports, array_agg(pp.rotate_seq ORDER BY pp.port) AS seqs
   FROM port_packages p JOIN package_ports pp ON pp.package_id = p.id AND pp.node_id = $1
-  WHERE p.status = 'active' AND p.date_finish > now()
+  WHERE package_active(p.status, p.date_finish, now())
+    AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = p.user_id AND ac.blocked)
   GROUP BY p.id`;
 const LOAD_EXITS = `
   SELECT id, cc, reg, city, conn FROM agents
@@ -161,11 +81,13 @@ const LOAD_EXITS = `
  * takes its package's addresses, a login port RFC 1929 with the package's login and password; each
  * connection resolves to the port's sticky exit (`chooseExit`). Reloaded on `port_package_changed`
  * (access, status, rotation by the link: within the notification's latency) and every `reloadMs`
- * (the node's agents, their geo). A package that leaves (suspended, refunded, access changed)
- * revokes its open connections.
+ * (the node's agents, their geo). A package that leaves (suspended, refunded, blocked, access
+ * changed) revokes its open connections. A traffic package's connections spend its volume on the
+ * relay path (`package-budget.ts`). An agent a private lease takes stops being an exit at once
+ * and its package connections end (`onExitClosed`).
  */
 export function withPackagePorts(
-  leases: LeaseDirectory,
+  leases: PackageLeases,
   options: PackagePortsOptions,
 ): { directory: LeaseDirectory; packages: PackagePorts } {
   const { db, nodeId } = options;
@@ -180,9 +102,27 @@ export function withPackagePorts(
   const MAX_SESSIONS = 100_000;
   const revokedListeners = new Set<(id: string) => void>();
   const portListeners = new Set<() => void>();
+  const exitListeners = new Set<(agentId: string) => void>();
+  const flushListeners = new Set<(packageId: string) => void>();
+  const budgets = new PackageBudgets();
   let closed = false;
 
-  const candidatesOf = (geo: PackageGeo) => exits.filter((a) => matchesGeo(a, geo)).map((a) => a.id);
+  const candidatesOf = (geo: PackageGeo) =>
+    exits.filter((a) => exitMatches(a, geo) && !leases.isPrivateExit(a.id)).map((a) => a.id);
+  const emit = (listeners: Set<(id: string) => void>, id: string) => {
+    for (const l of listeners) {
+      try {
+        l(id);
+      } catch (e) {
+        onError(e);
+      }
+    }
+  };
+  // The lease directory hears of a private lease at once (lease_changed): the agent leaves the
+  // candidates (`candidatesOf`) and its package connections end, without waiting for a reload.
+  const offPrivate = leases.onPrivateExit((agentId) => {
+    if (exits.some((a) => a.id === agentId)) emit(exitListeners, agentId);
+  });
 
   function entryOf(pkg: PackageState, port: number): LeaseEntry {
     return {
@@ -193,7 +133,8 @@ export function withPackagePorts(
       whitelist: [],
       authPort: port,
       untilMs: pkg.untilMs,
-      exclusive: true,
+      isPackage: true,
+      budget: pkg.budget,
       resolveAgent(isOnline) {
         let s = sticky.get(port);
         if (!s) {
@@ -228,6 +169,7 @@ export function withPackagePorts(
     ]);
     if (closed) return;
     exits = agentRows;
+    const nowMs = now();
     const next = new Map<string, PackageState>();
     const nextPorts = new Map<number, { pkg: PackageState; entry: LeaseEntry }>();
     for (const r of rows) {
@@ -248,11 +190,25 @@ export function withPackagePorts(
         untilMs: new Date(r.date_finish as string).getTime(),
         ports: new Map((r.ports as number[]).map((p, i) => [Number(p), Number((r.seqs as number[])[i])])),
         accessKey: `${r.access_type}|${r.auth_login}|${r.auth_password}|${whitelist.join(',')}`,
+        budget: budgets.budgetOf(
+          String(r.id),
+          {
+            generation: Number(r.generation),
+            volumeBytes: r.volume_bytes === null ? null : Number(r.volume_bytes),
+            usedBytes: Number(r.used_bytes),
+          },
+          nowMs,
+        ),
       };
       next.set(pkg.id, pkg);
       for (const port of pkg.ports.keys()) nextPorts.set(port, { pkg, entry: entryOf(pkg, port) });
     }
-    const revoked = [...packages.values()].filter((old) => next.get(old.id)?.accessKey !== old.accessKey);
+    budgets.prune(nowMs);
+    // Gone, access changed, or a new generation (reactivated: a fresh budget): open connections end.
+    const revoked = [...packages.values()].filter((old) => {
+      const fresh = next.get(old.id);
+      return fresh?.accessKey !== old.accessKey || fresh.budget !== old.budget;
+    });
     const portsChanged = nextPorts.size !== byPort.size || [...nextPorts.keys()].some((p) => !byPort.has(p));
     for (const port of sticky.keys()) if (!nextPorts.has(port)) sticky.delete(port);
     packages = next;
@@ -292,6 +248,19 @@ export function withPackagePorts(
 
   const directory: LeaseDirectory = {
     findByCredentials: (user, pwd) => leases.findByCredentials(user, pwd),
+    credentialsOwner(user, port) {
+      const hit = port === undefined ? undefined : byPort.get(port);
+      if (!hit) return leases.credentialsOwner?.(user, port);
+      return hit.pkg.access === 'auth' ? hit.pkg.id : undefined;
+    },
+    onExitClosed(listener) {
+      exitListeners.add(listener);
+      return () => exitListeners.delete(listener);
+    },
+    onFlushRequested(listener) {
+      flushListeners.add(listener);
+      return () => flushListeners.delete(listener);
+    },
     findByAuthPort(port, sourceIp) {
       const hit = byPort.get(port);
       if (!hit) return leases.findByAuthPort(port, sourceIp);
@@ -355,8 +324,10 @@ export function withPackagePorts(
       ready,
       reload: enqueue,
       stickyExit: (port) => sticky.get(port)?.agentId,
+      reportOpenBytes: (packageId) => emit(flushListeners, packageId),
       async close() {
         closed = true;
+        offPrivate();
         clearInterval(timer);
         clearInterval(sweep);
         await unlisten?.().catch(() => {});
