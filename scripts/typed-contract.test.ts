@@ -97,3 +97,48 @@ export function register(app: ApiApp): void {
   assert.equal(sent.length, 1, sent.join('\n'));
   assert.match(sent[0]!, /^[^(]*sent\.ts\(6,\d+\).*Property 'send' does not exist/);
 });
+
+const WEB_HEAD = `import { ENDPOINTS } from '@pm/contracts';
+import { callEndpoint } from '../lib/api/endpoint.ts';
+import type { ApiClient } from '../lib/api/transport.ts';
+`;
+
+test('a web call that reads or sends a renamed field does not compile; its twin does', () => {
+  const diagnostics = typecheck('apps/web/src', 'apps/web/tsconfig.json', {
+    'right.ts': `${WEB_HEAD}
+export async function run(api: ApiClient): Promise<string> {
+  const key = await callEndpoint(api, ENDPOINTS.createApiKey, { body: { name: 'ci' } });
+  await callEndpoint(api, ENDPOINTS.revokeApiKey, { params: { id: key.id } });
+  await callEndpoint(api, ENDPOINTS.listApiKeys);
+  return key.prefix;
+}
+`,
+    'answer.ts': `${WEB_HEAD}
+export async function run(api: ApiClient): Promise<string> {
+  const key = await callEndpoint(api, ENDPOINTS.createApiKey, { body: { name: 'ci' } });
+  return key.prefx;
+}
+`,
+    'request.ts': `${WEB_HEAD}
+export async function run(api: ApiClient): Promise<void> {
+  await callEndpoint(api, ENDPOINTS.createApiKey, { body: { label: 'ci' } });
+  await callEndpoint(api, ENDPOINTS.revokeApiKey, {});
+  await callEndpoint(api, ENDPOINTS.listApiKeys, { query: { all: 'true' } });
+}
+`,
+  });
+  assert.deepEqual(diagnostics.get('right.ts'), []);
+  const answer = diagnostics.get('answer.ts')!;
+  assert.equal(answer.length, 1, answer.join('\n'));
+  assert.match(answer[0]!, /answer\.ts\(7,\d+\).*Property 'prefx' does not exist/);
+  // One error per call: the renamed body field, the missing path parameter, a query the
+  // operation does not take.
+  const request = diagnostics.get('request.ts')!;
+  assert.deepEqual(
+    request.map((e) => /request\.ts\((\d+),/.exec(e)?.[1]),
+    ['6', '7', '8'],
+    request.join('\n'),
+  );
+  assert.match(request[0]!, /'label' does not exist/);
+  assert.match(request[1]!, /Property 'params' is missing/);
+});

@@ -68,6 +68,42 @@ export type SuccessSchemaOf<E extends Endpoint> = E['response'][SuccessStatusOf<
 export type SuccessOf<E extends Endpoint> =
   SuccessSchemaOf<E> extends z.ZodType ? z.output<SuccessSchemaOf<E>> : never;
 
+/**
+ * What a query string or a path carries for a schema: its input type, but where the schema coerces
+ * a string (`z.coerce.number()`, whose input is `unknown`), the value it coerces to, so a typo'd
+ * or mistyped value still fails the compiler. Each value is sent as `String(value)`.
+ */
+export type WireFields<S extends z.ZodType> = {
+  [K in keyof z.input<S>]: unknown extends z.input<S>[K]
+    ? K extends keyof z.output<S>
+      ? z.output<S>[K]
+      : never
+    : z.input<S>[K];
+};
+
+/** Nothing at all, as a type (`{}`). */
+type Nothing = Record<never, never>;
+/** A part the caller must send, or may leave out when the schema accepts it absent or empty. */
+type Part<K extends string, T> = undefined extends T
+  ? { [P in K]?: T }
+  : Nothing extends T
+    ? { [P in K]?: T }
+    : { [P in K]: T };
+
+/** The request parts an operation declares, typed as its schemas accept them; undeclared parts are refused. */
+export type EndpointRequest<E extends Endpoint> = (E['params'] extends z.ZodType
+  ? Part<'params', WireFields<E['params']>>
+  : { params?: never }) &
+  (E['querystring'] extends z.ZodType ? Part<'query', WireFields<E['querystring']>> : { query?: never }) &
+  (E['body'] extends z.ZodType ? Part<'body', z.input<E['body']>> : { body?: never });
+
+/** The body an operation takes, as its schema accepts it (what a form builds before the call). */
+export type BodyOf<E extends Endpoint> = E['body'] extends z.ZodType ? z.input<E['body']> : never;
+/** The query an operation takes, as the URL carries it. */
+export type QueryOf<E extends Endpoint> = E['querystring'] extends z.ZodType
+  ? WireFields<E['querystring']>
+  : never;
+
 /** The fields a handler gets, as the schemas parse them. */
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 export interface EndpointInput<E extends Endpoint> {

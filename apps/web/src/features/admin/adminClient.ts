@@ -1,10 +1,4 @@
-import type {
-  TAdminLease,
-  TAuditQuery,
-  TIdentityUserInfo,
-  TPortPriceRow,
-  TPricingRulesBody,
-} from '@pm/contracts';
+import type { BodyOf, QueryOf, TAdminLease, TIdentityUserInfo } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -82,7 +76,8 @@ export function createAdminClient({
       throw toAdminError(e);
     }
   }
-  const q = (o: Record<string, string | number | undefined>) => ({ ...handled, query: o });
+  // Generic, so each call's query is checked against its own operation's schema.
+  const q = <Q>(query: Q) => ({ ...handled, query });
 
   return {
     userInfo: (email: string) =>
@@ -164,8 +159,8 @@ export function createAdminClient({
       call(() =>
         callEndpoint(api, ENDPOINTS.listCryptoTransactions, q({ user_id: userId, offset: 0, limit: 1000 })),
       ),
-    deepCheck: (query: Record<string, string>) =>
-      call(() => callEndpoint(api, ENDPOINTS.deepCheckPayments, { ...handled, body: query })),
+    deepCheck: (body: BodyOf<typeof ENDPOINTS.deepCheckPayments>) =>
+      call(() => callEndpoint(api, ENDPOINTS.deepCheckPayments, { ...handled, body })),
     heldCredits: (userId?: string) =>
       call(() =>
         callEndpoint(api, ENDPOINTS.listHeldCredits, q({ user_id: userId, offset: 0, limit: 1000 })),
@@ -174,7 +169,7 @@ export function createAdminClient({
       call(() =>
         callEndpoint(api, verb === 'release' ? ENDPOINTS.releaseHeldCredit : ENDPOINTS.returnHeldCredit, {
           ...handled,
-          params: { id: String(id) },
+          params: { id },
           body: { note },
         }),
       ),
@@ -184,15 +179,15 @@ export function createAdminClient({
     payments: (uid: string, start: string, end: string) =>
       call(() => callEndpoint(api, ENDPOINTS.listTxRecords, q({ uid, offset: 0, limit: 1000, start, end }))),
 
-    audit: (query: Partial<Record<keyof TAuditQuery, string | number | undefined>>) =>
+    audit: (query: QueryOf<typeof ENDPOINTS.listAuditEntries>) =>
       call(() => callEndpoint(api, ENDPOINTS.listAuditEntries, q(query))),
 
     /** The lease price list and the port price table (market API, staff; PUT replaces all). */
     pricingRules: () => call(() => callEndpoint(api, ENDPOINTS.getPricingRules, handled)),
-    savePricingRules: (body: TPricingRulesBody) =>
+    savePricingRules: (body: BodyOf<typeof ENDPOINTS.replacePricingRules>) =>
       call(() => callEndpoint(api, ENDPOINTS.replacePricingRules, { ...handled, body })),
     portPricing: () => call(() => callEndpoint(api, ENDPOINTS.getPortPricing, handled)),
-    savePortPricing: (body: { rows: TPortPriceRow[] }) =>
+    savePortPricing: (body: BodyOf<typeof ENDPOINTS.replacePortPricing>) =>
       call(() => callEndpoint(api, ENDPOINTS.replacePortPricing, { ...handled, body })),
   };
 }

@@ -47,7 +47,7 @@ export async function requestSpeedCheck(api: ApiClient, agentId: string): Promis
   try {
     const check = await callEndpoint(api, ENDPOINTS.getSpeedCheck, {
       params: { id: agentId },
-      query: { request: true },
+      query: { request: 'true' },
       ignoreStatuses: [404, 409, 429],
     });
     return { check };

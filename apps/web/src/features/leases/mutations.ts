@@ -23,7 +23,7 @@ export function useAutoRenewMutation(leaseId: string) {
     mutationFn: (set: boolean) =>
       callEndpoint(api, ENDPOINTS.setAutoRenew, {
         params: { id: leaseId },
-        query: { set },
+        query: { set: set ? 'true' : 'false' },
         ignoreStatuses: HANDLED_STATUSES,
       }),
     onMutate: async (set) => {

@@ -1,4 +1,4 @@
-import { ENDPOINTS, type TPortPackage } from '@pm/contracts';
+import { type BodyOf, ENDPOINTS, type TPortPackage } from '@pm/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
@@ -18,14 +18,8 @@ export const portsKeys = {
   cities: (country: string, state: string) => ['ports', 'cities', country, state] as const,
 };
 
-/** The New-port request without the user and price (what the dialog edits). */
-export interface PortOrder {
-  time_period: number;
-  traffic: { type: 'limit' | 'unlimit'; amount?: number };
-  geo: { country: string; state?: string; city?: string; connection_type: 'wifi' | 'mobile' | 'both' };
-  access: { type: 'auth' | 'whitelist'; whitelist_ips?: string; port_amount?: number };
-  switch: { type: 'timer' | 'api'; timer?: number };
-}
+/** The New-port request without the user and price (what the dialog edits), as the contract takes it. */
+export type PortOrder = Omit<BodyOf<typeof ENDPOINTS.createPortPackage>, 'user_id' | 'user_email' | 'price'>;
 
 /** The caller's id (the account's `userID`) the ports calls name. */
 export function useUserId(): string {

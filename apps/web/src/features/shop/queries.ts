@@ -89,7 +89,7 @@ export const countryTotalsQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: agentKeys.totals(),
     queryFn: ({ signal }): Promise<TCountryTotals> =>
-      callEndpoint(api, ENDPOINTS.getCountryTotals, { query: { all: true }, signal }),
+      callEndpoint(api, ENDPOINTS.getCountryTotals, { query: { all: 'true' }, signal }),
     select: (r) => r.countries,
     staleTime: 60_000,
   });

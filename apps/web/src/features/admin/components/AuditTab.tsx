@@ -1,5 +1,5 @@
 import { Button, MenuItem, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
-import { AUDIT_ACTIONS } from '@pm/contracts';
+import { AUDIT_ACTIONS, type AuditAction } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
@@ -13,7 +13,7 @@ export function AuditTab() {
   const { client, user } = useAdmin();
   const [actor, setActor] = useState('');
   const [target, setTarget] = useState('');
-  const [action, setAction] = useState('');
+  const [action, setAction] = useState<AuditAction | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const load = useAction(async () =>
@@ -58,7 +58,7 @@ export function AuditTab() {
           select
           label="Action"
           value={action}
-          onChange={(e) => setAction(e.target.value)}
+          onChange={(e) => setAction(AUDIT_ACTIONS.find((a) => a === e.target.value) ?? '')}
           sx={{ minWidth: 180 }}
         >
           <MenuItem value="">any</MenuItem>

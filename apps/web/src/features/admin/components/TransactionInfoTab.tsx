@@ -1,5 +1,5 @@
 import { Button, MenuItem, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
-import type { THeldCredit } from '@pm/contracts';
+import { type BodyOf, type CurrencyId, type ENDPOINTS, type THeldCredit, ZCurrencyId } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
@@ -14,11 +14,11 @@ export function TransactionInfoTab() {
   const [txid, setTxid] = useState('');
   const [address, setAddress] = useState('');
   const [uid, setUid] = useState('');
-  const [type, setType] = useState('');
+  const [type, setType] = useState<CurrencyId | ''>('');
   const [note, setNote] = useState('');
   const txs = useAction(async (userId: string) => client.cryptoTransactions(userId));
   const deep = useAction(async () => {
-    const q: Record<string, string> = {};
+    const q: BodyOf<typeof ENDPOINTS.deepCheckPayments> = {};
     if (txid.trim()) q.txid = txid.trim();
     if (address.trim()) q.address = address.trim();
     if (uid.trim()) q.uid = uid.trim();
@@ -133,7 +133,7 @@ export function TransactionInfoTab() {
             select
             label="Type"
             value={type}
-            onChange={(e) => setType(e.target.value)}
+            onChange={(e) => setType(ZCurrencyId.safeParse(e.target.value).data ?? '')}
             sx={{ minWidth: 110 }}
           >
             <MenuItem value="">any</MenuItem>
