@@ -25,6 +25,44 @@ export const ZWebhookCreateBody = z.object({ url: z.string().trim().min(8).max(5
 export const ZWebhookCreated = ZWebhookEndpoint.extend({ secret: z.string() });
 export const ZWebhookIdParams = z.object({ id: z.uuid() });
 
+/**
+ * What a failed try of a delivery says: its class of failure only. Never an address or a name the
+ * product resolved, nor the system's error text, so the log cannot map a network it should not see
+ * (an internal name's address, which ports answer). A 2xx answer delivers; another answer is
+ * `status <code>` (`webhookStatusError`).
+ */
+export const WEBHOOK_DELIVERY_ERRORS = {
+  /** The name resolved to (or the URL named) an address that is not a public internet address. */
+  refused: 'refused: not a public address',
+  /** The name has no address (NXDOMAIN, no answer). */
+  dns: 'name not resolved',
+  /** No answer within the delivery's 10 s (connect, TLS and the answer's status line together). */
+  timeout: 'timeout',
+  /** The TLS handshake failed: a certificate that does not verify or name the host, or no TLS. */
+  tls: 'TLS handshake failed',
+  /** The connection was refused, reset or unreachable. */
+  connection: 'connection failed',
+} as const;
+export type WebhookDeliveryErrorClass = keyof typeof WEBHOOK_DELIVERY_ERRORS;
+
+/** What each class means to the endpoint's owner (the API page lists them). */
+export const WEBHOOK_DELIVERY_ERROR_MEANINGS: Record<WebhookDeliveryErrorClass, string> = {
+  refused: 'the URL names, or its host name resolves to, an address that is not a public internet address',
+  dns: 'the host name has no address',
+  timeout: 'no answer within 10 seconds (connecting, TLS and the status line together)',
+  tls: 'the certificate does not verify or does not name the host, or the server does not speak TLS',
+  connection: 'the connection was refused, reset or could not be made',
+};
+
+/** The error of a try answered with a status other than 2xx: `status 500`. */
+export const webhookStatusError = (statusCode: number): string => `status ${statusCode}`;
+
+/** A delivery's last error: one of WEBHOOK_DELIVERY_ERRORS, or `status <code>`. */
+export const ZWebhookDeliveryError = z.union([
+  z.enum(WEBHOOK_DELIVERY_ERRORS),
+  z.string().regex(/^status [1-5]\d\d$/),
+]);
+
 export const ZWebhookDelivery = z.object({
   id: z.string(),
   endpointId: z.string(),
@@ -32,7 +70,7 @@ export const ZWebhookDelivery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
-  lastError: z.string().nullable(),
+  lastError: ZWebhookDeliveryError.nullable(),
   created: z.string(),
   deliveredAt: z.string().nullable(),
 });

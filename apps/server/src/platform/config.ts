@@ -46,8 +46,13 @@ export interface FeatureSettings {
   newAccountPermissions?: readonly string[] | undefined;
   /** The password-grant token endpoint the public API document names; default `<OIDC issuer>/token`. */
   tokenUrl?: string | undefined;
-  /** Webhook endpoints may be http:// and on private or loopback addresses (tests, a local devnet); default false. */
+  /** Every webhook endpoint may be http:// and on private or loopback addresses (tests); default false. */
   webhooksAllowPrivate?: boolean | undefined;
+  /**
+   * Origins a webhook endpoint may have although http:// or on a private address, matched exactly
+   * against the URL's origin (WEBHOOK_ALLOW_URLS); default none. `npm start` names its webhook inbox.
+   */
+  webhookAllowUrls?: readonly string[] | undefined;
 }
 
 /** Fills the defaults that depend on other settings (the invite link lives on the identity host). */

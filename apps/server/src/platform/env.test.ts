@@ -31,6 +31,23 @@ test('NEW_ACCOUNT_PERMISSIONS grants DEPOSIT at sign-up and refuses anything els
   );
 });
 
+test('WEBHOOK_ALLOW_URLS takes exact origins only, none by default', () => {
+  const base = { OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_AUDIENCE: 'https://api.market.test' };
+  assert.deepEqual(readEnvConfig(base).settings.webhookAllowUrls, []);
+  assert.deepEqual(
+    readEnvConfig({ ...base, WEBHOOK_ALLOW_URLS: 'http://127.0.0.1:7308, https://hooks.example/' }).settings
+      .webhookAllowUrls,
+    ['http://127.0.0.1:7308', 'https://hooks.example/'],
+  );
+  for (const bad of ['http://127.0.0.1:7308/hooks', '127.0.0.1:7308', 'http://127.0.0.1:7308?x=1']) {
+    assert.throws(
+      () => readEnvConfig({ ...base, WEBHOOK_ALLOW_URLS: bad }),
+      /WEBHOOK_ALLOW_URLS: ".*" is not an origin/,
+      bad,
+    );
+  }
+});
+
 test('every bad value is named in one error', () => {
   assert.throws(
     () => readEnvConfig({ PORT: 'eighty', OIDC_ALGS: 'HS256,none', LOG_LEVEL: 'loud', WEB_PORT: '8081' }),

@@ -106,6 +106,13 @@ export function readEnvConfig(
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  // Exact origins only: a path or a trailing part would look narrower than the match really is.
+  const webhookAllowUrls = list('WEBHOOK_ALLOW_URLS', '');
+  for (const o of webhookAllowUrls) {
+    const origin = URL.canParse(o) ? new URL(o).origin : 'null';
+    if (origin === 'null' || origin !== o.replace(/\/$/, ''))
+      problems.push(`WEBHOOK_ALLOW_URLS: "${o}" is not an origin such as http://127.0.0.1:7308`);
+  }
   const newAccountPermissions = list('NEW_ACCOUNT_PERMISSIONS', '');
   for (const p of newAccountPermissions) {
     if (!NEW_ACCOUNT_GRANTABLE.includes(p))
@@ -174,6 +181,7 @@ export function readEnvConfig(
       referralInviteUrl: env.REFERRAL_INVITE_URL?.trim() || undefined,
       metricsToken: env.METRICS_TOKEN?.trim() || undefined,
       newAccountPermissions,
+      webhookAllowUrls,
     },
   };
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { createEgressGuard } from '@pm/agent';
+import { WEBHOOK_DELIVERY_ERRORS, webhookStatusError } from '@pm/contracts';
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, as Stripe signs. */
 export function signWebhook(secret: string, body: string, unixSeconds: number): string {
@@ -60,12 +61,40 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
 
 export interface PostResult {
   statusCode: number | null;
+  /** The class of failure (WEBHOOK_DELIVERY_ERRORS, `status <code>`), null for a 2xx answer. */
   error: string | null;
+}
+
+/** The lookup's refusal: carries no address, so nothing downstream can repeat one. */
+class RefusedAddressError extends Error {
+  readonly code = 'EWEBHOOK_REFUSED';
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA']);
+/** OpenSSL's verification codes and Node's TLS errors, for a failure before the handshake was seen to start. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
+
+/**
+ * The class of a failed try, from the error and how far the connection got (`inHandshake`: TCP
+ * connected, TLS not yet through). The system's error text is never kept: it may name the address
+ * a name resolved to.
+ */
+export function classifyDeliveryError(
+  e: NodeJS.ErrnoException,
+  o: { timedOut: boolean; inHandshake: boolean },
+): string {
+  if (e instanceof RefusedAddressError) return WEBHOOK_DELIVERY_ERRORS.refused;
+  if (o.timedOut || e.code === 'ETIMEDOUT') return WEBHOOK_DELIVERY_ERRORS.timeout;
+  if (e.code && DNS_CODES.has(e.code)) return WEBHOOK_DELIVERY_ERRORS.dns;
+  if (o.inHandshake || (e.code && TLS_CODE.test(e.code))) return WEBHOOK_DELIVERY_ERRORS.tls;
+  return WEBHOOK_DELIVERY_ERRORS.connection;
 }
 
 /**
  * POSTs the body with the headers; the address is checked after resolution, on the connection
- * itself (no DNS rebinding past the check). 10 s timeout; the answer's body is not read past 1 KB.
+ * itself (no DNS rebinding past the check), and an address in the URL before connecting. One
+ * deadline of `timeoutMs` (default 10 s) covers resolving, connecting, TLS and the answer's status
+ * line; the answer's body is never read. The result names only the class of a failure.
  */
 export function postWebhook(
   rawUrl: string,
@@ -74,7 +103,12 @@ export function postWebhook(
   o: { allowPrivate: boolean; timeoutMs?: number },
 ): Promise<PostResult> {
   const url = new URL(rawUrl);
-  const lib = url.protocol === 'https:' ? https : http;
+  const isTls = url.protocol === 'https:';
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  // Node connects to an address in the URL without calling `lookup`: it is judged here instead.
+  if (!o.allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
+    return Promise.resolve({ statusCode: null, error: WEBHOOK_DELIVERY_ERRORS.refused });
+  }
   const lookup = (
     hostname: string,
     options: object,
@@ -83,31 +117,55 @@ export function postWebhook(
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return cb(err, []);
       const list = addresses as LookupAddress[];
-      const bad = list.find((a) => isPrivateAddress(a.address));
-      if (bad && !o.allowPrivate) return cb(new Error(`refused private address ${bad.address}`), []);
+      if (!o.allowPrivate && list.some((a) => isPrivateAddress(a.address)))
+        return cb(new RefusedAddressError('refused'), []);
       cb(null, list);
     });
   return new Promise((resolve) => {
-    const req = lib.request(
+    let settled = false;
+    let timedOut = false;
+    let inHandshake = false;
+    const settle = (r: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(r);
+    };
+    const req = (isTls ? https : http).request(
       url,
       {
         method: 'POST',
+        agent: false,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           ...headers,
         },
         lookup,
-        timeout: o.timeoutMs ?? 10_000,
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve({ statusCode: res.statusCode ?? null, error: null }));
-        res.on('error', (e) => resolve({ statusCode: res.statusCode ?? null, error: e.message }));
+        const code = res.statusCode ?? 0;
+        const ok = code >= 200 && code < 300;
+        settle({ statusCode: code, error: ok ? null : webhookStatusError(code) });
+        res.destroy();
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (e) => resolve({ statusCode: null, error: e.message }));
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      req.destroy(new Error('timeout'));
+    }, o.timeoutMs ?? 10_000);
+    req.on('socket', (socket) => {
+      if (!isTls) return;
+      socket.once('connect', () => {
+        inHandshake = true;
+      });
+      socket.once('secureConnect', () => {
+        inHandshake = false;
+      });
+    });
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      settle({ statusCode: null, error: classifyDeliveryError(e, { timedOut, inHandshake }) }),
+    );
     req.end(body);
   });
 }

@@ -20,6 +20,7 @@ export const webhooksModule = defineModule({
       jobs: platform.jobs,
       now: platform.now,
       allowPrivate: platform.settings.webhooksAllowPrivate === true,
+      allowOrigins: platform.settings.webhookAllowUrls,
     }),
   }),
   routes: registerWebhooksRoutes,

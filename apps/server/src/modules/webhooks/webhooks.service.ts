@@ -3,9 +3,12 @@ import {
   AppError,
   MAX_WEBHOOK_ENDPOINTS,
   type TWebhookDelivery,
+  WEBHOOK_DELIVERY_ERRORS,
   WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_SIGNATURE_HEADER,
   type WebhookEventType,
+  webhookStatusError,
+  ZWebhookDeliveryError,
 } from '@pm/contracts';
 import type { Db } from '@pm/db';
 import { forEachItem, type ItemFailures, type JobQueue, UNREPORTED } from '../../platform/jobs.ts';
@@ -30,6 +33,19 @@ export const AGENT_OFFLINE_GRACE_MS = 2 * 60 * 1000;
 export const EVENT_SCAN_WINDOW_MS = 15 * 60 * 1000;
 
 const toEndpoint = (r: WebhookEndpointRow) => ({ id: r.id, url: r.url, created: r.createdAt.toISOString() });
+/**
+ * A stored error as the log shows it: rows written before errors were classes carried the system's
+ * text (`refused private address 10.0.0.5`, `connect ECONNREFUSED …`), which must not be shown.
+ */
+export function deliveryErrorClass(stored: string | null): string | null {
+  if (stored === null || ZWebhookDeliveryError.safeParse(stored).success) return stored;
+  const answered = /^answered (\d{3})$/.exec(stored);
+  if (answered) return webhookStatusError(Number(answered[1]));
+  if (stored.startsWith('refused')) return WEBHOOK_DELIVERY_ERRORS.refused;
+  if (/timed? ?out/i.test(stored)) return WEBHOOK_DELIVERY_ERRORS.timeout;
+  return WEBHOOK_DELIVERY_ERRORS.connection;
+}
+
 const toDelivery = (r: WebhookDeliveryRow): TWebhookDelivery => ({
   id: r.id,
   endpointId: r.endpointId,
@@ -37,7 +53,7 @@ const toDelivery = (r: WebhookDeliveryRow): TWebhookDelivery => ({
   status: r.status as TWebhookDelivery['status'],
   attempts: r.attempts,
   lastStatusCode: r.lastStatusCode,
-  lastError: r.lastError,
+  lastError: deliveryErrorClass(r.lastError),
   created: r.createdAt.toISOString(),
   deliveredAt: r.deliveredAt ? r.deliveredAt.toISOString() : null,
 });
@@ -54,10 +70,27 @@ export function createWebhookService(deps: {
   ledger: Pick<LedgerService, 'depositsSince'>;
   jobs: Pick<JobQueue, 'send'>;
   now: () => number;
-  /** Lets endpoints be http:// and on private or loopback addresses (tests, the devnet). */
+  /** Lets every endpoint be http:// and on private or loopback addresses (tests). */
   allowPrivate: boolean;
+  /**
+   * Origins (`http://127.0.0.1:7308`) an endpoint may have although http:// or private: an exact
+   * match of the URL's origin (WEBHOOK_ALLOW_URLS; `npm start` names the devnet's webhook inbox).
+   */
+  allowOrigins?: readonly string[] | undefined;
+  /** One try's deadline; default 10 s. */
+  timeoutMs?: number | undefined;
 }) {
   const repo = createWebhooksRepository(deps.db);
+  const allowOrigins = new Set((deps.allowOrigins ?? []).map((o) => new URL(o).origin));
+  /** Whether `url` may be http:// and private: every URL in tests, the allow-listed origins otherwise. */
+  const mayBePrivate = (url: string): boolean => {
+    if (deps.allowPrivate) return true;
+    try {
+      return allowOrigins.has(new URL(url).origin);
+    } catch {
+      return false;
+    }
+  };
 
   /** Emits one event per row (a row that throws goes to `failures`); answers the deliveries made. */
   async function sendEach<R extends { id: string | number }>(
@@ -92,7 +125,7 @@ export function createWebhookService(deps: {
   return {
     /** Registers an endpoint; its secret is answered this once. */
     async createEndpoint(userId: string, url: string) {
-      const problem = webhookUrlProblem(url, deps.allowPrivate);
+      const problem = webhookUrlProblem(url, mayBePrivate(url));
       if (problem) {
         throw new AppError('VALIDATION_FAILED', {
           message: `webhook url ${problem}`,
@@ -206,11 +239,11 @@ export function createWebhookService(deps: {
           'pm-event-type': found.delivery.type,
           'user-agent': 'ProxyMarket-Webhooks/1',
         },
-        { allowPrivate: deps.allowPrivate },
+        { allowPrivate: mayBePrivate(found.endpoint.url), timeoutMs: deps.timeoutMs },
       );
       const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
       const last = found.delivery.attempts + 1 >= WEBHOOK_MAX_ATTEMPTS;
-      const error = ok ? null : (result.error ?? `answered ${result.statusCode}`);
+      const error = ok ? null : (result.error ?? WEBHOOK_DELIVERY_ERRORS.connection);
       await repo.recordAttempt(deliveryId, {
         status: ok ? 'delivered' : last ? 'failed' : 'pending',
         statusCode: result.statusCode,
