@@ -19,6 +19,7 @@ import { LEASE_HTTP_PORT_OFFSET } from '@pm/contracts';
 import { createDb, migrateDb } from '@pm/db';
 import { generateThrowawayXpubs } from '@pm/devnet/chain';
 import {
+  createDemoWebhook,
   DEMO_ADMIN_EMAIL,
   DEMO_CUSTOMER_EMAIL,
   type DemoCredentials,
@@ -45,6 +46,8 @@ const Env = z.object({
   IDENTITY_PORT: port(7302),
   MAIL_PORT: port(7303),
   MAIL_SMTP_PORT: port(7304),
+  // The devnet webhook inbox: the market API lets webhooks reach its origin and no other private address.
+  WEBHOOK_INBOX_PORT: port(7308),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   SMTP_URL: z.string().url().optional(),
@@ -118,6 +121,7 @@ function checkDemoPorts(): void {
       IDENTITY_PORT: env.IDENTITY_PORT,
       MAIL_PORT: env.MAIL_PORT,
       MAIL_SMTP_PORT: env.MAIL_SMTP_PORT,
+      WEBHOOK_INBOX_PORT: env.WEBHOOK_INBOX_PORT,
       CHAIN_PORT: env.CHAIN_PORT,
       TICKER_PORT: env.TICKER_PORT,
       PORTS_PORT: env.PORTS_PORT,
@@ -218,6 +222,7 @@ const product = await startProduct({
     mailWeb: env.MAIL_PORT,
     smtp: env.MAIL_SMTP_PORT,
     portsApi: env.PORTS_PORT,
+    webhookInbox: env.WEBHOOK_INBOX_PORT,
   },
   extraWebOrigins: env.PUBLIC_HOST === 'localhost' ? [`http://127.0.0.1:${env.WEB_PORT}`] : [],
   smtpUrl: env.SMTP_URL,
@@ -267,10 +272,30 @@ const product = await startProduct({
     bonusPct: env.PAYMENTS_BONUS_PCT,
   },
 });
+const madeWebhook = await ensureDemoWebhook();
 if (!secrets.jwks) saveSecrets({ ...secrets, jwks: product.jwks });
-else if (isNew || !hadXpubs || !hadMetricsToken || !hadTotp) saveSecrets(secrets);
+else if (isNew || !hadXpubs || !hadMetricsToken || !hadTotp || madeWebhook) saveSecrets(secrets);
 // `npm run devnet -- pay …` finds the running chain simulator here.
 writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ chainUrl: product.chain?.url }, null, 2));
+
+/**
+ * The demo customer's webhook endpoint on the inbox, made at first start (or when the inbox moved)
+ * and kept in secrets.json; the inbox checks its deliveries' signatures with its secret. True when
+ * one was made.
+ */
+async function ensureDemoWebhook(): Promise<boolean> {
+  const inbox = product.webhookInbox;
+  const kept = secrets.demo.customer.webhook;
+  const current = kept && URL.canParse(kept.url) && new URL(kept.url).origin === inbox.origin;
+  if (!current) {
+    const made = await createDemoWebhook(db, secrets.demo.customer.email, inbox.hookUrl('demo'), [
+      inbox.origin,
+    ]);
+    if (made) secrets.demo.customer.webhook = made;
+  }
+  if (secrets.demo.customer.webhook) inbox.setSecret('demo', secrets.demo.customer.webhook.secret);
+  return !current && secrets.demo.customer.webhook !== kept;
+}
 
 const demoLines = demoSignInLines(secrets.demo, await readDemoStatus(db, secrets.demo));
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
@@ -284,6 +309,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
   Ports API:       ${product.portsApiUrl}  (rotation links: GET /port/change/ip/{port}/{key})
   API metrics:     curl -H 'Authorization: Bearer ${metricsToken}' ${product.apiUrl}/metrics
   Mail catcher:    ${product.mailUrl ?? `(real SMTP: ${env.SMTP_URL})`}
+  Webhook inbox:   ${product.webhookInbox.webUrl}/  (webhooks may reach ${product.webhookInbox.origin} and no other private address${secrets.demo.customer.webhook ? `; the demo customer's endpoint is ${secrets.demo.customer.webhook.url}` : ''})
   Devnet chains:   ${product.chain?.url ?? '(off)'}  (pay a charge: npm run devnet -- pay ltc ADDRESS 0.25)
   SOCKS5 gateway:  ${product.network ? `${product.network.socksHost} ports ${product.network.socksPorts.join(', ')} (${product.network.agentsOnline().length} demo agents online; metrics on 127.0.0.1:${env.GATEWAY_METRICS_PORT}/metrics)\n                   ${product.network.tunnelNotice}` : '(off: DEMO_AGENTS=0)'}
   HTTP proxy:      ${product.network ? `${product.network.socksHost} port ${env.GATEWAY_SOCKS_BASE_PORT + LEASE_HTTP_PORT_OFFSET} (leases); package ports ${env.PACKAGE_PORT_MIN}-${env.PACKAGE_PORT_MAX} (${product.network.sparePorts()} spares bound) answer HTTP on port + ${env.HTTP_PORT_OFFSET}` : '(off: DEMO_AGENTS=0)'}

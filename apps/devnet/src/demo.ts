@@ -1,12 +1,19 @@
 /** Demo sign-ins for the embedded default: a customer with $50 and DEPOSIT, and an admin. */
-import { PERMISSION_DEPOSIT, STAFF_PERMISSIONS } from '@pm/contracts';
+import { AppError, PERMISSION_DEPOSIT, STAFF_PERMISSIONS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { checkUserPassword, ensureUser, totpUri } from '@pm/identity';
 import { type Cents, cents, formatUsd } from '@pm/money';
 import { createServices } from '@pm/server';
 
+/** The demo customer's webhook endpoint on the devnet inbox and the signing secret it was given. */
+export interface DemoWebhook {
+  url: string;
+  secret: string;
+}
+
 export interface DemoCredentials {
-  customer: { email: string; password: string };
+  /** `webhook`: the endpoint made at first start on the devnet's webhook inbox. */
+  customer: { email: string; password: string; webhook?: DemoWebhook };
   /** `totpSecret`: the demo admin's two-factor secret (base32), enrolled at first start. */
   admin: { email: string; password: string; totpSecret?: string };
 }
@@ -44,6 +51,28 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
     memo: 'Demo balance',
     idemKey: `demo-seed:${customer.id}`,
   });
+}
+
+/**
+ * Registers a webhook endpoint at `url` (the devnet inbox) for the user with `email`, through the
+ * webhooks service as the API page would, with the API's allow-list; undefined for an unknown
+ * user or one who already has the most endpoints.
+ */
+export async function createDemoWebhook(
+  db: DbHandle,
+  email: string,
+  url: string,
+  allowUrls: readonly string[],
+): Promise<DemoWebhook | undefined> {
+  const user = await checkUserPassword(db, email, '');
+  if (!user) return undefined;
+  const { webhooks } = createServices(db, 'warn', { webhookAllowUrls: allowUrls });
+  try {
+    return { url, secret: (await webhooks.createEndpoint(user.userId, url)).secret };
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'CONFLICT') return undefined;
+    throw e;
+  }
 }
 
 /** What is true of the demo sign-ins now (the launcher's banner after a restart). */

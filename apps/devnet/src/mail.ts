@@ -34,14 +34,16 @@ export interface MailCatcher {
   close(): Promise<void>;
 }
 
-const escapeHtml = (s: string) =>
+/** Text for HTML (the mail catcher's and the webhook inbox's pages). */
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Plain text with URLs turned into links, the way a mail client shows it. */
 const linkify = (text: string) =>
   escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`);
 
-function page(title: string, body: string): string {
+/** A devnet page: the mail catcher's look, also the webhook inbox's. */
+export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font:15px system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}main{max-width:860px;margin:0 auto;padding:24px}h1{font-size:20px}table{width:100%;border-collapse:collapse;background:#fff}td,th{padding:8px 10px;border-bottom:1px solid #e3e6eb;text-align:left}pre{white-space:pre-wrap;background:#fff;padding:16px;border:1px solid #e3e6eb}.muted{color:#6b7385}</style></head><body><main>${body}</main></body></html>`;
 }
 

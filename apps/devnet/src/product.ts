@@ -1,6 +1,6 @@
 /**
  * Composes the whole product in one process: mail catcher (unless real SMTP is configured),
- * identity, market API with its job workers, and the web listener. Used by the launcher
+ * webhook inbox, identity, market API with its job workers, and the web listener. Used by the launcher
  * (`npm start`) and by end-to-end tests; production runs each app on its own with its own main.ts.
  */
 import { BROWSER_ADDON_ORIGIN, BROWSER_ADDON_REDIRECT_URI, type TEnvironment } from '@pm/contracts';
@@ -12,6 +12,7 @@ import { DEMO_DNSBL_LISTINGS, startDnsblServer, startScoreStandIns } from './che
 import { type MailCatcher, startMailCatcher } from './mail.ts';
 import { type DemoNetwork, type DemoNetworkConfig, startDemoNetwork } from './network.ts';
 import { getFreePort } from './ports.ts';
+import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.ts';
 
 export interface ProductPorts {
   web: number;
@@ -21,6 +22,8 @@ export interface ProductPorts {
   smtp: number;
   /** The Ports API's own listener (default 0: a free port). */
   portsApi?: number | undefined;
+  /** The devnet webhook inbox's page and receiver (default 0: a free port). */
+  webhookInbox?: number | undefined;
 }
 
 export interface ProductConfig {
@@ -86,6 +89,10 @@ export interface Product {
   network: DemoNetwork | undefined;
   /** The chain simulator (pay and mine from tests; its page has a pay form); undefined when payments are off. */
   chain: ChainSimulator | undefined;
+  /** The webhook inbox: the market API lets webhooks reach its origin and no other private address. */
+  webhookInbox: WebhookInbox;
+  /** Queues a market API job now, as its schedule would (tests: `webhooks.scan` without a minute's wait). */
+  sendJob(name: string): Promise<void>;
   /** The signing keys identity used (persist them so tokens survive a restart). */
   jwks: { keys: object[] };
   /** Stops the market API (and its web listener); identity and mail keep running. */
@@ -116,6 +123,12 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       mail = await startMailCatcher({ host, smtpPort: cfg.ports.smtp, httpPort: cfg.ports.mailWeb });
       closers.push(() => mail!.close());
     }
+    const webhookInbox = await startWebhookInbox({
+      host,
+      port: cfg.ports.webhookInbox ?? 0,
+      publicHost,
+    });
+    closers.push(() => webhookInbox.close());
     const identity = await startIdentity({
       host,
       port: identityPort,
@@ -150,6 +163,7 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       support: cfg.support,
       termsVersion: cfg.termsVersion,
       publicApiClient: cfg.apiClient,
+      webhookInbox: { origin: webhookInbox.origin, pageUrl: `${webhookInbox.webUrl}/` },
     };
     let chain: ChainSimulator | undefined;
     let payments: Parameters<typeof startServer>[0]['settings'] = {};
@@ -203,6 +217,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
         checks,
         newAccountPermissions: cfg.newAccountPermissions,
         metricsToken: cfg.metricsToken,
+        // The inbox alone: every other loopback and private address stays refused, as in production.
+        webhookAllowUrls: [webhookInbox.origin],
       },
       // The API and the job workers (lease expiry, …) in this process: PGlite allows no second one.
       roles: ['http', 'worker'],
@@ -240,6 +256,8 @@ export async function startProduct(cfg: ProductConfig): Promise<Product> {
       mail,
       network,
       chain,
+      webhookInbox,
+      sendJob: (name) => server.sendJob(name),
       jwks: identity.jwks,
       stopApi,
       async close() {

@@ -10,12 +10,19 @@ import { createTestDatabase } from '@pm/db/testing';
 import { ensureUser, newTotpSecret } from '@pm/identity';
 import { createServices } from '@pm/server';
 import { type ChainSimulator, generateThrowawayXpubs } from './chain/index.ts';
-import { DEMO_ADMIN_EMAIL, DEMO_CUSTOMER_EMAIL, type DemoCredentials, seedDemoUsers } from './demo.ts';
+import {
+  createDemoWebhook,
+  DEMO_ADMIN_EMAIL,
+  DEMO_CUSTOMER_EMAIL,
+  type DemoCredentials,
+  seedDemoUsers,
+} from './demo.ts';
 import { DEMO_AGENT_COUNT } from './demo-identities.ts';
 import type { CaughtMail } from './mail.ts';
 import type { DemoNetwork } from './network.ts';
 import { startProduct } from './product.ts';
 import { createTotpClient } from './totp-client.ts';
+import type { WebhookInbox } from './webhook-inbox.ts';
 
 export interface TestStack {
   webUrl: string;
@@ -32,6 +39,13 @@ export interface TestStack {
   chain: ChainSimulator;
   /** The demo proxy network (gateway node and real agents), when `StackOptions.network` asked for it. */
   network: DemoNetwork | undefined;
+  /**
+   * The devnet webhook inbox, as `npm start` runs it: the API lets webhooks reach it alone, and the
+   * demo customer has an endpoint on its inbox `demo` (`demo.customer.webhook`, secret given to it).
+   */
+  webhookInbox: WebhookInbox;
+  /** Queues a market API job now, as its schedule would (`webhooks.scan` without a minute's wait). */
+  sendJob(name: string): Promise<void>;
   /** The public API's password-grant client (also in the environment the web app reads). */
   apiClient: { clientId: string; clientSecret: string };
   /**
@@ -148,6 +162,17 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       },
     });
     const mail = product.mail!;
+    const inbox = product.webhookInbox;
+    const webhook = await createDemoWebhook(db, DEMO_CUSTOMER_EMAIL, inbox.hookUrl('demo'), [
+      inbox.origin,
+    ]).catch(async (e: unknown) => {
+      await product.close();
+      throw e;
+    });
+    if (webhook) {
+      demo.customer.webhook = webhook;
+      inbox.setSecret('demo', webhook.secret);
+    }
     return {
       webUrl: product.webUrl,
       apiUrl: product.apiUrl,
@@ -158,6 +183,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       apiClient,
       chain: product.chain!,
       network: product.network,
+      webhookInbox: inbox,
+      sendJob: product.sendJob,
       totpCode,
       async token(email, password) {
         const key = `${email.toLowerCase()}\n${password}`;

@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { bindModuleJobs, compose } from './compose.ts';
 import type { Services } from './modules/index.ts';
 import { buildOpsApp } from './ops.ts';
-import { httpUrl, type ServerConfig, withSettingDefaults } from './platform/config.ts';
+import { type FeatureSettings, httpUrl, type ServerConfig, withSettingDefaults } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { buildWebApp } from './platform/web.ts';
 
@@ -44,10 +44,11 @@ export interface ServerHandle {
 
 /**
  * The services of every module over `db`, for scripts such as the launcher's demo seed. Jobs can
- * be sent but none run here.
+ * be sent but none run here. `settings` as the running API's where a rule depends on them (the
+ * demo customer's webhook endpoint on the allow-listed inbox).
  */
-export function createServices(db: DbHandle, logLevel = 'warn'): Services {
-  return compose({ db, log: createLogger({ level: logLevel }) }).services;
+export function createServices(db: DbHandle, logLevel = 'warn', settings?: FeatureSettings): Services {
+  return compose({ db, log: createLogger({ level: logLevel }), settings }).services;
 }
 
 /**

@@ -27,6 +27,12 @@ export const ZEnvironment = z.object({
    * password or an API key), so it is published. Absent: the page shows placeholders.
    */
   publicApiClient: z.object({ clientId: z.string(), clientSecret: z.string() }).optional(),
+  /**
+   * The devnet's webhook inbox (`npm start` only): `origin` is the one private address webhooks
+   * may reach here (register `<origin>/hooks/<name>`), `pageUrl` the page listing its deliveries.
+   * Absent in production.
+   */
+  webhookInbox: z.object({ origin: z.string(), pageUrl: z.string() }).optional(),
 });
 export type TEnvironment = z.infer<typeof ZEnvironment>;
 

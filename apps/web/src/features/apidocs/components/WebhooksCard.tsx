@@ -4,16 +4,23 @@ import {
   Button,
   Card,
   CardContent,
+  Link,
   List,
   ListItem,
   ListItemText,
   Stack,
   Typography,
 } from '@mui/material';
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '@pm/contracts';
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_DELIVERY_ERROR_MEANINGS,
+  WEBHOOK_DELIVERY_ERRORS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDeliveryErrorClass,
+} from '@pm/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useApi } from '../../../app/context.tsx';
+import { useApi, useEnvironment } from '../../../app/context.tsx';
 import {
   createWebhook,
   deleteWebhook,
@@ -31,9 +38,53 @@ const mac = crypto.createHmac('sha256', secret).update(\`\${t}.\${rawBody}\`).di
 const ok = Math.abs(Date.now() / 1000 - Number(t)) <= 300 &&
   crypto.timingSafeEqual(Buffer.from(mac, 'hex'), Buffer.from(v1, 'hex'));`;
 
+const ERROR_CLASSES = Object.keys(WEBHOOK_DELIVERY_ERRORS) as WebhookDeliveryErrorClass[];
+
+/** The devnet's inbox, when this environment has one: the one private address webhooks reach here. */
+function InboxNote({ inbox }: { inbox: { origin: string; pageUrl: string } }) {
+  return (
+    <Alert severity="info" sx={{ mb: 2 }} data-testid="webhook-inbox">
+      This local setup has a webhook inbox, the only private address webhooks may reach here: add{' '}
+      <Box component="code" sx={{ wordBreak: 'break-all' }}>
+        {inbox.origin}/hooks/NAME
+      </Box>{' '}
+      (any name) and see each delivery, with its signature checked, at{' '}
+      <Link href={inbox.pageUrl} target="_blank" rel="noopener" sx={{ wordBreak: 'break-all' }}>
+        {inbox.pageUrl}
+      </Link>
+      .
+    </Alert>
+  );
+}
+
+/** What a failed delivery's error says: its class only, never an address. */
+function DeliveryErrors() {
+  return (
+    <>
+      <Typography variant="subtitle2" sx={{ mt: 2 }} gutterBottom>
+        When a delivery fails
+      </Typography>
+      <Typography color="text.secondary" variant="body2" component="div" data-testid="webhook-errors">
+        The log names the class of failure, never an address:
+        <Box component="ul" sx={{ my: 0.5, pl: 3 }}>
+          {ERROR_CLASSES.map((c) => (
+            <li key={c}>
+              <code>{WEBHOOK_DELIVERY_ERRORS[c]}</code>: {WEBHOOK_DELIVERY_ERROR_MEANINGS[c]}
+            </li>
+          ))}
+          <li>
+            <code>status N</code>: your endpoint answered with HTTP status N, not 2xx
+          </li>
+        </Box>
+      </Typography>
+    </>
+  );
+}
+
 /** Webhook endpoints: add (the signing secret shown once), ping, remove; the delivery log. */
 export function WebhooksCard() {
   const api = useApi();
+  const { webhookInbox } = useEnvironment();
   const queryClient = useQueryClient();
   const endpoints = useQuery(webhooksQuery(api));
   const deliveries = useQuery(webhookDeliveriesQuery(api));
@@ -67,6 +118,7 @@ export function WebhooksCard() {
           status within 10 seconds; other answers are retried with growing pauses for about half an hour. Up
           to {MAX_WEBHOOK_ENDPOINTS} endpoints.
         </Typography>
+        {webhookInbox && <InboxNote inbox={webhookInbox} />}
         <CreateForm
           label="Endpoint URL"
           placeholder="https://example.com/hooks/proxymarket"
@@ -130,6 +182,7 @@ export function WebhooksCard() {
           HMAC-SHA256 of <code>t + "." + raw body</code> keyed by the endpoint’s secret.
         </Typography>
         <CodeBlock label="signature check" code={SIGNATURE_CHECK} />
+        <DeliveryErrors />
         {log.length > 0 && (
           <>
             <Typography variant="subtitle2" sx={{ mt: 2 }} gutterBottom>
