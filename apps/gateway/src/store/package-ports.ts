@@ -120,9 +120,9 @@ export function withPackagePorts(
   };
   // The lease directory hears of a private lease at once (lease_changed): the agent leaves the
   // candidates (`candidatesOf`) and its package connections end, without waiting for a reload.
-  const offPrivate = leases.onPrivateExit((agentId) => {
-    if (exits.some((a) => a.id === agentId)) emit(exitListeners, agentId);
-  });
+  // Emitted whatever the last reload read of the agent: the gateway ends only package connections
+  // it holds through it.
+  const offPrivate = leases.onPrivateExit((agentId) => emit(exitListeners, agentId));
 
   function entryOf(pkg: PackageState, port: number): LeaseEntry {
     return {
