@@ -9,9 +9,13 @@ import {
   Typography,
 } from '@mui/material';
 import { PERMISSION_DEPOSIT, type TAccount } from '@pm/contracts';
-import { type FormEvent, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useState } from 'react';
+import { useApi } from '../../../app/context.tsx';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { chargePath, forgetOpenCharge, type OpenCharge, readOpenCharge } from '../../charges/chargeStore.ts';
+import { chargeQuery } from '../../charges/queries.ts';
+import { useChargeSideEffects } from '../../charges/useChargeSideEffects.ts';
 import {
   CURRENCIES,
   type CurrencyId,
@@ -20,10 +24,11 @@ import {
   defaultAmountText,
   MAXIMUM_DOLLARS,
 } from '../amount.ts';
+import { type ChargeNotice, chargeView, isChargeSettled } from '../keptCharge.ts';
 import { useCreateChargeMutation } from '../mutations.ts';
 import { closePaymentTab, openPaymentTab, sendPaymentTab } from '../paymentTab.ts';
 import { AddFundsNotes } from './AddFundsNotes.tsx';
-import { ChargeCreated, type ChargeNotice } from './ChargeCreated.tsx';
+import { ChargeCreated } from './ChargeCreated.tsx';
 
 export const UNDER_REVIEW_TITLE = 'Your account is under review';
 export const UNDER_REVIEW_TEXT =
@@ -50,7 +55,10 @@ interface Created {
   notice: ChargeNotice;
 }
 
-/** The form, or the charge it created (kept until reset, paid or expired: SPEC 4). */
+/**
+ * The form, or the charge it created (kept until reset, paid or expired: SPEC 4). The kept charge is
+ * shown as the server's page of it says (keptCharge.ts); an expired or unknown one gives the form.
+ */
 function DepositFlow({ account }: { account: TAccount }) {
   const [created, setCreated] = useState<Created | null>(() => {
     const kept = readOpenCharge(window.localStorage, Date.now());
@@ -60,8 +68,27 @@ function DepositFlow({ account }: { account: TAccount }) {
     forgetOpenCharge(window.localStorage);
     setCreated(null);
   };
-  if (created) return <ChargeCreated {...created} onReset={handleReset} />;
+  if (created) return <CreatedCharge created={created} onReset={handleReset} />;
   return <DepositForm account={account} onCreated={setCreated} />;
+}
+
+/** A created or kept charge, asked of the server (polled like its page) before it is called open. */
+function CreatedCharge({ created, onReset }: { created: Created; onReset: () => void }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const { code } = created.charge;
+  const { data: page, isError } = useQuery(chargeQuery(api, queryClient, code));
+  useChargeSideEffects(code, page?.status);
+  // A charge the server cannot show (an error answer) is treated as gone: the form again.
+  const view = isError ? ({ kind: 'closed' } as const) : chargeView(created.notice, page, Date.now());
+  const isSettled = isChargeSettled(view);
+  const isClosed = view.kind === 'closed';
+  useEffect(() => {
+    if (isSettled) forgetOpenCharge(window.localStorage, code);
+    // Expired or unknown: nothing left to pay or show, so the form again.
+    if (isClosed) onReset();
+  }, [isSettled, isClosed, code, onReset]);
+  return <ChargeCreated charge={created.charge} view={view} onReset={onReset} />;
 }
 
 function DepositForm({ account, onCreated }: { account: TAccount; onCreated: (created: Created) => void }) {
