@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useApi, useIsMobile } from '../../app/context.tsx';
+import { useHeldLease } from '../leases/useHeldLease.ts';
 import { agentQuery } from '../shop/queries.ts';
 import { type PurchaseFlow, usePurchaseFlow } from '../shop/usePurchaseFlow.ts';
 import { staticOfferQuery } from '../static/queries.ts';
@@ -29,9 +30,11 @@ export interface BuyAgain {
 }
 
 /**
- * Buy Again (SPEC 8): an available proxy goes into the shop's purchase (the dialogs on desktop, the
- * Confirm Purchase page on phones), as the lease type bought before when that is still possible;
- * a static proxy still on sale goes into the static shop's purchase (private, 24 hours).
+ * Buy Again (SPEC 8): a proxy the customer holds now opens that lease in My Proxies, which says so
+ * (buying it again would only be refused); an available proxy goes into the shop's purchase (the
+ * dialogs on desktop, the Confirm Purchase page on phones), as the lease type bought before when
+ * that is still possible; a static proxy still on sale goes into the static shop's purchase
+ * (private, 24 hours).
  */
 export function useBuyAgain(): BuyAgain {
   const api = useApi();
@@ -42,8 +45,14 @@ export function useBuyAgain(): BuyAgain {
   const staticPurchase = useStaticPurchase();
   const [checkingId, setCheckingId] = useState<string | null>(null);
   const [isUnavailable, setUnavailable] = useState(false);
+  const heldLease = useHeldLease();
   const start: BuyAgain['start'] = async (item) => {
     setCheckingId(item.leaseID);
+    const heldId = await heldLease.find(item.agentID);
+    if (heldId) {
+      setCheckingId(null);
+      return heldLease.open(heldId);
+    }
     if (item.static) {
       const offer = await queryClient.fetchQuery(staticOfferQuery(api, item)).catch(() => null);
       setCheckingId(null);

@@ -25,7 +25,8 @@ export type PurchaseFailure =
   | { step: 'PRICE_CHANGED' }
   | { step: 'TEST_FAILED' }
   | { step: 'INFO_CHANGED'; changes: LeaseChange[] }
-  | { step: 'ALREADY_LEASED' }
+  /** `heldLeaseId`: the buyer's own active lease on the proxy, when that is why (issue 36). */
+  | { step: 'ALREADY_LEASED'; heldLeaseId?: string }
   | { step: 'AGENT_NOT_FOUND' }
   | { step: 'GENERIC_ERROR' };
 

@@ -1,5 +1,6 @@
 import type { TAgent } from '@pm/contracts';
 import { useCallback, useEffect, useState } from 'react';
+import { useHeldLease } from '../leases/useHeldLease.ts';
 import { usePurchaseMutation } from './mutations.ts';
 import { type PurchaseOrder, type PurchaseState, SUCCESS_DIALOG_MS } from './purchase.ts';
 
@@ -25,6 +26,7 @@ export function usePurchaseFlow(onSuccessClosed?: () => void): PurchaseFlow {
   const [state, setState] = useState<PurchaseState>({ step: 'OFF' });
   const mutation = usePurchaseMutation();
   const { mutate } = mutation;
+  const { find: findHeldLease } = useHeldLease();
 
   const send = useCallback(
     (order: PurchaseOrder, probe: boolean) => {
@@ -33,11 +35,16 @@ export function usePurchaseFlow(onSuccessClosed?: () => void): PurchaseFlow {
         { order, probe },
         {
           onSuccess: () => setState({ step: 'SUCCESS' }),
-          onError: (failure) => setState({ ...failure, order }),
+          onError: async (failure) => {
+            if (failure.step !== 'ALREADY_LEASED') return setState({ ...failure, order });
+            // Refused as already leased: by the buyer's own lease, which the dialog then opens.
+            const heldLeaseId = await findHeldLease(order.agent.id);
+            setState(heldLeaseId ? { ...failure, order, heldLeaseId } : { ...failure, order });
+          },
         },
       );
     },
-    [mutate],
+    [mutate, findHeldLease],
   );
 
   useEffect(() => {

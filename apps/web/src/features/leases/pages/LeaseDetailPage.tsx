@@ -1,8 +1,9 @@
 import { Alert, Card, CardContent, Skeleton, Typography } from '@mui/material';
-import { useNavigate, useParams } from 'react-router';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { Page } from '../../../components/ui/Page.tsx';
 import { LeaseDetail } from '../components/LeaseDetail.tsx';
 import { LeaseLifecycleButtons } from '../components/LeaseLifecycleButtons.tsx';
+import { ALREADY_HELD_NOTICE, isHeldLeaseState } from '../heldLease.ts';
 import { useActiveLeases } from '../useActiveLeases.ts';
 
 export const LEASE_GONE_TEXT = 'This lease is not active any more.';
@@ -13,8 +14,14 @@ export function LeaseDetailPage() {
   const navigate = useNavigate();
   const { data: leases } = useActiveLeases();
   const lease = leases?.find((l) => l.id === id);
+  const isAlreadyHeld = isHeldLeaseState(useLocation().state);
   return (
     <Page title="Proxy Details">
+      {isAlreadyHeld && lease && (
+        <Alert severity="info" data-testid="already-held" sx={{ mb: 2 }}>
+          {ALREADY_HELD_NOTICE}
+        </Alert>
+      )}
       {!leases && <Skeleton variant="rounded" height={320} />}
       {leases && !lease && <Alert severity="info">{LEASE_GONE_TEXT}</Alert>}
       {lease && (

@@ -1,6 +1,7 @@
 import HistoryIcon from '@mui/icons-material/History';
 import SearchIcon from '@mui/icons-material/Search';
 import {
+  Alert,
   Box,
   Button,
   FormControlLabel,
@@ -13,7 +14,7 @@ import {
 } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { type ReactNode, useState } from 'react';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useIsMobile } from '../../../app/context.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
 import { InputField } from '../../../components/ui/InputField.tsx';
@@ -22,6 +23,7 @@ import { LeaseCard } from '../components/LeaseCard.tsx';
 import { LeaseDetail } from '../components/LeaseDetail.tsx';
 import { LeaseLifecycleButtons } from '../components/LeaseLifecycleButtons.tsx';
 import { LeaseTable } from '../components/LeaseTable.tsx';
+import { ALREADY_HELD_NOTICE, isHeldLeaseState } from '../heldLease.ts';
 import { matchesLeaseFilter } from '../rules.ts';
 import { useActiveLeases } from '../useActiveLeases.ts';
 
@@ -32,6 +34,10 @@ export function MyProxiesPage() {
   const isMobile = useIsMobile();
   const { data: leases } = useActiveLeases();
   const [filterText, setFilterText] = useState('');
+  // `?lease=` selects a lease (Buy Again of a proxy the customer holds opens it here, and says so).
+  const [params] = useSearchParams();
+  const requestedId = params.get('lease');
+  const isAlreadyHeld = isHeldLeaseState(useLocation().state);
   const shown = leases?.filter((l) => matchesLeaseFilter(l, filterText));
   const filterBox = (
     <InputField
@@ -51,6 +57,11 @@ export function MyProxiesPage() {
   return (
     <Page title="My Proxies" actions={isMobile ? undefined : <DesktopActions filterBox={filterBox} />}>
       {isMobile && <MobileHeader filterBox={filterBox} />}
+      {isAlreadyHeld && (
+        <Alert severity="info" data-testid="already-held" sx={{ mb: 2 }}>
+          {ALREADY_HELD_NOTICE}
+        </Alert>
+      )}
       {!shown && <Skeleton variant="rounded" height={200} />}
       {shown?.length === 0 && (
         <Paper variant="outlined">
@@ -59,7 +70,7 @@ export function MyProxiesPage() {
       )}
       {shown &&
         shown.length > 0 &&
-        (isMobile ? <LeaseCards leases={shown} /> : <DesktopLeases leases={shown} />)}
+        (isMobile ? <LeaseCards leases={shown} /> : <DesktopLeases leases={shown} initialId={requestedId} />)}
     </Page>
   );
 }
@@ -100,8 +111,8 @@ function LeaseCards({ leases }: { leases: TLease[] }) {
   );
 }
 
-function DesktopLeases({ leases }: { leases: TLease[] }) {
-  const [selectedId, setSelectedId] = useState<string | null>(null);
+function DesktopLeases({ leases, initialId }: { leases: TLease[]; initialId: string | null }) {
+  const [selectedId, setSelectedId] = useState<string | null>(initialId);
   const selected = leases.find((l) => l.id === selectedId) ?? leases[0]!;
   return (
     <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) 380px', gap: 2, alignItems: 'start' }}>

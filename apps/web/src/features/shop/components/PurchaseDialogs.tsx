@@ -2,6 +2,8 @@ import { Box, Button, Stack, Typography } from '@mui/material';
 import { formatUsd } from '@pm/money';
 import { useNavigate } from 'react-router';
 import { MessageDialog, ProgressDialog, SuccessDialog } from '../../../components/ui/StatusDialogs.tsx';
+import { ALREADY_HELD_TEXT } from '../../leases/heldLease.ts';
+import { useHeldLease } from '../../leases/useHeldLease.ts';
 import { placeLabel } from '../countries.ts';
 import { maskIp, priceFor } from '../format.ts';
 import { changeLabels, FAILURE_TEXTS, type PurchaseState } from '../purchase.ts';
@@ -68,13 +70,21 @@ type FailureState = Exclude<PurchaseState, { step: 'OFF' | 'CONFIRM' | 'LEASING'
 
 function FailureDialog({ state, flow }: { state: FailureState; flow: PurchaseFlow }) {
   const { title, text } = FAILURE_TEXTS[state.step];
+  const heldLeaseId = state.step === 'ALREADY_LEASED' ? state.heldLeaseId : undefined;
   return (
     <MessageDialog
       title={title}
-      text={text}
+      // SPEC's text when someone else holds it; the server's plainer one when the buyer does.
+      text={heldLeaseId ? ALREADY_HELD_TEXT : text}
       onClose={flow.close}
       data-testid={`purchase-${state.step}`}
-      actions={<FailureActions step={state.step} flow={flow} />}
+      actions={
+        heldLeaseId ? (
+          <HeldLeaseActions leaseId={heldLeaseId} flow={flow} />
+        ) : (
+          <FailureActions step={state.step} flow={flow} />
+        )
+      }
     >
       {state.step === 'INFO_CHANGED' && (
         <Box component="ul" sx={{ mt: 1, mb: 0, pl: 2.5 }} data-testid="changed-parameters">
@@ -86,6 +96,25 @@ function FailureDialog({ state, flow }: { state: FailureState; flow: PurchaseFlo
         </Box>
       )}
     </MessageDialog>
+  );
+}
+
+/** The buyer already holds this proxy: its lease in My Proxies, or back. */
+function HeldLeaseActions({ leaseId, flow }: { leaseId: string; flow: PurchaseFlow }) {
+  const heldLease = useHeldLease();
+  return (
+    <>
+      <Button onClick={flow.close}>Close</Button>
+      <Button
+        variant="contained"
+        onClick={() => {
+          flow.close();
+          heldLease.open(leaseId);
+        }}
+      >
+        Open in My Proxies
+      </Button>
+    </>
   );
 }
 
