@@ -138,7 +138,7 @@ describe('the checks on the whole product with the demo network', () => {
     }
   });
 
-  it("updates a lease's score (G, I, M and warnings, charged once) and tests its speed in Mbps", async () => {
+  it("updates a lease's score after confirming its price (G, I, M on their scales, one verdict, charged once) and tests its speed", async () => {
     const stamford = await agentIn('Stamford');
     const bought = await api<TLease>('POST', '/leases', {
       agentID: stamford.id,
@@ -156,13 +156,33 @@ describe('the checks on the whole product with the demo network', () => {
       const before = await shownBalanceC(v);
       const score = await v.my.openTab('Update Score');
       await score.getByText('No score check yet').waitFor();
+      // The price comes from the server's quote and nothing is charged until Confirm.
+      const confirm = v.page.getByRole('dialog', { name: 'Check the IP score?' });
       await score.getByRole('button', { name: 'Update Score' }).click();
+      assert.match(
+        await confirm.getByTestId('score-price').innerText(),
+        /Price: \$0\.50, taken from your balance/,
+      );
+      assert.match(await confirm.innerText(), new RegExp(`the address ${ip.replaceAll('.', '\\.')}`));
+      assert.match(await confirm.innerText(), /GetIPIntel[\s\S]*IPQualityScore[\s\S]*MaxMind minFraud/);
+      await saveScreenshot(v.page, 'checks-stack-desktop-score-confirm');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      assert.equal(await shownBalanceC(v), before, 'Cancel charges nothing');
+      const records = await api<{ txRecords: { type: string }[] }>('GET', '/txrecords?offset=0&limit=50');
+      assert.equal(records.body.txRecords.filter((r) => r.type === 'scorecheck').length, 0);
+      await score.getByText('No score check yet').waitFor();
+
+      await score.getByRole('button', { name: 'Update Score' }).click();
+      await confirm.getByRole('button', { name: 'Confirm' }).click();
       await v.shell.text('IP Score information updated').waitFor();
       await score.getByTestId('score-check').waitFor();
       const shown = await score.innerText();
-      assert.match(shown, /G\s+99\b/);
-      assert.match(shown, /I\s+88\b/);
-      assert.match(shown, /M\s+78\.1\b/);
+      // Each provider on its own scale: GetIPIntel 0-1, IPQualityScore 0-100, minFraud 0.01-99.
+      assert.match(shown, /G\s+GetIPIntel\s+0\.99\s+\(0 to 1\)\s+High/);
+      assert.match(shown, /I\s+IPQualityScore\s+88\s+\(0 to 100\)\s+High/);
+      assert.match(shown, /M\s+MaxMind minFraud\s+78\.1\s+\(0\.01 to 99\)\s+High/);
+      assert.equal(await score.getByTestId('score-verdict').innerText(), 'Risky');
       for (const w of ['proxy', 'vpn', 'hosting', 'abuse']) assert.match(shown, new RegExp(`\\b${w}\\b`));
       assert.doesNotMatch(shown, /\btor\b/);
       await v.shell.waitForBalance(usd(before - 50));
@@ -185,7 +205,13 @@ describe('the checks on the whole product with the demo network', () => {
       await v.my.openCard(ip);
       const phoneScore = await v.my.openTab('Update Score');
       await phoneScore.getByTestId('score-check').waitFor();
+      assert.equal(await phoneScore.getByTestId('score-verdict').innerText(), 'Risky');
       await saveScreenshot(v.page, 'checks-stack-phone-score');
+      await phoneScore.getByRole('button', { name: 'Update Score' }).click();
+      await confirm.getByTestId('score-price').waitFor();
+      await saveScreenshot(v.page, 'checks-stack-phone-score-confirm');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
       const phoneSpeed = await v.my.openTab('Test Speed');
       await phoneSpeed.getByText(/\d+\.\d Mbps/).waitFor();
       await saveScreenshot(v.page, 'checks-stack-phone-speed');

@@ -226,9 +226,21 @@ describe('phone My Proxies (390 px)', () => {
       let panel = await my.openTab('Update Score');
       await panel.getByText('No score check yet').waitFor();
       await panel.getByRole('button', { name: 'Update Score' }).click();
+      const confirm = my.page.getByRole('dialog', { name: 'Check the IP score?' });
+      assert.match(
+        await confirm.getByTestId('score-price').innerText(),
+        /Price: \$0\.25, taken from your balance/,
+      );
+      await saveScreenshot(my.page, 'my-proxies-phone-score-confirm');
+      await confirm.getByRole('button', { name: 'Confirm' }).click();
       await shell.text('IP Score information updated').waitFor();
       await panel.getByTestId('score-check').waitFor();
-      assert.match(await panel.innerText(), /G\s+99[\s\S]*I\s+88[\s\S]*M\s+Not available/);
+      // Each provider on its own scale, with its band; the one that failed says so.
+      assert.match(
+        await panel.innerText(),
+        /G\s+GetIPIntel\s+0\.99\s+\(0 to 1\)\s+High[\s\S]*I\s+IPQualityScore\s+88\s+\(0 to 100\)\s+High[\s\S]*M\s+MaxMind minFraud\s+Not available/,
+      );
+      assert.equal(await panel.getByTestId('score-verdict').innerText(), 'Risky');
       assert.match(await panel.innerText(), /proxy[\s\S]*vpn[\s\S]*hosting/);
       await saveScreenshot(my.page, 'my-proxies-phone-score');
       panel = await my.openTab('Test Speed');

@@ -10,6 +10,7 @@ import {
   RENEW_WINDOW_MS,
   STATIC_REFUND_WINDOW_MS,
 } from '@pm/contracts';
+import { bandLegend, SCORE_SCALES, VERDICT_RULE } from '../checks/scoreReading.ts';
 import { FAQ_RULES, faqEntries } from './faq.ts';
 
 const text = (entries = faqEntries()) =>
@@ -34,6 +35,13 @@ test('the FAQ states the rules with the values the server enforces', () => {
       'on no list: 5; 1 to 2 lists: 4; 3 to 6 lists: 3; 7 to 9 lists: 2; 10 or more lists: 1',
     ),
   );
+});
+
+test('the IP score answer quotes the scales and the verdict rule the panel uses', () => {
+  const a = answer('ip-score');
+  assert.ok(a.includes('charges it only when you confirm'));
+  for (const s of SCORE_SCALES) assert.ok(a.includes(`${s.label} is ${s.name}`) && a.includes(bandLegend(s)));
+  assert.ok(a.includes(VERDICT_RULE));
 });
 
 test('changing a rule changes the FAQ (no number is written into the copy)', () => {

@@ -28,6 +28,7 @@ import {
   STATIC_REFUND_WINDOW_MS,
   WHITELIST_MIN_PREFIX,
 } from '@pm/contracts';
+import { bandLegend, SCORE_SCALES, VERDICT_RULE } from '../checks/scoreReading.ts';
 
 export interface FaqEntry {
   /** Stable anchor (`/faq#refunds`). */
@@ -128,6 +129,17 @@ export function faqEntries(r: FaqRules = FAQ_RULES): FaqEntry[] {
       answer: [
         `It counts the DNS blacklists the proxy's address is on: ${cleanScoreSteps(r.cleanScore)}. The shop shows it on a 1 to 10 scale (twice the points). An IP Score check from the proxy's details adds the scores of three providers.`,
         `A speed test can be repeated ${minutes(r.speedRetestMs)} after the previous one.`,
+      ],
+    },
+    {
+      id: 'ip-score',
+      question: 'How do I read an IP Score check?',
+      answer: [
+        'Update Score shows its price and charges it only when you confirm; if no provider answers, it is refunded. Each provider keeps its own scale:',
+        ...SCORE_SCALES.map(
+          (s) => `${s.label} is ${s.name}: ${s.meaning}, from ${s.range}. ${bandLegend(s)}.`,
+        ),
+        `The verdict: ${VERDICT_RULE}`,
       ],
     },
     {

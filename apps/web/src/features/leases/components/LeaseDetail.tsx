@@ -3,9 +3,10 @@ import type { TLease } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { ScorePanel } from '../../checks/components/ScorePanel.tsx';
 import { SpeedTestPanel } from '../../checks/components/SpeedTestPanel.tsx';
 import { UpdateScoreButton } from '../../checks/components/UpdateScoreButton.tsx';
-import { BlacklistsPanel, ScorePanel, SpeedPanel } from '../../shop/components/AgentPanels.tsx';
+import { BlacklistsPanel, SpeedPanel } from '../../shop/components/AgentPanels.tsx';
 import { agentQuery } from '../../shop/queries.ts';
 import { LeaseInfoTab } from './LeaseInfoTab.tsx';
 import { PortNoAuthTab } from './PortNoAuthTab.tsx';
@@ -75,7 +76,9 @@ function LeaseScore({ lease }: { lease: TLease }) {
   return (
     <ScorePanel
       check={agent?.scoreCheck ?? null}
-      action={lease.static ? undefined : <UpdateScoreButton agentId={lease.agentId} />}
+      action={
+        lease.static ? undefined : <UpdateScoreButton agentId={lease.agentId} ip={lease.currentInfo.ip} />
+      }
     />
   );
 }

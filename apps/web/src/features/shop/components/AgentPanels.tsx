@@ -1,14 +1,13 @@
 import WarningAmberIcon from '@mui/icons-material/WarningAmber';
-import { Box, Chip, List, ListItem, ListItemText, Stack, Typography } from '@mui/material';
-import type { TAgent, TScoreCheck, TSpeed } from '@pm/contracts';
+import { Box, List, ListItem, ListItemText, Stack, Typography } from '@mui/material';
+import type { TAgent, TSpeed } from '@pm/contracts';
 import type { ReactNode } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { useNow } from '../../../lib/useNow.ts';
 import { countryName } from '../countries.ts';
-import { activityLabel, blacklistNames, formatDuration, formatMbps, formatScore, maskIp } from '../format.ts';
+import { activityLabel, blacklistNames, formatDuration, formatMbps, maskIp } from '../format.ts';
 
 export const NO_BLACKLIST_TEXT = 'No blacklist records';
-export const NO_SCORE_TEXT = 'No score check yet';
 export const NOT_TESTED_TEXT = 'Not tested yet';
 
 /** The proxy detail's Info tab (SPEC 2): Domain or IP, place, ISP, IP Address, Uptime, Activity. */
@@ -48,49 +47,6 @@ export function BlacklistsPanel({ listIds }: { listIds: readonly string[] }) {
         </ListItem>
       ))}
     </List>
-  );
-}
-
-const PROVIDERS = [
-  { label: 'G', status: 'status1', score: 'score1' },
-  { label: 'I', status: 'status2', score: 'score2' },
-  { label: 'M', status: 'status3', score: 'score3' },
-] as const;
-
-const WARNINGS = ['proxy', 'tor', 'vpn', 'hosting', 'abuse'] as const;
-
-/**
- * The IP score of the last check: providers G (GetIPIntel), I (IPQualityScore) and M (MaxMind
- * minFraud) with their scores (0-100, higher is riskier) and the warnings; a provider that did not
- * answer shows its status.
- */
-export function ScorePanel({ check, action }: { check: TScoreCheck | null; action?: ReactNode }) {
-  if (!check) {
-    return <PanelMessage action={action}>{NO_SCORE_TEXT}</PanelMessage>;
-  }
-  const warnings = WARNINGS.filter((w) => check.warnings[w]);
-  return (
-    <Stack spacing={1.5} data-testid="score-check">
-      <DetailList
-        items={PROVIDERS.map((p) => ({
-          label: p.label,
-          value:
-            check.score[p.status] === 'ok'
-              ? formatScore(check.score[p.score])
-              : 'Not available (provider error)',
-        }))}
-      />
-      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-        {warnings.length === 0 && <Typography variant="body2">No warnings</Typography>}
-        {warnings.map((w) => (
-          <Chip key={w} size="small" color="warning" label={w} />
-        ))}
-      </Stack>
-      <Typography variant="caption" color="text.secondary">
-        Checked {new Date(check.time).toLocaleString()}
-      </Typography>
-      {action && <Box>{action}</Box>}
-    </Stack>
   );
 }
 
