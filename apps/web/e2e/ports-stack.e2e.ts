@@ -141,11 +141,41 @@ describe('Ports on the real stack', () => {
     }
   });
 
-  it('the Ports page at 390 px: the table and the settings below it', async () => {
+  it('the Ports page at 390 px: each row shows its ports and status, the settings below', async () => {
     const v = await openStackVisit(browser, stack, { viewport: PHONE });
     try {
       await signInOnStack(v, stack, stack.demo.customer, '/ports');
       await v.page.getByTestId('port-row').first().waitFor();
+      // A second package of the same place, bought on the phone: its row must not look like the first.
+      const rowsBefore = await v.page.getByTestId('port-row').count();
+      await v.page.getByTestId('new-port').click();
+      await choose(v.page, 'Country', /^United States/);
+      await choose(v.page, 'State', /^NY /);
+      await choose(v.page, 'City', /^New York /);
+      await waitUntil(
+        async () => /\$3\.90/.test((await v.page.getByTestId('port-price').textContent()) ?? ''),
+        'the live price of the city',
+      );
+      await v.page.getByTestId('port-buy').click();
+      await v.page.getByTestId('port-confirm').click();
+      await waitUntil(
+        async () => (await v.page.getByTestId('port-row').count()) === rowsBefore + 1,
+        'the second package in the list',
+      );
+      const rows = v.page.getByTestId('port-row');
+      const places = await rows.locator('td:first-child').allInnerTexts();
+      const ports = await v.page.getByTestId('port-row-ports').allInnerTexts();
+      assert.equal(ports.length, rowsBefore + 1, 'every row shows its ports');
+      assert.equal(new Set(ports).size, ports.length, `no two rows alike: ${ports.join(' | ')}`);
+      for (const p of ports) assert.match(p, /^\d{4,5}-\d{4,5} \(100 ports\)$/);
+      assert.ok(
+        places.every((p) => p.startsWith('US / NY / New York, Both')),
+        places.join(' | '),
+      );
+      assert.deepEqual(
+        await v.page.getByTestId('port-row-status').allInnerTexts(),
+        ports.map(() => 'Active'),
+      );
       await v.page.getByTestId('port-settings').waitFor();
       const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= PHONE.width, `no horizontal scroll (${width} px)`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { canBuy, isIpv4, portRanges, rotationLink, whitelistState } from './rules.ts';
+import { canBuy, isIpv4, portRanges, portsSummary, rotationLink, whitelistState } from './rules.ts';
 
 describe('ports rules', () => {
   test('whitelist: untouched, empty or invalid disables Save; 20 IPs, 1 for unlimited', () => {
@@ -35,5 +35,14 @@ describe('ports rules', () => {
   test('port ranges and the rotation link', () => {
     assert.equal(portRanges([30002, 30000, 30001, 30005]), '30000-30002, 30005');
     assert.equal(rotationLink('http://h:7307/', 30000, 'k'), 'http://h:7307/port/change/ip/30000/k');
+  });
+
+  test("the phone's line of ports tells two packages of one place apart", () => {
+    const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+    assert.equal(portsSummary(range(20683, 100)), '20683-20782 (100 ports)');
+    assert.equal(portsSummary([19000]), '19000');
+    assert.equal(portsSummary([19000, 19002]), '19000, 19002 (2 ports)');
+    assert.equal(portsSummary([1, 3, 5, 7, 9]), '1, 3 and 3 more (5 ports)');
+    assert.equal(portsSummary([]), 'No ports yet');
   });
 });

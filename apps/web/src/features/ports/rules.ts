@@ -84,3 +84,25 @@ export function portRanges(ports: readonly number[]): string {
   if (start !== undefined) out.push(start === prev ? `${start}` : `${start}-${prev}`);
   return out.join(', ');
 }
+
+/**
+ * A package's ports in one short line for the phone's list, where two packages of one place would
+ * otherwise look alike: "20683-20782 (100 ports)", the first two ranges and how many more.
+ */
+export function portsSummary(ports: readonly number[]): string {
+  const ranges = portRanges(ports).split(', ').filter(Boolean);
+  const count = `${ports.length} ${ports.length === 1 ? 'port' : 'ports'}`;
+  if (ranges.length === 0) return 'No ports yet';
+  const shown = ranges.slice(0, 2).join(', ');
+  const more = ranges.length > 2 ? ` and ${ranges.length - 2} more` : '';
+  return ports.length === 1 ? shown : `${shown}${more} (${count})`;
+}
+
+const STATUS_WORDS: Record<TPortPackage['status']['type'], string> = {
+  active: 'Active',
+  suspend: 'Suspended',
+  refunded: 'Refunded',
+};
+
+/** The status chip's word. */
+export const statusText = (p: TPortPackage): string => STATUS_WORDS[p.status.type];

@@ -20,7 +20,7 @@ import { Page } from '../../../components/ui/Page.tsx';
 import { usePackages } from '../api.ts';
 import { NewPortDialog } from '../components/NewPortDialog.tsx';
 import { PortSettings } from '../components/PortSettings.tsx';
-import { geoText, portRanges, trafficText } from '../rules.ts';
+import { geoText, portRanges, portsSummary, statusText, trafficText } from '../rules.ts';
 
 /** Ports page (SPEC 2): the table of the user's packages, the settings sidebar of the selected one, New Port. */
 export function PortsPage() {
@@ -49,7 +49,7 @@ export function PortsPage() {
             <Table size="small" aria-label="Ports">
               <TableHead>
                 <TableRow>
-                  <TableCell>Location</TableCell>
+                  <TableCell>{isMobile ? 'Location and ports' : 'Location'}</TableCell>
                   {!isMobile && <TableCell>Ports</TableCell>}
                   <TableCell>Traffic</TableCell>
                   {!isMobile && <TableCell>Price</TableCell>}
@@ -66,15 +66,29 @@ export function PortsPage() {
                     sx={{ cursor: 'pointer' }}
                     data-testid="port-row"
                   >
-                    <TableCell>{geoText(p)}</TableCell>
+                    <TableCell>
+                      {geoText(p)}
+                      {isMobile && (
+                        <Typography
+                          variant="caption"
+                          color="text.secondary"
+                          component="div"
+                          data-testid="port-row-ports"
+                          sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere' }}
+                        >
+                          {portsSummary(p.access.ports)}
+                        </Typography>
+                      )}
+                    </TableCell>
                     {!isMobile && <TableCell>{portRanges(p.access.ports)}</TableCell>}
                     <TableCell>{trafficText(p)}</TableCell>
                     {!isMobile && <TableCell>{formatUsd(p.price as Cents)}</TableCell>}
                     <TableCell>
                       <Chip
                         size="small"
-                        label={p.status.type}
+                        label={statusText(p)}
                         color={p.status.type === 'active' ? 'success' : 'default'}
+                        data-testid="port-row-status"
                       />
                     </TableCell>
                   </TableRow>
