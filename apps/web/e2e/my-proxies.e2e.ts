@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TLease } from '@pm/contracts';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
+import { assertOneClock } from './support/clock.ts';
 import { buildLease, isCall, waitForCall } from './support/marketMock.ts';
 import { type MockApp, type MockSession, type MockSessionOptions, startMockApp } from './support/mockApp.ts';
 import { fakeAccessToken } from './support/mockBackend.ts';
@@ -195,9 +196,31 @@ describe('desktop My Proxies', () => {
       const panel = await my.openTab('Test Speed');
       await panel.getByRole('button', { name: 'Test Now' }).click();
       await panel.getByText('Speed could not be tested').waitFor();
-      assert.match(await panel.innerText(), /Retest available at \d\d:\d\d/);
+      assert.match(await panel.innerText(), /Retest available at \d{1,2}:\d\d/);
+      assertOneClock(await panel.innerText(), '12h');
       assert.equal(await panel.getByRole('button', { name: 'Test Now' }).isDisabled(), true);
       await saveScreenshot(my.page, 'my-proxies-desktop-speed-failed');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows every time on the browser's clock: 24-hour in en-GB, to the minute", async () => {
+    const { context, shell, my, leases } = await visit({ locale: 'en-GB' });
+    try {
+      await shell.open(app.baseUrl, '/my', fakeAccessToken());
+      await my.waitForRows();
+      await my.selectLease(leases[1].currentInfo.ip);
+      const panel = await my.openTab('Test Speed');
+      await panel.getByRole('button', { name: 'Test Now' }).click();
+      await panel.getByText('42.5 Mbps').waitFor();
+      // "Tested 29 Nov 2026, 03:25 · Retest available at 03:31": one clock, no seconds.
+      assert.match(
+        await panel.innerText(),
+        /Tested \d{1,2} \w{3} \d{4}, \d\d:\d\d · Retest available at \d\d:\d\d/,
+      );
+      assertOneClock(await panel.innerText(), '24h', 2);
+      await saveScreenshot(my.page, 'my-proxies-desktop-speed-en-gb');
     } finally {
       await context.close();
     }
@@ -247,6 +270,8 @@ describe('phone My Proxies (390 px)', () => {
       await panel.getByText('Not tested yet').waitFor();
       await panel.getByRole('button', { name: 'Test Now' }).click();
       await panel.getByText('42.5 Mbps').waitFor();
+      // Chromium's default en-US: "Tested Nov 29, 2026, 3:25 AM · Retest available at 3:31 AM".
+      assertOneClock(await panel.innerText(), '12h', 2);
       assert.equal(
         await panel.getByRole('button', { name: 'Test Now' }).isDisabled(),
         true,

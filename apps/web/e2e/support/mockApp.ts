@@ -19,6 +19,8 @@ export interface MockSessionOptions {
   /** Sets the Terms cookie to the current version first (default true). */
   termsAccepted?: boolean;
   userAgent?: string;
+  /** The browser's locale (Chromium's default is en-US), which sets the time format. */
+  locale?: string;
 }
 
 export interface MockApp {
@@ -47,6 +49,7 @@ export async function startMockApp(): Promise<MockApp> {
       const context = await browser.newContext({
         viewport: options.viewport ?? DESKTOP,
         ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+        ...(options.locale ? { locale: options.locale } : {}),
       });
       context.setDefaultTimeout(TIMEOUT_MS);
       if (options.termsAccepted ?? true) {

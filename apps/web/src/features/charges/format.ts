@@ -34,11 +34,3 @@ export function bonusCents(amountUsdC: number, percent: number): number {
 export function formatBonus(amountUsdC: number, percent: number): string {
   return percent === 0 ? 'None' : `${percent}% (${formatUsd(bonusCents(amountUsdC, percent))})`;
 }
-
-/** A date and time in the visitor's locale: "Nov 25, 2026, 10:04 AM". */
-export function formatDateTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime())
-    ? iso
-    : d.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
-}

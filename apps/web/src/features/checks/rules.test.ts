@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { TSpeedCheck } from '@pm/contracts';
-import { SCORE_TOASTS, scoreCheckResultOf, scoreToastOf, speedViewOf } from './rules.ts';
+import { retestText, SCORE_TOASTS, scoreCheckResultOf, scoreToastOf, speedViewOf } from './rules.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const check = (over: Partial<TSpeedCheck>): TSpeedCheck => ({
@@ -50,4 +50,13 @@ it('walks the speed panel through its states; a retest is offered 6 minutes afte
   // A rejected request (409) pushes the retest to the server's time.
   const rejected = speedViewOf(check({}), at('2026-11-26T10:06:30Z'), '2026-11-26T10:07:00Z');
   assert.equal(rejected.kind === 'success' && rejected.canRetest, false);
+});
+
+it("says when a retest opens in the browser's time format, like every other time", () => {
+  const at = '2026-11-25T00:42:00Z';
+  assert.equal(retestText(at, { locale: 'en-GB', timeZone: 'UTC' }), 'Retest available at 00:42');
+  assert.equal(
+    retestText(at, { locale: 'en-US', timeZone: 'UTC' }).replaceAll('\u202f', ' '),
+    'Retest available at 12:42 AM',
+  );
 });

@@ -1,5 +1,6 @@
 /** What the checks' panels show (SPEC 2, 4, 8): pure, so Node tests it. */
 import type { TSpeedCheck } from '@pm/contracts';
+import { formatTime, type TimeFormatOptions } from '../../lib/format/time.ts';
 
 /** SPEC 8: score check toasts, shown 3 s. */
 export const SCORE_TOAST_MS = 3000;
@@ -71,10 +72,7 @@ export function speedViewOf(
   };
 }
 
-/** "Retest available at 14:05" (local time). */
-export function retestText(retestAt: string): string {
-  const at = new Date(retestAt);
-  const hh = String(at.getHours()).padStart(2, '0');
-  const mm = String(at.getMinutes()).padStart(2, '0');
-  return `Retest available at ${hh}:${mm}`;
+/** "Retest available at 14:05" (or "2:05 PM"): the browser's time of day, like every other time shown. */
+export function retestText(retestAt: string, o?: TimeFormatOptions): string {
+  return `Retest available at ${formatTime(retestAt, o)}`;
 }

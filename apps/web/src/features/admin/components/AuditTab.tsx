@@ -2,6 +2,7 @@ import { Button, MenuItem, Stack, TableCell, TableRow, TextField, Typography } f
 import { AUDIT_ACTIONS, type AuditAction } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { nextDay } from '../rules.ts';
 import { PastDayField } from './UserPaymentsTab.tsx';
@@ -91,7 +92,7 @@ export function AuditTab() {
           >
             {load.result.items.map((r) => (
               <TableRow key={r.id} data-testid="admin-audit-row" data-action={r.action}>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(r.at).toLocaleString()}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.at)}</TableCell>
                 <TableCell sx={{ maxWidth: 140, overflowWrap: 'anywhere' }}>{r.actorId}</TableCell>
                 <TableCell>{r.action}</TableCell>
                 <TableCell sx={{ maxWidth: 140, overflowWrap: 'anywhere' }}>{r.targetId}</TableCell>

@@ -3,11 +3,12 @@ import type { TAdminLease } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { ActionError, FieldRow, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
 import { PortsSection } from './PortsSection.tsx';
 
-const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 
 /** Lease Info: id search from pasted text, details, credit of the purchase price once ended; leases by customer or IP. */
 export function LeaseInfoTab() {

@@ -2,10 +2,11 @@ import { Button, MenuItem, Stack, TableCell, TableRow, TextField, Typography } f
 import { type BodyOf, type CurrencyId, type ENDPOINTS, type THeldCredit, ZCurrencyId } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd } from '../rules.ts';
 
-const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 const short = (s: string) => (s.length > 18 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s);
 
 /** Transaction Info: the user's crypto transactions, deep check, held credits and flagged outputs. */

@@ -1,11 +1,12 @@
 import { Button, Chip, Stack, TextField } from '@mui/material';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { AdminError } from '../adminClient.ts';
 import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd } from '../rules.ts';
 
-const fmtTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '');
+const fmtTime = (iso: string | null | undefined) => (iso ? formatDateTime(iso) : '');
 
 /** User Info: find by e-mail or by identity-provider user id, block/unblock, password, DEPOSIT. */
 export function UserInfoTab() {

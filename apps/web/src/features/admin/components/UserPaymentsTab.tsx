@@ -1,6 +1,7 @@
 import { Button, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { txTypeLabel } from '../../payments/txTypes.ts';
 import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { formatMb, formatUsd, isHeavyTraffic, leaseIdInMemo, nextDay, pickDay, todayDay } from '../rules.ts';
@@ -101,7 +102,7 @@ export function UserPaymentsTab() {
                   data-heavy={heavy ? 'true' : 'false'}
                   sx={heavy ? { bgcolor: 'warning.light' } : undefined}
                 >
-                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(r.time).toLocaleString()}</TableCell>
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.time)}</TableCell>
                   <TableCell>{txTypeLabel(r.type)}</TableCell>
                   <TableCell sx={{ minWidth: 180, overflowWrap: 'anywhere' }}>{r.memo}</TableCell>
                   <TableCell>{formatUsd(r.amtC)}</TableCell>

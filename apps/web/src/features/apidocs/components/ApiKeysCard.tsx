@@ -17,10 +17,11 @@ import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { copyText } from '../../../lib/clipboard.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { apiKeysKeys, apiKeysQuery, createApiKey, revokeApiKey } from '../queries.ts';
 import { CreateForm } from './CreateForm.tsx';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+const when = (iso: string | null) => (iso ? formatDateTime(iso) : 'never');
 
 /** The customer's API keys: create with a name (the key is shown once), list, revoke. */
 export function ApiKeysCard() {

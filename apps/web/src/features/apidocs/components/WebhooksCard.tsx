@@ -21,6 +21,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi, useEnvironment } from '../../../app/context.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -193,7 +194,7 @@ export function WebhooksCard() {
                 <ListItem key={d.id} divider disableGutters>
                   <ListItemText
                     primary={`${d.type} · ${d.status}`}
-                    secondary={`${new Date(d.created).toLocaleString()} · ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}${
+                    secondary={`${formatDateTime(d.created)} · ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}${
                       d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''
                     }${d.lastError && d.status !== 'delivered' ? ` · ${d.lastError}` : ''}`}
                   />

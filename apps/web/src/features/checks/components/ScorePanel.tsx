@@ -1,6 +1,7 @@
 import { Box, Chip, Stack, Typography } from '@mui/material';
 import type { TScoreCheck } from '@pm/contracts';
 import type { ReactNode } from 'react';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import {
   BAND_WORDS,
   bandLegend,
@@ -72,7 +73,7 @@ export function ScorePanel({ check, action }: { check: TScoreCheck | null; actio
         ))}
       </Stack>
       <Typography variant="caption" color="text.secondary">
-        Checked {new Date(check.time).toLocaleString()}
+        Checked {formatDateTime(check.time)}
       </Typography>
       {action && <Box>{action}</Box>}
     </Stack>

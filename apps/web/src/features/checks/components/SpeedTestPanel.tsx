@@ -2,6 +2,7 @@ import { Box, Button, CircularProgress, Stack, Typography } from '@mui/material'
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { useNow } from '../../../lib/useNow.ts';
 import { formatMbps } from '../../shop/format.ts';
 import { useSpeedTestMutation } from '../mutations.ts';
@@ -72,7 +73,7 @@ export function SpeedTestPanel({ agentId }: { agentId: string }) {
     <Stack spacing={1} data-testid="speed">
       <Typography variant="h6">{formatMbps(view.bps)}</Typography>
       <Typography variant="caption" color="text.secondary">
-        Tested {new Date(view.checkTime).toLocaleString()}
+        Tested {formatDateTime(view.checkTime)}
         {!view.canRetest && ` · ${retestText(view.retestAt)}`}
       </Typography>
       <Box>{testNow(view.canRetest)}</Box>

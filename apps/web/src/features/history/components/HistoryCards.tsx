@@ -1,6 +1,6 @@
 import { Stack } from '@mui/material';
 import type { TLeaseHistoryItem } from '@pm/contracts';
-import { formatDateTime } from '../../charges/format.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { LeaseSummaryCard } from '../../leases/components/LeaseSummaryCard.tsx';
 import { endReasonLabel } from '../rules.ts';
 

@@ -2,7 +2,7 @@ import { TableCell, TableContainer, TableRow } from '@mui/material';
 import type { TLeaseHistoryItem } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
-import { formatDateTime } from '../../charges/format.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { countryName } from '../../shop/countries.ts';
 import { endReasonLabel } from '../rules.ts';
 import type { BuyAgain } from '../useBuyAgain.ts';

@@ -1,5 +1,6 @@
 import { Box, Stack, Typography, useTheme } from '@mui/material';
 import type { TLeaseTrafficHour } from '@pm/contracts';
+import { formatHour } from '../../../lib/format/time.ts';
 import { formatBytes } from '../../shop/format.ts';
 import { type Bar, hoursLabel, requestsLabel, stackedBars } from '../traffic.ts';
 
@@ -87,5 +88,4 @@ function Legend({ color, text }: { color: string; text: string }) {
   );
 }
 
-const hourLabel = (iso: string) =>
-  new Date(iso).toLocaleString('en-US', { month: 'short', day: 'numeric', hour: 'numeric' });
+const hourLabel = (iso: string) => formatHour(iso);

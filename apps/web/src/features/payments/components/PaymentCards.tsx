@@ -1,7 +1,7 @@
 import { Button, Paper, Stack, Typography } from '@mui/material';
 import type { TTxRecord } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
-import { formatDateTime } from '../../charges/format.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { txTypeLabel } from '../txTypes.ts';
 import { Amount } from './Amount.tsx';
 

@@ -2,7 +2,7 @@ import { Paper, Table, TableBody, TableCell, TableContainer, TableHead, TableRow
 import type { TTxRecord } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
 import { TablePager } from '../../../components/ui/TablePager.tsx';
-import { formatDateTime } from '../../charges/format.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { PAYMENTS_PAGE_SIZE } from '../queries.ts';
 import { txTypeLabel } from '../txTypes.ts';
 import { Amount } from './Amount.tsx';

@@ -16,6 +16,7 @@ import { useState } from 'react';
 import { useEnvironment } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../../lib/api/endpoint.ts';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { useReactivatePackage, useRefundPackage, useSwitchToLogin, useUpdateWhitelist } from '../api.ts';
 import { usePortsApi } from '../portsApi.ts';
@@ -134,7 +135,7 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
                 : 'by link (at most every 5 minutes)'
             }
           />
-          <Line label="Until" value={new Date(pkg.date_finish).toLocaleString()} />
+          <Line label="Until" value={formatDateTime(pkg.date_finish)} />
           <Typography variant="subtitle2">Access: {isLogin ? 'login and password' : 'whitelist'}</Typography>
           {isLogin && (
             <Line

@@ -3,6 +3,7 @@ import { Box, List, ListItem, ListItemText, Stack, Typography } from '@mui/mater
 import type { TAgent, TSpeed } from '@pm/contracts';
 import type { ReactNode } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { formatDateTime } from '../../../lib/format/time.ts';
 import { useNow } from '../../../lib/useNow.ts';
 import { countryName } from '../countries.ts';
 import { activityLabel, blacklistNames, formatDuration, formatMbps, maskIp } from '../format.ts';
@@ -59,7 +60,7 @@ export function SpeedPanel({ speed, action }: { speed: TSpeed | null; action?: R
     <Stack spacing={1} data-testid="speed">
       <Typography variant="h6">{formatMbps(speed.bps)}</Typography>
       <Typography variant="caption" color="text.secondary">
-        Tested {new Date(speed.checkTime).toLocaleString()}
+        Tested {formatDateTime(speed.checkTime)}
       </Typography>
       {action}
     </Stack>
