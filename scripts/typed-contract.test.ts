@@ -79,6 +79,10 @@ export function register(app: ApiApp): void {
   registerEndpoint(app, ENDPOINTS.myAddress, { handler: async (req) => ({ address: req.ip }) });
 }
 `,
+    'code.ts': `import { AppError } from '@pm/contracts';
+export const right = new AppError('CONFLICT', { details: { errorCode: 'priceChanged', price: 300 } });
+export const misspelt = new AppError('CONFLICT', { details: { errorCode: 'priceChangd' } });
+`,
     // A reply is thenable: returning \`reply.send(...)\` would slip any body past the return type.
     'sent.ts': `${SERVER_HEAD}
 export function register(app: ApiApp): void {
@@ -93,6 +97,9 @@ export function register(app: ApiApp): void {
     renamed[0]!,
     /renamed\.ts\(6,\d+\).*Property 'ip' is missing in type '\{ address: string; \}'/s,
   );
+  const code = diagnostics.get('code.ts')!;
+  assert.equal(code.length, 1, code.join('\n'));
+  assert.match(code[0]!, /code\.ts\(3,\d+\).*'"priceChangd"' is not assignable/s);
   const sent = diagnostics.get('sent.ts')!;
   assert.equal(sent.length, 1, sent.join('\n'));
   assert.match(sent[0]!, /^[^(]*sent\.ts\(6,\d+\).*Property 'send' does not exist/);
@@ -141,4 +148,68 @@ export async function run(api: ApiClient): Promise<void> {
   );
   assert.match(request[0]!, /'label' does not exist/);
   assert.match(request[1]!, /Property 'params' is missing/);
+});
+
+const CODES_HEAD = `import { ENDPOINTS, errorCodeOf, unhandledErrorCode } from '@pm/contracts';
+`;
+
+test("a web switch over an operation's error codes must name each code, spelt as declared", () => {
+  const diagnostics = typecheck('apps/web/src', 'apps/web/tsconfig.json', {
+    'right.ts': `${CODES_HEAD}
+export function text(body: unknown): string {
+  const code = errorCodeOf(ENDPOINTS.leaseStaticAgent, body);
+  switch (code) {
+    case 'agentAlreadyLeased':
+    case 'agentNotFound':
+    case 'priceChanged':
+      return 'the proxy moved on';
+    case 'notEnoughFunds':
+    case 'accountBlocked':
+    case 'idempotencyKeyReused':
+    case undefined:
+      return 'failed';
+    default:
+      return unhandledErrorCode(code);
+  }
+}
+`,
+    'missing.ts': `${CODES_HEAD}
+export function text(body: unknown): string {
+  const code = errorCodeOf(ENDPOINTS.leaseStaticAgent, body);
+  switch (code) {
+    case 'agentAlreadyLeased':
+    case 'agentNotFound':
+      return 'the proxy moved on';
+    case 'notEnoughFunds':
+    case 'accountBlocked':
+    case 'idempotencyKeyReused':
+    case undefined:
+      return 'failed';
+    default:
+      return unhandledErrorCode(code);
+  }
+}
+`,
+    'misspelt.ts': `${CODES_HEAD}
+export function text(body: unknown): string {
+  const code = errorCodeOf(ENDPOINTS.createApiKey, body);
+  switch (code) {
+    case 'apiKeyLimt':
+      return 'too many keys';
+    default:
+      return 'failed';
+  }
+}
+`,
+  });
+  assert.deepEqual(diagnostics.get('right.ts'), []);
+  const missing = diagnostics.get('missing.ts')!;
+  assert.equal(missing.length, 1, missing.join('\n'));
+  assert.match(
+    missing[0]!,
+    /missing\.ts\(15,\d+\).*'"priceChanged"' is not assignable to parameter of type 'never'/s,
+  );
+  const misspelt = diagnostics.get('misspelt.ts')!;
+  assert.equal(misspelt.length, 1, misspelt.join('\n'));
+  assert.match(misspelt[0]!, /misspelt\.ts\(6,\d+\).*'"apiKeyLimt"' is not comparable/s);
 });

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { ENDPOINTS, type Endpoint, TOKEN_ENDPOINT } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createTestApp, type TestApp } from './test/app.ts';
@@ -111,6 +112,32 @@ for (const name of ['market', 'public', 'ports'] as const) {
         );
       }
     }
+  });
+}
+
+for (const name of ['market', 'public', 'ports'] as const) {
+  test(`each error answer of the ${name} document lists exactly its operation's error codes`, () => {
+    const byId = new Map((Object.values(ENDPOINTS) as Endpoint[]).map((e) => [e.operationId, e]));
+    let listed = 0;
+    let checked = 0;
+    for (const [key, op] of operationsOf(docs[name])) {
+      if (op.operationId === TOKEN_ENDPOINT.operationId) continue;
+      const id = op.operationId ?? '';
+      // The market document names a public operation's `/api` twin `api<Id>`; its probes and
+      // documents (`/healthz`, `/openapi.json`) are not operations of the contract.
+      const e = byId.get(id) ?? byId.get(id.replace(/^api(.)/, (_, c: string) => c.toLowerCase()));
+      if (!e) continue;
+      checked++;
+      const declared = [...new Set(e.errorCodes ?? [])].sort();
+      for (const [status, answer] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+        const errorCode = (answer.content?.['application/json']?.schema?.properties as Json | undefined)
+          ?.errorCode as { enum?: string[] } | undefined;
+        assert.deepEqual([...(errorCode?.enum ?? [])].sort(), declared, `${key} ${status}`);
+        if (declared.length === 0) assert.equal(errorCode, undefined, `${key} ${status} names no code`);
+        listed += errorCode?.enum?.length ?? 0;
+      }
+    }
+    assert.ok(checked >= 5 && listed > 0, `${checked} operations checked, ${listed} codes listed`);
   });
 }
 

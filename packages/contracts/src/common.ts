@@ -1,5 +1,6 @@
 import { type Cents, MAX_CENTS } from '@pm/money';
 import { z } from 'zod';
+import { FEATURE_ERROR_CODES } from './error-codes.ts';
 
 /** A schema whose parsed value is typed `T`: how zod's own `.brand()` types its output. */
 type Yields<S extends z.ZodType, T> = S & { _zod: { output: T } };
@@ -51,12 +52,15 @@ export const ZQueryDate = z
   .refine((s) => parseQueryDate(s) !== null, { message: QUERY_DATE_MESSAGE })
   .transform((s) => new Date(s));
 
-/** Body of every error answer. `field` names the offending input for 400s. */
+/**
+ * Body of every error answer. `field` names the offending input for 400s; `errorCode` the feature
+ * rule that refused (error-codes.ts), narrowed per operation to the codes it declares.
+ */
 export const ZErrorBody = z.object({
   error: z.string(),
   message: z.string(),
   field: z.string().optional(),
   requestId: z.string().optional(),
-  errorCode: z.string().optional(),
+  errorCode: z.enum(FEATURE_ERROR_CODES).optional(),
 });
 export type TErrorBody = z.infer<typeof ZErrorBody>;

@@ -1,5 +1,6 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ZErrorBody } from './common.ts';
+import type { FeatureErrorCode } from './error-codes.ts';
 
 /**
  * The endpoint contract: each operation declared once, with method, path, schemas, operationId,
@@ -41,6 +42,12 @@ export interface Endpoint {
   headers?: z.ZodType;
   /** Status -> body schema; the success status first. */
   response: Record<number, z.ZodType>;
+  /**
+   * The feature error codes its error answers may carry (`errorCode`, joined from the families of
+   * error-codes.ts); none when absent. `defineEndpoint` narrows every error schema's `errorCode`
+   * to them, so the OpenAPI documents list them and the serializer refuses any other.
+   */
+  errorCodes?: readonly FeatureErrorCode[];
   /** What the API page shows as the request and the answer (public operations). */
   example?: {
     params?: Record<string, string>;
@@ -50,8 +57,53 @@ export interface Endpoint {
   };
 }
 
+/**
+ * An error schema with its `errorCode` narrowed to `codes` (left out when there are none). Only
+ * the object schemas that have the field (ZErrorBody and its extensions) change.
+ */
+function narrowErrorCode(schema: z.ZodType, codes: readonly FeatureErrorCode[]): z.ZodType {
+  if (!(schema instanceof z.ZodObject) || !('errorCode' in schema.shape)) return schema;
+  return codes.length > 0
+    ? schema.extend({ errorCode: z.enum([...new Set(codes)]).optional() })
+    : schema.omit({ errorCode: true });
+}
+
+/**
+ * Declares an operation. Its error answers' `errorCode` is narrowed to the operation's own
+ * `errorCodes` (the schema types keep the wider enum; `ErrorCodeOf` is the narrow type).
+ */
 export function defineEndpoint<const E extends Endpoint>(e: E): E {
-  return e;
+  const codes = e.errorCodes ?? [];
+  const response = Object.fromEntries(
+    Object.entries(e.response).map(([status, schema]) => [
+      status,
+      Number(status) >= 300 ? narrowErrorCode(schema, codes) : schema,
+    ]),
+  );
+  return { ...e, response };
+}
+
+/** The feature error codes an operation declares (`never` when it declares none). */
+export type ErrorCodeOf<E extends Endpoint> = E['errorCodes'] extends readonly (infer C)[] ? C : never;
+
+/**
+ * The `errorCode` of an error answer's body when it is one the operation declares, else undefined:
+ * what a client switches on (exhaustively: the type lists exactly the operation's codes).
+ */
+export function errorCodeOf<E extends Endpoint>(e: E, body: unknown): ErrorCodeOf<E> | undefined {
+  const code =
+    typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
+  // The cast names what the search proves: a value of `e.errorCodes`, which is `ErrorCodeOf<E>`
+  // (TypeScript reads the generic list through its constraint, the whole FeatureErrorCode).
+  return (e.errorCodes ?? []).find((c) => c === code) as ErrorCodeOf<E> | undefined;
+}
+
+/**
+ * The `default` of a switch over an operation's error codes: it compiles only when every code has
+ * its case, so a code added to the operation fails the compiler until the client handles it.
+ */
+export function unhandledErrorCode(code: never): never {
+  throw new Error(`unhandled error code ${String(code)}`);
 }
 
 /** The statuses an operation's success answer may have; each operation declares exactly one. */

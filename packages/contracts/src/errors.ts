@@ -1,3 +1,5 @@
+import type { FeatureErrorCode } from './error-codes.ts';
+
 /** Generic error codes; feature-specific meaning travels in `details`, not in new codes. */
 export const ERROR_CODES = [
   'VALIDATION_FAILED',
@@ -25,13 +27,20 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
+/**
+ * Extra fields merged into an error answer's body: `errorCode` is a feature code the contract
+ * declares (error-codes.ts), so a misspelt one fails the compiler; the rest (`field`, `price`,
+ * `retryAfterSeconds`, ...) as the operation's error schema describes them.
+ */
+export type AppErrorDetails = { errorCode?: FeatureErrorCode } & Record<string, unknown>;
+
 export interface AppErrorOptions {
   /** Internal description for the logs. */
   message?: string;
   /** Safe to show to the user; defaults to a generic text per code. */
   userMessage?: string;
   /** Extra fields merged into the response body (e.g. `{ errorCode: 'priceChanged' }`). */
-  details?: Record<string, unknown>;
+  details?: AppErrorDetails;
   cause?: unknown;
 }
 
@@ -51,7 +60,7 @@ const DEFAULT_USER_MESSAGE: Record<ErrorCode, string> = {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly userMessage: string;
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: AppErrorDetails | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     super(options.message ?? options.userMessage ?? DEFAULT_USER_MESSAGE[code], { cause: options.cause });

@@ -8,6 +8,7 @@ export * from './common.ts';
 export * from './currencies.ts';
 export * from './endpoints.ts';
 export * from './environment.ts';
+export * from './error-codes.ts';
 export * from './errors.ts';
 export * from './geo.ts';
 export * from './http.ts';

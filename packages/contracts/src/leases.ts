@@ -235,16 +235,6 @@ export const ZLeasePurchaseBody = z
   .strict();
 export type TLeasePurchaseBody = z.input<typeof ZLeasePurchaseBody>;
 
-/** `errorCode` of a refused purchase (409), SPEC 7; 402 means not enough funds. */
-export const PURCHASE_ERROR_CODES = [
-  'probeErrAgent',
-  'priceChanged',
-  'agentInfoChanged',
-  'agentAlreadyLeased',
-  'agentNotFound',
-] as const;
-export type PurchaseErrorCode = (typeof PURCHASE_ERROR_CODES)[number];
-
 /** What `agentInfoChanged` lists in `changes`; the dialog's names are in LEASE_CHANGE_LABELS. */
 export const LEASE_CHANGES = ['ip', 'geo', 'blacklists', 'host', 'score', 'rating'] as const;
 export type LeaseChange = (typeof LEASE_CHANGES)[number];

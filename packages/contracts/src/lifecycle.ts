@@ -40,9 +40,6 @@ export const REFUND_STATUSES = [
   'REFUND_STATUS_INELIGIBLE',
 ] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
-/** `errorCode` of a refused refund: 409 agentNotDead / notRefundable (ALIVE), 400 leaseNotEligible (INELIGIBLE). */
-export const REFUND_ERROR_CODES = ['agentNotDead', 'notRefundable', 'leaseNotEligible'] as const;
-export type RefundErrorCode = (typeof REFUND_ERROR_CODES)[number];
 
 /** `DELETE /leases/{id}` and the staff refund, 200: the amount credited back and the balance after. */
 export const ZRefundResult = z.object({
@@ -168,8 +165,6 @@ export const ZStaticLeaseBody = z
   .strict();
 export type TStaticLeaseBody = z.input<typeof ZStaticLeaseBody>;
 
-/** `errorCode` of a refused static lease (409); 402 is NOT_ENOUGH_FUNDS. */
-export const STATIC_LEASE_ERROR_CODES = ['agentAlreadyLeased', 'agentNotFound', 'priceChanged'] as const;
 /** Error body of `POST /static/lease`: with `priceC` (the current price) on priceChanged. */
 export const ZStaticLeaseErrorBody = ZErrorBody.extend({ priceC: ZCents.optional() });
 

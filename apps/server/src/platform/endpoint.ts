@@ -2,12 +2,20 @@ import {
   type Endpoint,
   type EndpointInput,
   ERROR_STATUS_MEANING,
+  type FeatureErrorCode,
   publicRoute,
   type SuccessOf,
 } from '@pm/contracts';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AuthLevel } from './auth.ts';
 import type { ApiApp, ApiSurface } from './module.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The feature error codes the operation declares; the error handler answers no other. */
+    errorCodes?: readonly FeatureErrorCode[];
+  }
+}
 
 /** A route's rate limit: `max` calls per `timeWindow` ms, counted per caller. */
 export interface RateLimit {
@@ -130,7 +138,7 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
     method: e.method,
     url: toFastifyPath(e.path),
     schema,
-    config: { auth: AUTH_OF[e.visibility] },
+    config: { auth: AUTH_OF[e.visibility], errorCodes: e.errorCodes ?? [] },
     ...(limiter ? { preHandler: limiter } : {}),
     handler,
   });
@@ -140,7 +148,7 @@ export function registerEndpoint<E extends Endpoint>(app: ApiApp, e: E, route: E
     method: pub.method,
     url: toFastifyPath(pub.path),
     schema: { ...schema, tags: ['public'], operationId: apiTwinOperationId(e.operationId) },
-    config: { auth: 'api' },
+    config: { auth: 'api', errorCodes: e.errorCodes ?? [] },
     ...(limiter ? { preHandler: limiter } : {}),
     handler,
   });

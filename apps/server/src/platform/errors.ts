@@ -1,4 +1,11 @@
-import { type AppError, type ErrorCode, HTTP_STATUS, isAppError, type TErrorBody } from '@pm/contracts';
+import {
+  type AppError,
+  type AppErrorDetails,
+  type ErrorCode,
+  HTTP_STATUS,
+  isAppError,
+  type TErrorBody,
+} from '@pm/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 interface ValidationIssue {
@@ -47,6 +54,20 @@ function bodyProblem(err: FastifyError): string {
   }
 }
 
+/**
+ * The error's details as the operation may answer them. A feature code the operation does not
+ * declare (`errorCodes` in the contract) is logged as the contract's gap and left out: its error
+ * schema would refuse it, turning a refusal into a 500.
+ */
+function declaredDetails(req: FastifyRequest, err: AppError): AppErrorDetails | undefined {
+  const code = err.details?.errorCode;
+  const declared = req.routeOptions.config?.errorCodes;
+  if (code === undefined || declared === undefined || declared.includes(code)) return err.details;
+  req.log.error({ errorCode: code, url: req.routeOptions.url }, 'error code not declared by the operation');
+  const { errorCode: _undeclared, ...rest } = err.details ?? {};
+  return rest;
+}
+
 function send(req: FastifyRequest, reply: FastifyReply, status: number, body: TErrorBody): FastifyReply {
   if (status === 401) reply.header('www-authenticate', 'Bearer');
   return reply
@@ -90,7 +111,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // A refusal that says when to come back (429, 503) says it in the header HTTP clients read too.
       const retryAfter = err.details?.retryAfterSeconds;
       if (typeof retryAfter === 'number' && retryAfter > 0) reply.header('retry-after', String(retryAfter));
-      return send(req, reply, status, { ...err.details, error: err.code, message: err.userMessage });
+      return send(req, reply, status, {
+        ...declaredDetails(req, err),
+        error: err.code,
+        message: err.userMessage,
+      });
     }
     const fastifyErr = err as FastifyError;
     if (Array.isArray(fastifyErr.validation)) {

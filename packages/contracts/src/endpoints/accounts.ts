@@ -8,6 +8,7 @@ import {
 import { ZAuditQuery, ZAuditResponse } from '../audit.ts';
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint, errors } from '../endpoint.ts';
+import { CREDIT_ERROR_CODES, LEASE_ENDED_ERROR_CODES } from '../error-codes.ts';
 import { ZEmptyBody, ZIdempotencyKeyHeaders } from '../http.ts';
 import { ZAuthPortCreateBody, ZAuthPortCreateResponse, ZAuthPortParams } from '../leases.ts';
 import { ZReferralInfo } from '../payments.ts';
@@ -53,6 +54,7 @@ export const ACCOUNT_ENDPOINTS = {
     params: ZAccountIdParams,
     headers: ZIdempotencyKeyHeaders,
     body: ZPatchAccountRequest,
+    errorCodes: CREDIT_ERROR_CODES,
     response: { 200: ZAccount, ...errors, 404: ZErrorBody, 409: ZErrorBody },
   }),
   listAuditEntries: defineEndpoint({
@@ -95,6 +97,7 @@ export const ACCOUNT_ENDPOINTS = {
     tags: ['leases'],
     params: ZAuthPortParams,
     body: ZAuthPortCreateBody,
+    errorCodes: LEASE_ENDED_ERROR_CODES,
     response: { 200: ZAuthPortCreateResponse, ...errors, 404: ZErrorBody, 409: ZErrorBody },
   }),
 } as const satisfies Record<string, Endpoint>;

@@ -8,6 +8,13 @@ import {
 } from '../checks.ts';
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint, errors } from '../endpoint.ts';
+import {
+  DEBIT_ERROR_CODES,
+  IDEMPOTENCY_ERROR_CODES,
+  SCORE_CHECK_ERROR_CODES,
+  SPEED_CHECK_ERROR_CODES,
+  STATIC_LEASE_ERROR_CODES,
+} from '../error-codes.ts';
 import { ZIdempotencyKeyHeaders } from '../http.ts';
 import { ZLease } from '../leases.ts';
 import {
@@ -49,6 +56,7 @@ export const CATALOG_ENDPOINTS = {
     tags: ['agents'],
     params: ZAgentIdParams,
     querystring: ZSpeedCheckQuery,
+    errorCodes: SPEED_CHECK_ERROR_CODES,
     response: { 200: ZSpeedCheck, ...errors, 404: ZErrorBody, 409: ZSpeedCheckErrorBody },
   }),
   quoteScoreCheck: defineEndpoint({
@@ -68,6 +76,7 @@ export const CATALOG_ENDPOINTS = {
     visibility: 'customer',
     tags: ['agents'],
     body: ZScoreCheckPurchase,
+    errorCodes: [...SCORE_CHECK_ERROR_CODES, ...DEBIT_ERROR_CODES],
     response: {
       200: ZScoreCheck,
       ...errors,
@@ -96,6 +105,7 @@ export const CATALOG_ENDPOINTS = {
     tags: ['static'],
     headers: ZIdempotencyKeyHeaders,
     body: ZStaticLeaseBody,
+    errorCodes: [...STATIC_LEASE_ERROR_CODES, ...DEBIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: {
       201: ZLease,
       ...errors,

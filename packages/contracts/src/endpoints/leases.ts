@@ -9,6 +9,14 @@ import {
 import { ZAgentNoteBody, ZAgentNoteParams } from '../agents.ts';
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint, errors } from '../endpoint.ts';
+import {
+  CREDIT_ERROR_CODES,
+  DEBIT_ERROR_CODES,
+  IDEMPOTENCY_ERROR_CODES,
+  LEASE_CREDIT_ERROR_CODES,
+  REFUND_ERROR_CODES,
+  RENEW_ERROR_CODES,
+} from '../error-codes.ts';
 import { ZIdempotencyKeyHeaders } from '../http.ts';
 import { ZLeaseIdParams } from '../leases.ts';
 import {
@@ -55,6 +63,7 @@ export const LEASE_ENDPOINTS = {
     tags: ['leases'],
     params: ZLeaseIdParams,
     headers: ZIdempotencyKeyHeaders,
+    errorCodes: [...RENEW_ERROR_CODES, ...DEBIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: { 200: ZRenewResult, ...errors, 404: ZErrorBody, 402: ZRenewErrorBody, 409: ZRenewErrorBody },
   }),
   listLeaseHistory: defineEndpoint({
@@ -115,6 +124,7 @@ export const LEASE_ENDPOINTS = {
     visibility: 'staff',
     tags: ['admin'],
     params: ZLeaseIdParams,
+    errorCodes: [...REFUND_ERROR_CODES, ...CREDIT_ERROR_CODES],
     response: REFUND_RESPONSES,
   }),
   creditLease: defineEndpoint({
@@ -126,6 +136,7 @@ export const LEASE_ENDPOINTS = {
     tags: ['admin'],
     params: ZLeaseIdParams,
     body: ZLeaseCreditRequest,
+    errorCodes: [...LEASE_CREDIT_ERROR_CODES, ...CREDIT_ERROR_CODES],
     response: { 200: ZLeaseCreditResult, ...errors, 404: ZErrorBody, 409: ZErrorBody },
   }),
 } as const satisfies Record<string, Endpoint>;

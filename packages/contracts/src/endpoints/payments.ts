@@ -1,5 +1,6 @@
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint, errors } from '../endpoint.ts';
+import { CREDIT_ERROR_CODES, DEPOSIT_ERROR_CODES, HELD_CREDIT_ERROR_CODES } from '../error-codes.ts';
 import {
   ZChargeCodeParams,
   ZChargePage,
@@ -42,6 +43,7 @@ export const PAYMENT_ENDPOINTS = {
     visibility: 'customer',
     tags: ['payments'],
     body: ZCryptoCreateRequest,
+    errorCodes: DEPOSIT_ERROR_CODES,
     response: { 200: ZCryptoCreateResponse, ...errors, 404: ZErrorBody, 503: ZErrorBody },
   }),
   checkCharge: defineEndpoint({
@@ -72,6 +74,7 @@ export const PAYMENT_ENDPOINTS = {
     visibility: 'staff',
     tags: ['admin'],
     body: ZDeepCheckRequest,
+    errorCodes: CREDIT_ERROR_CODES,
     response: { 200: ZDeepCheckResponse, ...errors, 404: ZErrorBody, 503: ZErrorBody },
   }),
   listCryptoTransactions: defineEndpoint({
@@ -99,12 +102,14 @@ export const PAYMENT_ENDPOINTS = {
     operationId: 'releaseHeldCredit',
     path: '/crypto/held/{id}/release',
     summary: 'Credit a held payment to its owner’s balance (staff)',
+    errorCodes: [...HELD_CREDIT_ERROR_CODES, ...CREDIT_ERROR_CODES],
   }),
   returnHeldCredit: defineEndpoint({
     ...heldDecision,
     operationId: 'returnHeldCredit',
     path: '/crypto/held/{id}/return',
     summary: 'Mark a held payment as sent back outside the system; the balance is untouched (staff)',
+    errorCodes: HELD_CREDIT_ERROR_CODES,
   }),
   listVanishedPayments: defineEndpoint({
     operationId: 'listVanishedPayments',

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
+import {
+  CREDIT_ERROR_CODES,
+  DEBIT_ERROR_CODES,
+  IDEMPOTENCY_ERROR_CODES,
+  PORT_PURCHASE_ERROR_CODES,
+  PORT_REACTIVATE_ERROR_CODES,
+  PORT_REFUND_ERROR_CODES,
+  PORT_ROTATE_ERROR_CODES,
+} from '../error-codes.ts';
 import { ZIdempotencyKeyHeaders } from '../http.ts';
 import {
   ZNewPortRequest,
@@ -62,6 +71,7 @@ export const PORTS_ENDPOINTS = {
     summary: 'Buy a port package at the quoted price',
     headers: ZIdempotencyKeyHeaders,
     body: ZNewPortRequest,
+    errorCodes: [...PORT_PURCHASE_ERROR_CODES, ...DEBIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: { 200: ZPortPackage, ...portsErrors },
   }),
   listPortPackages: portsOp({
@@ -95,6 +105,7 @@ export const PORTS_ENDPOINTS = {
     summary: 'Refund an unused port package',
     headers: ZIdempotencyKeyHeaders,
     params: ZPortPackageParams,
+    errorCodes: [...PORT_REFUND_ERROR_CODES, ...CREDIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: { 200: ZPortPackage, ...portsErrors },
   }),
   reactivatePortPackage: portsOp({
@@ -104,6 +115,7 @@ export const PORTS_ENDPOINTS = {
     summary: 'Reactivate an expired port package',
     headers: ZIdempotencyKeyHeaders,
     params: ZPortPackageParams,
+    errorCodes: [...PORT_REACTIVATE_ERROR_CODES, ...DEBIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: { 200: ZPortPackage, ...portsErrors },
   }),
   listPortCountries: portsOp({
@@ -156,6 +168,7 @@ export const PORTS_ENDPOINTS = {
     api: 'ports',
     tags: ['ports'],
     params: ZPortRotateParams,
+    errorCodes: [...PORT_ROTATE_ERROR_CODES, 'accountBlocked'],
     response: { 200: ZPortRotateResponse, ...portsErrors },
   }),
   getPortPricing: defineEndpoint({

@@ -3,6 +3,15 @@ import { ZAgentListQuery, ZAgentListResponse } from '../agents.ts';
 import { ZApiKeyCreateBody, ZApiKeyCreated, ZApiKeyIdParams, ZApiKeyList } from '../apikeys.ts';
 import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint, errors } from '../endpoint.ts';
+import {
+  API_KEY_ERROR_CODES,
+  CREDIT_ERROR_CODES,
+  DEBIT_ERROR_CODES,
+  IDEMPOTENCY_ERROR_CODES,
+  LEASE_ENDED_ERROR_CODES,
+  PURCHASE_ERROR_CODES,
+  REFUND_ERROR_CODES,
+} from '../error-codes.ts';
 import { ZIdempotencyKeyHeaders } from '../http.ts';
 import {
   ZAutoRenewQuery,
@@ -106,6 +115,7 @@ export const PUBLIC_ENDPOINTS = {
     tags: ['leases'],
     headers: ZIdempotencyKeyHeaders,
     body: ZLeasePurchaseBody,
+    errorCodes: [...PURCHASE_ERROR_CODES, ...DEBIT_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
     response: { 201: ZLease, ...errors, 402: ZErrorBody, 404: ZErrorBody, 409: ZPurchaseErrorBody },
     example: {
       body: { agentID: 'a1b2c3', expPriceC: 300, probe: false, exc: true },
@@ -122,6 +132,7 @@ export const PUBLIC_ENDPOINTS = {
     visibility: 'public',
     tags: ['leases'],
     params: ZLeaseIdParams,
+    errorCodes: [...REFUND_ERROR_CODES, ...CREDIT_ERROR_CODES],
     response: REFUND_RESPONSES,
     example: {
       params: { id: 'k7Qz-1042' },
@@ -140,6 +151,7 @@ export const PUBLIC_ENDPOINTS = {
     tags: ['leases'],
     params: ZLeaseIdParams,
     querystring: ZAutoRenewQuery,
+    errorCodes: LEASE_ENDED_ERROR_CODES,
     response: { 200: ZLease, ...errors, 404: ZErrorBody, 409: ZErrorBody },
     example: {
       params: { id: 'k7Qz-1042' },
@@ -173,6 +185,7 @@ export const PUBLIC_ENDPOINTS = {
     visibility: 'customer',
     tags: ['apikeys'],
     body: ZApiKeyCreateBody,
+    errorCodes: API_KEY_ERROR_CODES,
     response: { 201: ZApiKeyCreated, ...errors, 409: ZErrorBody },
   }),
   revokeApiKey: defineEndpoint({

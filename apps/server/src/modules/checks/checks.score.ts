@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   AppError,
   SCORE_PROVIDERS,
+  type ScoreCheckErrorCode,
   type ScoreProviderLabel,
   type TScoreCheck,
   type TScoreCheckPurchase,
@@ -104,7 +105,7 @@ export function createScoreService(deps: ScoreServiceDeps) {
       assertCheckable(agent, body.agentID);
       const row = await deps.db.transaction(async (tx) => {
         const quote = await repo.lockQuote(body.oneTimeToken, userId, tx);
-        const conflict = (errorCode: string, userMessage: string) =>
+        const conflict = (errorCode: ScoreCheckErrorCode, userMessage: string) =>
           new AppError('CONFLICT', {
             message: `score check token: ${errorCode}`,
             userMessage,

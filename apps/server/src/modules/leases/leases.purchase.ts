@@ -1,4 +1,10 @@
-import { AppError, type LeaseChange, type TLease, type ZLeasePurchaseBody } from '@pm/contracts';
+import {
+  AppError,
+  type LeaseChange,
+  type PurchaseErrorCode,
+  type TLease,
+  type ZLeasePurchaseBody,
+} from '@pm/contracts';
 import type { z } from 'zod';
 import type { SaleQuote } from '../agents/agents.sale.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
@@ -17,7 +23,7 @@ export type PurchaseService = ReturnType<typeof createPurchaseService>;
 /** A purchase as the route passes it (the parsed body: `probe` defaulted, `expPriceC` in Cents). */
 export type PurchaseInput = z.output<typeof ZLeasePurchaseBody>;
 
-const refused = (errorCode: string, userMessage: string, extra: Record<string, unknown> = {}) =>
+const refused = (errorCode: PurchaseErrorCode, userMessage: string, extra: Record<string, unknown> = {}) =>
   new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
 
 /** The probe's refusals (SPEC 7 and 8); the sale path's own are in agents.sale.ts and leases.sale.ts. */

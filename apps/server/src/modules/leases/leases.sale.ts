@@ -1,4 +1,4 @@
-import { AppError, type TLease } from '@pm/contracts';
+import { AppError, type PurchaseErrorCode, type TLease } from '@pm/contracts';
 import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
@@ -32,7 +32,7 @@ export interface LeaseSaleRequest {
 /** The sale service's functions. */
 export type SaleService = ReturnType<typeof createSaleService>;
 
-const refused = (errorCode: string, userMessage: string, extra: Record<string, unknown> = {}) =>
+const refused = (errorCode: PurchaseErrorCode, userMessage: string, extra: Record<string, unknown> = {}) =>
   new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
 
 /** Refusals of the sale path beyond the agent's own (agents.sale.ts). */

@@ -5,13 +5,15 @@
  */
 import {
   AUTO_REFUND_RULE_SHORT,
-  REFUND_ERROR_CODES,
+  ENDPOINTS,
+  errorCodeOf,
   REFUND_MAX_TRAFFIC_BYTES,
   REFUND_WINDOW_MS,
   RENEW_WINDOW_MS,
   renewalPriceC,
   STATIC_REFUND_WINDOW_MS,
   type TLease,
+  unhandledErrorCode,
 } from '@pm/contracts';
 
 export type RenewResult = 'RENEW_STATUS_RENEWED' | 'RENEW_STATUS_NOT_ENOUGH_FUNDS' | 'RENEW_STATUS_FAILED';
@@ -53,20 +55,27 @@ export type RefundResult =
   | 'REFUND_STATUS_INELIGIBLE'
   | 'REFUND_STATUS_FAILED';
 
-const errorCodeOf = (body: unknown): unknown =>
-  typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
-
 /**
  * A refused refund (SPEC 8): 409 with agentNotDead or notRefundable means the proxy is still alive;
  * 400 (leaseNotEligible or another reason) means ineligible; anything else (or no answer) failed.
  */
 export function refundResultOf(status: number | null, body: unknown): RefundResult {
-  const code = errorCodeOf(body);
-  if (status === 409 && (code === REFUND_ERROR_CODES[0] || code === REFUND_ERROR_CODES[1])) {
-    return 'REFUND_STATUS_ALIVE';
-  }
   if (status === 400) return 'REFUND_STATUS_INELIGIBLE';
-  return 'REFUND_STATUS_FAILED';
+  if (status !== 409) return 'REFUND_STATUS_FAILED';
+  const code = errorCodeOf(ENDPOINTS.refundLease, body);
+  switch (code) {
+    case 'agentNotDead':
+    case 'notRefundable':
+      return 'REFUND_STATUS_ALIVE';
+    case 'leaseNotEligible':
+      return 'REFUND_STATUS_INELIGIBLE';
+    // The balance at its ceiling: the refund could not be credited.
+    case 'balanceLimit':
+    case undefined:
+      return 'REFUND_STATUS_FAILED';
+    default:
+      return unhandledErrorCode(code);
+  }
 }
 
 export const REFUND_CANCELED_TITLE = 'Refund Canceled';

@@ -5,13 +5,14 @@
 import {
   AUTO_REFUND_FAIL_PCT,
   AUTO_REFUND_RULE_SHORT,
+  ENDPOINTS,
+  errorCodeOf,
   LEASE_CHANGE_LABELS,
   LEASE_CHANGES,
   type LeaseChange,
-  PURCHASE_ERROR_CODES,
-  type PurchaseErrorCode,
   STATIC_REFUND_WINDOW_MS,
   type TAgent,
+  unhandledErrorCode,
 } from '@pm/contracts';
 
 /** What the customer is buying: the agent as the shop showed it, and private (`exc`) or shared. */
@@ -39,29 +40,39 @@ export type PurchaseState =
 
 export type PurchaseStep = PurchaseState['step'];
 
-const FAILURE_OF_CODE: Record<Exclude<PurchaseErrorCode, 'agentInfoChanged'>, PurchaseFailure> = {
-  probeErrAgent: { step: 'TEST_FAILED' },
-  priceChanged: { step: 'PRICE_CHANGED' },
-  agentAlreadyLeased: { step: 'ALREADY_LEASED' },
-  agentNotFound: { step: 'AGENT_NOT_FOUND' },
-};
-
-const isPurchaseErrorCode = (code: unknown): code is PurchaseErrorCode =>
-  (PURCHASE_ERROR_CODES as readonly unknown[]).includes(code);
-
 /**
  * Maps a refused purchase to its state (SPEC 8 "Lease purchase mapping"): 402 is not enough funds,
- * a 409's `errorCode` names the rest, anything else (or no answer at all) is the generic failure.
+ * a 409's `errorCode` (one `POST /leases` declares) names the rest, anything else (or no answer at
+ * all) is the generic failure.
  */
 export function purchaseFailureOf(status: number | null, body: unknown): PurchaseFailure {
   if (status === 402) return { step: 'NOT_ENOUGH_FUNDS' };
-  const code =
-    typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
-  if (status !== 409 || !isPurchaseErrorCode(code)) return { step: 'GENERIC_ERROR' };
-  if (code !== 'agentInfoChanged') return FAILURE_OF_CODE[code];
-  const sent = (body as { changes?: unknown }).changes;
-  const changes = Array.isArray(sent) ? LEASE_CHANGES.filter((c) => sent.includes(c)) : [];
-  return { step: 'INFO_CHANGED', changes };
+  if (status !== 409) return { step: 'GENERIC_ERROR' };
+  const code = errorCodeOf(ENDPOINTS.createLease, body);
+  switch (code) {
+    case 'probeErrAgent':
+      return { step: 'TEST_FAILED' };
+    case 'priceChanged':
+      return { step: 'PRICE_CHANGED' };
+    case 'agentInfoChanged': {
+      const sent = (body as { changes?: unknown }).changes;
+      const changes = Array.isArray(sent) ? LEASE_CHANGES.filter((c) => sent.includes(c)) : [];
+      return { step: 'INFO_CHANGED', changes };
+    }
+    case 'agentAlreadyLeased':
+      return { step: 'ALREADY_LEASED' };
+    case 'agentNotFound':
+      return { step: 'AGENT_NOT_FOUND' };
+    case 'notEnoughFunds':
+      return { step: 'NOT_ENOUGH_FUNDS' };
+    // A blocked account and a reused Idempotency-Key (the app sends none) have no dialog of their own.
+    case 'accountBlocked':
+    case 'idempotencyKeyReused':
+    case undefined:
+      return { step: 'GENERIC_ERROR' };
+    default:
+      return unhandledErrorCode(code);
+  }
 }
 
 /** Failures after which the selected proxy and the list are reloaded: the proxy moved on (SPEC 4). */

@@ -3,10 +3,13 @@
  * takes them, and a refused `POST /static/lease` mapped to its state. Pure, so Node tests it.
  */
 import {
+  ENDPOINTS,
+  errorCodeOf,
   type STATIC_CHIP_COUNTRIES,
   STATIC_PAGE_SIZES,
   type TConn,
   type TStaticListQuery,
+  unhandledErrorCode,
 } from '@pm/contracts';
 import { FAILURE_TEXTS, type FailureText } from '../shop/purchase.ts';
 
@@ -54,16 +57,30 @@ export type StaticLeaseFailure = 'NOT_ENOUGH_FUNDS' | 'ALREADY_LEASED' | 'AGENT_
 /** The static lease's states (SPEC 4): OFF, CONFIRM, LEASING, SUCCESS or a failure. */
 export type StaticLeaseStep = 'OFF' | 'CONFIRM' | 'LEASING' | 'SUCCESS' | StaticLeaseFailure;
 
-const errorCodeOf = (body: unknown): unknown =>
-  typeof body === 'object' && body !== null ? (body as { errorCode?: unknown }).errorCode : undefined;
-
-/** A refused static lease: 402 funds, 409 agentAlreadyLeased or agentNotFound; anything else generic. */
+/**
+ * A refused static lease: 402 funds, 409 agentAlreadyLeased or agentNotFound (codes `POST
+ * /static/lease` declares); anything else generic.
+ */
 export function staticLeaseFailureOf(status: number | null, body: unknown): StaticLeaseFailure {
   if (status === 402) return 'NOT_ENOUGH_FUNDS';
-  const code = errorCodeOf(body);
-  if (status === 409 && code === 'agentAlreadyLeased') return 'ALREADY_LEASED';
-  if (status === 409 && code === 'agentNotFound') return 'AGENT_NOT_FOUND';
-  return 'GENERIC_ERROR';
+  if (status !== 409) return 'GENERIC_ERROR';
+  const code = errorCodeOf(ENDPOINTS.leaseStaticAgent, body);
+  switch (code) {
+    case 'agentAlreadyLeased':
+      return 'ALREADY_LEASED';
+    case 'agentNotFound':
+      return 'AGENT_NOT_FOUND';
+    case 'notEnoughFunds':
+      return 'NOT_ENOUGH_FUNDS';
+    // A changed price has no dialog of its own here (SPEC 8): the list reloads with the new one.
+    case 'priceChanged':
+    case 'accountBlocked':
+    case 'idempotencyKeyReused':
+    case undefined:
+      return 'GENERIC_ERROR';
+    default:
+      return unhandledErrorCode(code);
+  }
 }
 
 /** ALREADY_LEASED reloads the static list (SPEC 4); so do a gone proxy and a changed price. */
