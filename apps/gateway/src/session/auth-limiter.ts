@@ -43,8 +43,9 @@ export interface FailureLimiterOptions {
 }
 
 /**
- * Slows down repeated SOCKS authentication failures. Each failure is counted against its source
- * (IPv4 address, IPv6 /64) and its user name (the credential); the failed answer waits
+ * Slows down repeated login failures (SOCKS and the HTTP proxy, through `checkLogin`). Each
+ * failure is counted against its source (IPv4 address, IPv6 /64) and its user name (the
+ * credential); the failed answer waits
  * `baseDelayMs`, doubling per earlier failure of the busier of the two, up to `maxDelayMs`.
  * A success clears only what that credential failed (from anywhere, and its part of the
  * source's count): a customer holding one valid lease cannot wipe their guesses at others by

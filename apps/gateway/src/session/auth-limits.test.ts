@@ -3,6 +3,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeGreeting, encodeUserPass } from '../protocol/socks5.ts';
 import { buildLease, startTestNetwork, type TestNetwork } from './harness.testkit.ts';
+import { httpLogin, type LoginResult, type LoginTarget, socksLogin } from './raw-client.testkit.ts';
 
 const HANDSHAKE_CAP = 4;
 
@@ -49,19 +50,32 @@ async function login(port: number, user: string, pwd: string): Promise<{ ok: boo
   }
 }
 
-describe('SOCKS login slow-down and handshake cap, through the gateway', () => {
+describe('login slow-down and handshake cap on SOCKS and the HTTP port, through the gateway', () => {
   let network: TestNetwork;
   const lease = buildLease('limits-agent');
+  /** One lease per door for the impatient guesser, whose checks its `authFails` counts. */
+  const guessed = [buildLease('limits-agent'), buildLease('limits-agent')];
   let port: number;
+  const doors: {
+    name: string;
+    port: () => number;
+    login: (to: LoginTarget, user: string, pwd: string) => Promise<LoginResult>;
+  }[] = [
+    { name: 'SOCKS', port: () => network.gateway.socksPorts[0]!, login: socksLogin },
+    { name: 'HTTP', port: () => network.gateway.httpPorts[0]!, login: httpLogin },
+  ];
+  /** A loopback source of its own for each door and test, so their failures never add up. */
+  const sourceOf = (door: number, test: number) => `127.0.${10 + door}.${test}`;
 
   before(async () => {
     network = await startTestNetwork({
       keys: { 'limits-key': 'limits-agent' },
-      leases: [lease],
+      leases: [lease, ...guessed],
       tls: false,
       gateway: {
         handshakeTimeoutMs: 5000,
         authFailure: { baseDelayMs: 150, maxDelayMs: 2000, maxHandshakesPerSource: HANDSHAKE_CAP },
+        httpPorts: [0],
       },
     });
     port = network.gateway.socksPorts[0]!;
@@ -95,5 +109,67 @@ describe('SOCKS login slow-down and handshake cap, through the gateway', () => {
     again.write(encodeGreeting([2]));
     assert.deepEqual(await readBytes(again, 2), Buffer.from([5, 2]));
     for (const s of [...held, again]) s.destroy();
+  });
+
+  test('a refused login holds its handshake slot until its delay is over, abandoned or not', async () => {
+    for (const [d, door] of doors.entries()) {
+      const to = { port: door.port(), localAddress: sourceOf(d, 1) };
+      // Three failures: the next answers wait 600 ms, 1.2 s, then 2 s.
+      for (let i = 0; i < 3; i++) assert.equal((await door.login(to, `held${d}-${i}`, 'guess')).ok, false);
+      const t0 = performance.now();
+      const abandoned = await Promise.all(
+        Array.from({ length: HANDSHAKE_CAP }, (_, i) =>
+          door.login({ ...to, giveUpMs: 50 }, `held${d}-x${i}`, 'guess'),
+        ),
+      );
+      assert.ok(
+        abandoned.every((r) => !r.answered),
+        `${door.name}: given up before any answer`,
+      );
+      const busy = await door.login(to, lease.user, lease.pwd);
+      assert.equal(busy.answered, false, `${door.name}: the delayed refusals still hold every slot`);
+      assert.ok(busy.ms < 500, `${door.name}: closed at once, after ${Math.round(busy.ms)} ms`);
+      let back: LoginResult | undefined;
+      while (performance.now() - t0 < 4000 && !back?.answered) {
+        await new Promise((r) => setTimeout(r, 100));
+        back = await door.login(to, lease.user, lease.pwd);
+      }
+      assert.ok(back?.ok, `${door.name}: a slot came back when its delay was over`);
+      assert.ok(performance.now() - t0 >= 550, `${door.name}: not before the first delay was over`);
+    }
+  });
+
+  test('a guesser who gives up on each answer checks no more passwords than the slots allow', async (t) => {
+    for (const [d, door] of doors.entries()) {
+      const target = guessed[d]!;
+      const to = { port: door.port(), localAddress: sourceOf(d, 2), giveUpMs: 30 };
+      const t0 = performance.now();
+      let tries = 0;
+      const worker = async () => {
+        while (performance.now() - t0 < 2000) {
+          const r = await door.login(to, target.user, `guess-${tries++}`);
+          assert.equal(r.ok, false);
+          // Refused at once (source busy): do not spin.
+          if (r.ms < 30) await new Promise((res) => setTimeout(res, 20));
+        }
+      };
+      await Promise.all(Array.from({ length: 2 * HANDSHAKE_CAP }, worker));
+      const seconds = (performance.now() - t0) / 1000;
+      const checked = network.meter.authFails(target.leaseId);
+      t.diagnostic(`${door.name}: ${checked} passwords checked of ${tries} tries in ${seconds.toFixed(1)} s`);
+      // 4 slots; delays 0, 150, 300, 600, 1200 then 2000 ms: about 9 checks in 2 s.
+      assert.ok(checked >= 4 && checked <= 16, `${door.name}: ${checked} passwords checked`);
+    }
+  });
+
+  test('a guess that half-closes gets its refusal after the delay, not a close that gives it away', async () => {
+    for (const [d, door] of doors.entries()) {
+      const to = { port: door.port(), localAddress: sourceOf(d, 3) };
+      for (let i = 0; i < 3; i++) assert.equal((await door.login(to, `eof${d}-${i}`, 'guess')).ok, false);
+      const r = await door.login({ ...to, halfClose: true }, `eof${d}-x`, 'guess');
+      assert.ok(r.answered && !r.ok, `${door.name}: refused with an answer`);
+      // The fourth failure of the source: 150 * 2^2 = 600 ms.
+      assert.ok(r.ms >= 500, `${door.name}: answered after ${Math.round(r.ms)} ms`);
+    }
   });
 });

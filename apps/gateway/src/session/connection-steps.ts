@@ -31,27 +31,101 @@ export function exitOf(lease: LeaseEntry, ctx: Pick<SessionContext, 'tunnels'>):
   );
 }
 
+/** A handshake's place in its source's bound (`takeHandshakeSlot`). */
+export interface HandshakeSlot {
+  /** The handshake ended (relaying starts or the socket closes): the slot goes back once no refusal holds it. */
+  end(): void;
+  /** Keeps the slot taken, even past the socket's close, until the returned function is called. */
+  hold(): () => void;
+}
+
 /**
  * Takes a handshake slot for the socket's source: a source (IPv4 address, IPv6 /64) holds at most
  * so many handshakes at once, delayed failures included. Without a free slot the socket is
- * destroyed (`source-busy`) and the answer is null; else it is the function that gives the slot
- * back, once: when relaying starts or the socket closes.
+ * destroyed (`source-busy`) and the answer is null; else the slot, given back once: when relaying
+ * starts or the socket closes, but not before a delayed refusal's delay is over (`checkLogin`).
  */
-export function takeHandshakeSlot(socket: net.Socket, ip: string, ctx: SessionContext): (() => void) | null {
+export function takeHandshakeSlot(socket: net.Socket, ip: string, ctx: SessionContext): HandshakeSlot | null {
   if (!ctx.limiter.openHandshake(ip)) {
     ctx.metrics.handshakeFailures.inc({ reason: 'source-busy' });
     socket.on('error', () => {});
     socket.destroy();
     return null;
   }
-  let handshakeOpen = true;
+  let taken = true;
+  let ended = false;
+  let holds = 0;
   ctx.handshaking.add(socket);
-  return () => {
-    ctx.handshaking.delete(socket);
-    if (!handshakeOpen) return;
-    handshakeOpen = false;
+  const giveBack = () => {
+    if (!taken || !ended || holds > 0) return;
+    taken = false;
     ctx.limiter.closeHandshake(ip);
   };
+  return {
+    end() {
+      ctx.handshaking.delete(socket);
+      ended = true;
+      giveBack();
+    },
+    hold() {
+      holds++;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        holds--;
+        giveBack();
+      };
+    },
+  };
+}
+
+/** A login on a door that takes a password; `port` is the package port it came to, unset on the leases' shared ports. */
+export interface Login {
+  ip: string;
+  port: number | undefined;
+  user: string;
+  pwd: string;
+}
+
+/**
+ * Checks a login on any door that takes a password (RFC 1929 on SOCKS, Basic `Proxy-Authorization`
+ * on the HTTP proxy; the leases' shared ports and the login package ports alike) and answers the
+ * running entitlement it opens, or undefined. A success forgets that credential's earlier failures
+ * and is never delayed. A failure is counted against the entitlement its user name names (not the
+ * right password of a lease that just ended), recorded in the limiter per source and user name,
+ * and `refuse` runs after the limiter's delay (on a later tick when there is none). Meanwhile the
+ * socket is paused and its handshake slot stays taken even if the client gives up and closes:
+ * abandoning a slow refusal must not buy a fresh guess, so a source's guesses are bounded by its
+ * slots over the delay. A socket closed meanwhile gets no answer.
+ */
+export function checkLogin(
+  socket: net.Socket,
+  ctx: SessionContext,
+  slot: HandshakeSlot,
+  login: Login,
+  refuse: () => void,
+): LeaseEntry | undefined {
+  const { ip, port, user, pwd } = login;
+  const entry =
+    port === undefined
+      ? ctx.directory.findByCredentials(user, pwd)
+      : ctx.directory.findByPortCredentials?.(port, user, pwd);
+  if (entry && entry.untilMs > Date.now()) {
+    if (ctx.limiter.size > 0) ctx.limiter.succeed(ip, user);
+    return entry;
+  }
+  if (!entry) countAuthFailure(ctx, user, port);
+  ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
+  const delayMs = ctx.limiter.fail(ip, user);
+  socket.pause();
+  const letGo = slot.hold();
+  // Unref'd: a node shutting down does not wait for refusals nobody will read.
+  setTimeout(() => {
+    letGo();
+    if (!socket.destroyed) refuse();
+  }, delayMs).unref();
+  return undefined;
 }
 
 /** Why a connection was not admitted (also its `handshakeFailures` reason). */
@@ -159,7 +233,7 @@ export function flushLeaseBytes(leaseId: string, ctx: SessionContext): void {
 }
 
 /** Counts refused credentials against the lease or package they name, if any (never a request). */
-export function countAuthFailure(ctx: SessionContext, user: string, port?: number): void {
+function countAuthFailure(ctx: SessionContext, user: string, port?: number): void {
   const owner = ctx.directory.credentialsOwner?.(user, port);
   if (owner !== undefined) ctx.meter.countAuthFailure(owner);
 }

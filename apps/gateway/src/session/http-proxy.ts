@@ -4,8 +4,8 @@ import type { LeaseEntry } from '../policy/types.ts';
 import { encodeAddress, replyText } from '../protocol/socks5.ts';
 import {
   admitConnection,
+  checkLogin,
   closeSession,
-  countAuthFailure,
   countOpenResult,
   countOpenTimeout,
   openSession,
@@ -93,13 +93,13 @@ function answer(socket: net.Socket, status: number, reason: string, extra = ''):
  * no-auth or package port (its whitelist, or its login for a login package port). Missing or
  * wrong credentials: 407 with `Proxy-Authenticate`; a source off the whitelist: 403; no exit or
  * the agent failing: 502 with `X-Proxy-Error`; the agent not answering: 504. Metered and revoked
- * exactly as SOCKS sessions.
+ * exactly as SOCKS sessions; wrong credentials are slowed down as there, by the same `checkLogin`.
  */
 export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContext, authPort?: number): void {
   const ip = normalizeIp(socket.remoteAddress);
   ctx.metrics.authConnections.inc();
-  const endHandshake = takeHandshakeSlot(socket, ip, ctx);
-  if (!endHandshake) return;
+  const slot = takeHandshakeSlot(socket, ip, ctx);
+  if (!slot) return;
   let buf: Buffer = Buffer.alloc(0);
   let done = false;
   let session: Session | null = null;
@@ -143,15 +143,15 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
     const byLogin = authPort === undefined || ctx.directory.portNeedsCredentials?.(authPort) === true;
     if (byLogin) {
       if (!req.credentials) return refuse(407, 'Proxy Authentication Required', challenge, 'no-credentials');
-      const { user, pwd } = req.credentials;
-      entry =
-        authPort === undefined
-          ? ctx.directory.findByCredentials(user, pwd)
-          : ctx.directory.findByPortCredentials?.(authPort, user, pwd);
-      if (!entry || entry.untilMs <= Date.now()) {
-        if (!entry) countAuthFailure(ctx, user, authPort);
-        ctx.limiter.fail(ip, user);
-        return refuse(407, 'Proxy Authentication Required', challenge, 'bad-credentials');
+      const login = { ip, port: authPort, ...req.credentials };
+      entry = checkLogin(socket, ctx, slot, login, () =>
+        answer(socket, 407, 'Proxy Authentication Required', challenge),
+      );
+      if (!entry) {
+        // The 407 waits out the limiter's delay (as the SOCKS failure status does).
+        done = true;
+        clearTimer();
+        return;
       }
     } else {
       entry = ctx.directory.findByAuthPort(authPort, ip);
@@ -168,7 +168,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
     clearTimer();
     const s = openSession(lease, socket, admitted, ctx);
     session = s;
-    endHandshake();
+    slot.end();
     const st = mux.open(encodeAddress(req.host, req.port), (code) => {
       clearTimer();
       const ok = countOpenResult(lease.leaseId, code, ctx);
@@ -199,7 +199,7 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
   });
   socket.on('close', () => {
     clearTimer();
-    endHandshake();
+    slot.end();
     const s = session;
     if (!s) return;
     closeSession(s, ctx);

@@ -21,8 +21,8 @@ import {
 import type { FailureLimiter } from './auth-limiter.ts';
 import {
   admitConnection,
+  checkLogin,
   closeSession,
-  countAuthFailure,
   countOpenResult,
   countOpenTimeout,
   openSession,
@@ -80,9 +80,10 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   const ip = normalizeIp(socket.remoteAddress);
   const peerIp = () => ip;
   (noAuthPort === undefined ? ctx.metrics.authConnections : ctx.metrics.noAuthConnections).inc();
-  const endHandshake = takeHandshakeSlot(socket, ip, ctx);
-  if (!endHandshake) return;
-  let state: 'greeting' | 'auth' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
+  const slot = takeHandshakeSlot(socket, ip, ctx);
+  if (!slot) return;
+  /** `refusing`: wrong credentials, their answer waiting out the limiter's delay. */
+  let state: 'greeting' | 'auth' | 'refusing' | 'request' | 'opening' | 'relay' | 'done' = 'greeting';
   let buf: Buffer = EMPTY;
   let entry: LeaseEntry | undefined;
   let session: Session | null = null;
@@ -101,7 +102,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   };
   /** Ends the handshake: optional last words, then close. */
   const fail = (reason: string, reply?: Buffer) => {
-    if (state === 'done') return;
+    if (state === 'done' || state === 'refusing') return;
     state = 'done';
     ctx.metrics.handshakeFailures.inc({ reason });
     if (reply && !socket.destroyed) {
@@ -114,7 +115,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   };
 
   const onData = (chunk: Buffer) => {
-    if (state === 'done') return;
+    if (state === 'done' || state === 'refusing') return;
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     // While the agent connects, bytes after CONNECT wait here for the relay: reading on saves the
     // socket a readStop and a readStart per request; past a handshake's worth it pauses.
@@ -156,34 +157,18 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
         const a = parseUserPass(buf);
         if (!a) return;
         buf = buf.subarray(a.length);
-        entry =
-          noAuthPort === undefined
-            ? ctx.directory.findByCredentials(a.value.user, a.value.pwd)
-            : ctx.directory.findByPortCredentials?.(noAuthPort, a.value.user, a.value.pwd);
-        if (!entry || entry.untilMs <= Date.now()) {
-          if (!entry) countAuthFailure(ctx, a.value.user, noAuthPort);
-          const delayMs = ctx.limiter.fail(peerIp(), a.value.user);
+        const login = { ip, port: noAuthPort, user: a.value.user, pwd: a.value.pwd };
+        entry = checkLogin(socket, ctx, slot, login, () => {
           state = 'done';
-          ctx.metrics.handshakeFailures.inc({ reason: 'bad-credentials' });
-          const answer = () => {
-            if (socket.destroyed) return;
-            socket.end(encodeUserPassStatus(false));
-            if (!timer) timer = setTimeout(() => socket.destroy(), 2000);
-          };
-          if (delayMs > 0) {
-            // Keep the socket paused and the handshake timer running while we make them wait.
-            socket.pause();
-            clearTimer();
-            timer = setTimeout(() => {
-              timer = null;
-              answer();
-            }, delayMs);
-          } else {
-            answer();
-          }
+          socket.end(encodeUserPassStatus(false));
+          timer = setTimeout(() => socket.destroy(), 2000);
+        });
+        if (!entry) {
+          // The delay replaces the handshake timeout; a half-close meanwhile still gets the answer.
+          state = 'refusing';
+          clearTimer();
           return;
         }
-        if (ctx.limiter.size > 0) ctx.limiter.succeed(peerIp(), a.value.user);
         socket.write(encodeUserPassStatus(true));
         state = 'request';
       } else if (state === 'request') {
@@ -211,7 +196,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     state = 'opening';
     clearTimer();
     session = openSession(lease, socket, admitted, ctx);
-    endHandshake();
+    slot.end();
     const st = mux.open(Buffer.from(address), (code) => {
       clearTimer();
       const ok = countOpenResult(lease.leaseId, code, ctx);
@@ -259,7 +244,7 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
   socket.on('error', () => {});
   socket.on('close', () => {
     clearTimer();
-    endHandshake();
+    slot.end();
     const s = session;
     if (!s) return;
     if (state === 'opening' && s.stream) {
