@@ -17,6 +17,7 @@ import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../platform/db.ts';
 import { type SaleQuote, saleErrors } from '../agents/agents.sale.ts';
 import { type AgentsService, createAgentsService } from '../agents/agents.service.ts';
 import { createPricingService } from '../pricing/pricing.service.ts';
+import { createExposedLeaseReads } from './leases.exposed.repository.ts';
 import {
   type LeaseAdminView,
   type LeaseParts,
@@ -25,7 +26,6 @@ import {
   toLeaseAdminView,
   toLeaseInfo,
 } from './leases.mapper.ts';
-import { createExposedLeaseReads } from './leases.exposed.repository.ts';
 import { createLeaseRepository, type LeaseRow } from './leases.repository.ts';
 
 /** A lease to create: who, which agent, private or shared; the rest has defaults. */
