@@ -138,7 +138,6 @@ mkdirSync(dataDir, { recursive: true });
 
 interface Secrets {
   cookieKeys: string[];
-  apiClientSecret: string;
   jwks?: { keys: object[] };
   demo: DemoCredentials;
   /** The devnet operator's watch-only account keys (their private halves were never kept). */
@@ -154,7 +153,6 @@ function loadSecrets(): { secrets: Secrets; isNew: boolean } {
   const secret = () => randomBytes(18).toString('base64url');
   const secrets: Secrets = {
     cookieKeys: [randomBytes(32).toString('base64url')],
-    apiClientSecret: randomBytes(32).toString('base64url'),
     demo: {
       customer: { email: DEMO_CUSTOMER_EMAIL, password: secret() },
       admin: { email: DEMO_ADMIN_EMAIL, password: secret() },
@@ -229,7 +227,7 @@ const product = await startProduct({
   mailFrom: env.MAIL_FROM,
   apiAudience: env.OIDC_AUDIENCE,
   webClientId: 'web',
-  apiClient: { clientId: 'public-api', clientSecret: secrets.apiClientSecret },
+  apiClient: { clientId: 'public-api' },
   jwks: secrets.jwks,
   cookieKeys: secrets.cookieKeys,
   webRoot,
@@ -316,7 +314,7 @@ ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, databas
 
   ${demoLines.join('\n  ')}
   New accounts:    ${env.NEW_ACCOUNT_PERMISSIONS.length > 0 ? `get ${env.NEW_ACCOUNT_PERMISSIONS.join(', ')} at sign-up (NEW_ACCOUNT_PERMISSIONS)` : 'wait for staff to grant DEPOSIT (NEW_ACCOUNT_PERMISSIONS is empty)'}
-  Public API client (password grant): public-api / ${secrets.apiClientSecret}
+  Public API client (password grant): public-api (a public client, no secret; API keys suit scripts better)
 
   (Passwords and the admin's 2FA secret generated at first start and kept in ${join(env.DATA_DIR, 'secrets.json')}. Ctrl+C stops.)
 `);

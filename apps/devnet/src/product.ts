@@ -41,7 +41,7 @@ export interface ProductConfig {
   mailFrom: string;
   apiAudience: string;
   webClientId: string;
-  apiClient: { clientId: string; clientSecret: string };
+  apiClient: { clientId: string };
   jwks?: { keys: object[] } | undefined;
   cookieKeys: string[];
   webRoot: string;

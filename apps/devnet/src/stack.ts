@@ -46,8 +46,8 @@ export interface TestStack {
   webhookInbox: WebhookInbox;
   /** Queues a market API job now, as its schedule would (`webhooks.scan` without a minute's wait). */
   sendJob(name: string): Promise<void>;
-  /** The public API's password-grant client (also in the environment the web app reads). */
-  apiClient: { clientId: string; clientSecret: string };
+  /** The public API's password-grant client, a public one (also in the environment the web app reads). */
+  apiClient: { clientId: string };
   /**
    * A market API access token for a user, by the public API client's password grant (with a fresh
    * two-factor code for a user whose secret the stack knows, such as the demo admin; that token is
@@ -122,7 +122,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const totp = new Map([[DEMO_ADMIN_EMAIL, createTotpClient(demo.admin.totpSecret ?? '')]]);
   const totpCode = async (email: string) => totp.get(email.toLowerCase())?.next();
   const tokens = new Map<string, { token: string; untilMs: number }>();
-  const apiClient = { clientId: 'public-api', clientSecret: randomBytes(24).toString('base64url') };
+  const apiClient = { clientId: 'public-api' };
   try {
     await seedDemoUsers(db, demo);
     const socksBasePort = options.network ? await pickSocksBasePort() : 0;
@@ -198,7 +198,6 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
             username: email,
             password,
             client_id: apiClient.clientId,
-            client_secret: apiClient.clientSecret,
             ...(otp ? { otp } : {}),
           }),
         });

@@ -37,8 +37,8 @@ export interface IdentityConfig {
   apiAudience: string;
   /** Public SPA client, code + PKCE, rotating refresh tokens. */
   webClient: { clientId: string; redirectUris: string[]; postLogoutRedirectUris: string[] };
-  /** Confidential client for the password grant (client_secret_post), no refresh token. */
-  apiClient: { clientId: string; clientSecret: string };
+  /** Public client (no secret) of the password grant, no refresh token. */
+  apiClient: { clientId: string };
   /** Web app origins allowed to call token, change_code and admin endpoints. */
   corsOrigins: string[];
   /** The product's own site (links back to the app, post-logout). */

@@ -11,8 +11,7 @@
  *   WEB_CLIENT_ID              public SPA client id (default web)
  *   WEB_REDIRECT_URIS          comma-separated redirect URIs of the SPA (required); add https://<BROWSER_ADDON_ID>.chromiumapp.org/ for the browser add-on
  *   WEB_POST_LOGOUT_URIS       comma-separated post-logout redirect URIs (default APP_URL)
- *   API_CLIENT_ID              confidential password-grant client id (default public-api)
- *   API_CLIENT_SECRET          its secret, at least 32 characters (required)
+ *   API_CLIENT_ID              the password grant's public client id (default public-api; no secret)
  *   CORS_ORIGINS               comma-separated web app origins (default: origins of WEB_REDIRECT_URIS, and chrome-extension://<id> for an add-on's one)
  *   APP_URL                    the product's own site (required)
  *   SMTP_URL                   smtp://user:pass@host:port or smtps://… (required)
@@ -50,7 +49,6 @@ const Env = z.object({
   WEB_REDIRECT_URIS: list.pipe(z.array(z.string().url()).min(1)),
   WEB_POST_LOGOUT_URIS: list.pipe(z.array(z.string().url())).optional(),
   API_CLIENT_ID: z.string().min(1).default('public-api'),
-  API_CLIENT_SECRET: z.string().min(32, 'must be at least 32 characters'),
   CORS_ORIGINS: list.pipe(z.array(z.string().url())).optional(),
   APP_URL: z.string().url(),
   SMTP_URL: z.string().url(),
@@ -121,7 +119,7 @@ const handle = await start({
     redirectUris: env.WEB_REDIRECT_URIS,
     postLogoutRedirectUris: env.WEB_POST_LOGOUT_URIS ?? [env.APP_URL],
   },
-  apiClient: { clientId: env.API_CLIENT_ID, clientSecret: env.API_CLIENT_SECRET },
+  apiClient: { clientId: env.API_CLIENT_ID },
   corsOrigins: env.CORS_ORIGINS ?? [...new Set(env.WEB_REDIRECT_URIS.flatMap(corsOriginsOf))],
   appUrl: env.APP_URL,
   smtpUrl: env.SMTP_URL,

@@ -99,14 +99,27 @@ describe('password grant (public API)', () => {
     assert.equal(body.access_token, undefined);
   });
 
-  test('a wrong client secret is refused', async () => {
+  test('the API client is public: its id alone, no secret; an unknown client id is refused', async () => {
     const { status, body } = await passwordGrant(idp.url, {
       username: 'api-user@example.com',
       password: 'correct horse 1',
-      client_secret: 'wrong',
     });
-    assert.equal(status, 401);
-    assert.equal(body.error, 'invalid_client');
+    assert.equal(status, 200, JSON.stringify(body));
+    // A secret proves nothing for a client whose id is published: one sent is refused, not ignored.
+    const withSecret = await passwordGrant(idp.url, {
+      username: 'api-user@example.com',
+      password: 'correct horse 1',
+      client_secret: 'anything',
+    });
+    assert.equal(withSecret.status, 401);
+    assert.equal(withSecret.body.error, 'invalid_client');
+    const unknown = await passwordGrant(idp.url, {
+      username: 'api-user@example.com',
+      password: 'correct horse 1',
+      client_id: 'someone-else',
+    });
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.error, 'invalid_client');
   });
 
   test('wrong password is refused with the sign-in text, then the rate limit answers 429', async () => {

@@ -12,7 +12,7 @@ export interface ProviderOptions {
   users: UsersService;
   apiAudience: string;
   webClient: { clientId: string; redirectUris: string[]; postLogoutRedirectUris: string[] };
-  apiClient: { clientId: string; clientSecret: string };
+  apiClient: { clientId: string };
   corsOrigins: string[];
   appUrl: string;
   jwks: { keys: object[] };
@@ -71,11 +71,12 @@ export function createProvider(o: ProviderOptions): Provider {
         redirect_uris: o.webClient.redirectUris,
         post_logout_redirect_uris: o.webClient.postLogoutRedirectUris,
       },
+      // A public client: its id is published on the API page, so a secret beside it would prove
+      // nothing. The customer proves who they are with their password (or uses an API key).
       {
         client_id: o.apiClient.clientId,
-        client_secret: o.apiClient.clientSecret,
         client_name: 'ProxyMarket public API',
-        token_endpoint_auth_method: 'client_secret_post',
+        token_endpoint_auth_method: 'none',
         grant_types: ['password'],
         response_types: [],
         redirect_uris: [],

@@ -67,7 +67,7 @@ export function linkIn(mail: CapturedMail, path: string): string {
 
 export const API_AUDIENCE = 'https://api.proxy-market.test';
 export const WEB_CLIENT_ID = 'web';
-export const API_CLIENT = { clientId: 'public-api', clientSecret: 'test-api-client-secret-0123456789' };
+export const API_CLIENT = { clientId: 'public-api' };
 export const APP_URL = 'http://127.0.0.1:9/app';
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const CORS_ORIGIN = 'http://127.0.0.1:9';
@@ -185,7 +185,7 @@ export function formAction(pageHtml: string): string {
 }
 
 /**
- * Token endpoint call for the password grant (client_secret_post); `forwardedFor` is the
+ * Token endpoint call for the password grant (a public client: `client_id`, no secret); `forwardedFor` is the
  * X-Forwarded-For a proxy in front would pass on.
  */
 export async function passwordGrant(
@@ -202,7 +202,6 @@ export async function passwordGrant(
     body: new URLSearchParams({
       grant_type: 'password',
       client_id: API_CLIENT.clientId,
-      client_secret: API_CLIENT.clientSecret,
       ...fields,
     }).toString(),
   });

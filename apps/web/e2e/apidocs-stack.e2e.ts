@@ -50,6 +50,10 @@ describe('the API page on the whole product', () => {
     const tokenCurl = await codeOf(v.page, 'getToken curl');
     assert.ok(tokenCurl.includes(`username=${stack.demo.customer.email}`), 'the visitor’s own email');
     assert.ok(tokenCurl.includes(`${stack.issuer}/token`), 'the sign-in host of this environment');
+    // The password grant's client is public: the page shows its id and no secret at all.
+    assert.ok(tokenCurl.includes('client_id=public-api'), tokenCurl);
+    assert.doesNotMatch(await v.page.locator('main').innerText(), /client_secret|CLIENT_SECRET/);
+    assert.match(await v.page.getByTestId('api-keys-advice').innerText(), /For scripts, use an API key/);
     const got = await shell(tokenCurl.replace('YOUR_PASSWORD', stack.demo.customer.password));
     assert.equal(got.status, 200, got.body);
     const token = (JSON.parse(got.body) as { access_token: string }).access_token;
@@ -81,6 +85,17 @@ describe('the API page on the whole product', () => {
       assert.ok(await fields.getByText(name, { exact: true }).isVisible(), name);
     }
     await saveScreenshot(v.page, 'api-page-desktop');
+    await v.context.close();
+  });
+
+  it('at 390 px the token request shows no secret and the page recommends API keys', async () => {
+    const v = await openApiPage(PHONE);
+    const tokenCurl = await codeOf(v.page, 'getToken curl');
+    assert.doesNotMatch(tokenCurl, /client_secret/);
+    assert.ok(await v.page.getByTestId('api-keys-advice').isVisible());
+    const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `no horizontal scroll (${width} px)`);
+    await saveScreenshot(v.page, 'api-page-phone');
     await v.context.close();
   });
 

@@ -56,13 +56,13 @@ export const TOKEN_ENDPOINT = {
   path: '/token',
   summary: 'Get an access token (password grant)',
   description:
-    'Exchanges your email and password for a bearer token valid for `expires_in` seconds. Or skip it: an API key from the API page is a bearer token too, for `/api/*` only.',
+    'Exchanges your email and password for a bearer token valid for `expires_in` seconds; `client_id` is the public API client (no secret). For scripts, prefer an API key from the API page: a bearer token too, for `/api/*` only, that keeps your password out of the script.',
 } as const;
 
 export const ZTokenRequest = z.object({
   grant_type: z.literal('password'),
+  /** The public API client's id (a public client: no secret). */
   client_id: z.string(),
-  client_secret: z.string().optional(),
   username: z.string(),
   password: z.string(),
 });

@@ -22,11 +22,11 @@ export const ZEnvironment = z.object({
   /** Current Terms version; the Terms modal shows while the accepted one is older. */
   termsVersion: z.number().int(),
   /**
-   * The public API's password-grant client (SPEC 7) that the API page's token request names. It
-   * identifies the product's API client, not a customer (customers prove themselves with their
-   * password or an API key), so it is published. Absent: the page shows placeholders.
+   * The public API's password-grant client (SPEC 7) that the API page's token request names: a
+   * public client, its id published and no secret (customers prove themselves with their password
+   * or an API key). Absent: the page shows a placeholder.
    */
-  publicApiClient: z.object({ clientId: z.string(), clientSecret: z.string() }).optional(),
+  publicApiClient: z.object({ clientId: z.string() }).optional(),
   /**
    * The devnet's webhook inbox (`npm start` only): `origin` is the one private address webhooks
    * may reach here (register `<origin>/hooks/<name>`), `pageUrl` the page listing its deliveries.

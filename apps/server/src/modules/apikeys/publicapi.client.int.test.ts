@@ -20,7 +20,7 @@ const ROOT = join(import.meta.dirname, '../../../../..');
 const CLIENT = `import createClient from 'openapi-fetch';
 import type { paths } from './schema.ts';
 
-export async function token(issuerBase: string, form: { client_id: string; client_secret: string; username: string; password: string }) {
+export async function token(issuerBase: string, form: { client_id: string; username: string; password: string }) {
   const auth = createClient<paths>({ baseUrl: issuerBase });
   const { data, error } = await auth.POST('/token', {
     body: { grant_type: 'password', ...form },
@@ -58,10 +58,7 @@ export async function refund(apiUrl: string, accessToken: string, id: string) {
 `;
 
 interface GeneratedClient {
-  token(
-    issuerBase: string,
-    form: { client_id: string; client_secret: string; username: string; password: string },
-  ): Promise<string>;
+  token(issuerBase: string, form: { client_id: string; username: string; password: string }): Promise<string>;
   buy(apiUrl: string, token: string): Promise<{ leaseId: string; agentId: string; priceC: number }>;
   refund(
     apiUrl: string,
@@ -123,7 +120,6 @@ test('a client generated from /api/openapi.json buys and refunds a lease unedite
   const { customer } = stack.demo;
   const accessToken = await client.token(stack.issuer, {
     client_id: stack.apiClient.clientId,
-    client_secret: stack.apiClient.clientSecret,
     username: customer.email,
     password: customer.password,
   });

@@ -82,7 +82,6 @@ const ctx = {
   apiUrl: 'https://api.example.com',
   email: 'me@example.com',
   clientId: 'public-api',
-  clientSecret: 's3',
 };
 
 test('the token request comes first, on the sign-in host, with its form fields', () => {
@@ -103,7 +102,9 @@ test('the token request comes first, on the sign-in host, with its form fields',
   const line = curlLine(token, ctx);
   assert.match(line, /^curl -X POST 'https:\/\/id\.example\.com\/token'/);
   assert.ok(line.includes("--data-urlencode 'username=me@example.com'"));
-  assert.ok(line.includes("--data-urlencode 'client_secret=s3'"));
+  assert.ok(line.includes("--data-urlencode 'client_id=public-api'"));
+  // The API client is public: there is no secret to show, and none is sent.
+  assert.doesNotMatch(line, /client_secret/);
 });
 
 test('curl lines use the visitor’s API address, the examples and a quoted body', () => {

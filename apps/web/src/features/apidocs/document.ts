@@ -31,12 +31,11 @@ export interface DocOperation {
   isToken: boolean;
 }
 
-/** What the curl lines fill in: the visitor's own addresses and email. */
+/** What the curl lines fill in: the visitor's own addresses and email, and the public API client's id. */
 export interface CurlContext {
   apiUrl: string;
   email: string;
   clientId: string;
-  clientSecret: string;
 }
 
 type Json = Record<string, unknown>;
@@ -160,12 +159,11 @@ export function exampleUrl(op: DocOperation): string {
   return `${op.baseUrl}${path}${qs ? `?${qs}` : ''}`;
 }
 
-/** The form the token request sends, with the visitor's values. */
+/** The form the token request sends, with the visitor's values (a public client: no secret). */
 export function tokenForm(ctx: CurlContext): Record<string, string> {
   return {
     grant_type: 'password',
     client_id: ctx.clientId,
-    client_secret: ctx.clientSecret,
     username: ctx.email,
     password: 'YOUR_PASSWORD',
   };

@@ -31,7 +31,6 @@ export function ApiPage() {
     apiUrl: environment.apiUrl,
     email: account?.email || 'you@example.com',
     clientId: environment.publicApiClient?.clientId ?? 'CLIENT_ID',
-    clientSecret: environment.publicApiClient?.clientSecret ?? 'CLIENT_SECRET',
   };
   const ops = doc.data ? readOperations(doc.data, environment.apiUrl) : [];
   const docUrl = `${environment.apiUrl.replace(/\/+$/, '')}/api/openapi.json`;
@@ -46,6 +45,11 @@ export function ApiPage() {
               needs <code>Authorization: Bearer $TOKEN</code>, where <code>$TOKEN</code> is an access token
               from the token request below (valid a few minutes) or one of your API keys; without it the
               answer is 403. Amounts are integer cents.
+            </Typography>
+            <Typography sx={{ mb: 1 }} data-testid="api-keys-advice">
+              For scripts, use an API key: it keeps your password out of the script, works with two-factor
+              sign-in and can be revoked on its own. The token request is for trying the API by hand; its{' '}
+              <code>client_id</code> is the product's public API client, which has no secret.
             </Typography>
             <Typography color="text.secondary">
               The OpenAPI document for client generators: <code>{docUrl}</code>
