@@ -57,6 +57,12 @@ export type TAdminLeasesResponse = z.infer<typeof ZAdminLeasesResponse>;
 /** `POST /admin/leases/{id}/credit` body: why staff credit it (kept in the audit trail). */
 export const ZLeaseCreditRequest = z.object({ reason: z.string().max(500).optional() }).strict();
 
+/**
+ * `POST /admin/leases/{id}/refund` body: why staff refund it on the customer's request (kept in the
+ * audit trail). Optional as a whole: older callers post no body (Fastify gives null).
+ */
+export const ZStaffRefundRequest = ZLeaseCreditRequest.nullish();
+
 /** `POST /admin/leases/{id}/credit` answer. */
 export const ZLeaseCreditResult = z.object({
   leaseID: z.string(),

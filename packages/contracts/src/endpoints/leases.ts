@@ -5,6 +5,7 @@ import {
   ZAdminLeasesResponse,
   ZLeaseCreditRequest,
   ZLeaseCreditResult,
+  ZStaffRefundRequest,
 } from '../admin.ts';
 import { ZAgentNoteBody, ZAgentNoteParams } from '../agents.ts';
 import { ZErrorBody } from '../common.ts';
@@ -124,6 +125,7 @@ export const LEASE_ENDPOINTS = {
     visibility: 'staff',
     tags: ['admin'],
     params: ZLeaseIdParams,
+    body: ZStaffRefundRequest,
     errorCodes: [...REFUND_ERROR_CODES, ...CREDIT_ERROR_CODES],
     response: REFUND_RESPONSES,
   }),

@@ -32,7 +32,8 @@ export function registerLifecycleRoutes(
 
   registerEndpoint(app, ENDPOINTS.staffRefundLease, {
     rateLimit: moneyRateLimit,
-    handler: async (req, { params }) => deps.refunds.staffRefundLease(params.id, getPrincipal(req).userId),
+    handler: async (req, { params, body }) =>
+      deps.refunds.staffRefundLease(params.id, getPrincipal(req).userId, body?.reason),
   });
 
   registerEndpoint(app, ENDPOINTS.listLeaseHistory, {

@@ -113,7 +113,7 @@ export function createRefundService(deps: RefundDeps) {
     id: string,
     check: (lease: LeaseRow, agent: AgentRow, nowMs: number) => RefundErrorCode | undefined,
     reason: LeaseEndReason,
-    caller: { ownerId: string } | { staffId: string },
+    caller: { ownerId: string } | { staffId: string; why?: string | undefined },
   ): Promise<TRefundResult> {
     return deps.db.transaction(async (tx) => {
       const lease = await repo.lockLease(id, tx);
@@ -144,6 +144,7 @@ export function createRefundService(deps: RefundDeps) {
           targetId: lease.id,
           before: { userId: lease.userId, endedAt: null },
           after: { refundC: result.refundAmountC, balanceC: result.balanceC },
+          reason: caller.why?.trim() || null,
         });
       }
       return result;
@@ -162,15 +163,16 @@ export function createRefundService(deps: RefundDeps) {
     /**
      * Staff refund on the customer's request (`POST /admin/leases/{id}/refund`): a static lease under
      * the static rule (1 hour, unused), any other under the customer's rule. Written to the audit
-     * trail (`lease.refund`) in the refund's transaction; a staff member's own lease is a 403.
+     * trail (`lease.refund`, with staff's reason) in the refund's transaction; a staff member's own
+     * lease is a 403.
      */
-    async staffRefundLease(id: string, staffId: string): Promise<TRefundResult> {
+    async staffRefundLease(id: string, staffId: string, why?: string): Promise<TRefundResult> {
       return refund(
         id,
         (lease, agent, nowMs) =>
           lease.static ? staticRefundRefusal(lease, nowMs) : customerRefundRefusal(lease, agent, nowMs),
         'staffRefunded',
-        { staffId },
+        { staffId, why },
       );
     },
   };

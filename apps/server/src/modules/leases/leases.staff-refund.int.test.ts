@@ -54,6 +54,21 @@ describe('POST /admin/leases/{id}/refund and the audit trail (issue 23 hole 5)',
     ]);
   });
 
+  test("keeps staff's reason on the row; a body of another shape is a 400", async () => {
+    const customer = await buildAccount(t.db, { balanceC: 100 });
+    const lease = await freshStaticLease(customer.userId);
+    const post = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: `/admin/leases/${lease.id}/refund`, headers: staff, payload });
+    assert.equal((await post({ reason: 'x', amountC: 99_999 })).statusCode, 400);
+    const res = await post({ reason: '  customer asked on the bot  ' });
+    assert.equal(res.statusCode, 200, res.body);
+    const [row] = await t.db.query<{ reason: string | null }>(
+      'SELECT reason FROM audit_log WHERE target_id = $1',
+      [lease.id],
+    );
+    assert.equal(row?.reason, 'customer asked on the bot');
+  });
+
   test('a refused refund leaves no row', async () => {
     const customer = await buildAccount(t.db);
     const lease = await freshStaticLease(customer.userId);
