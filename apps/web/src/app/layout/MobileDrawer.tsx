@@ -1,4 +1,5 @@
 import AddIcon from '@mui/icons-material/Add';
+import AdminPanelSettingsIcon from '@mui/icons-material/AdminPanelSettings';
 import DnsIcon from '@mui/icons-material/Dns';
 import GavelIcon from '@mui/icons-material/Gavel';
 import HelpIcon from '@mui/icons-material/Help';
@@ -20,6 +21,7 @@ import {
   ListItemText,
   Typography,
 } from '@mui/material';
+import { isStaff } from '@pm/contracts';
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { BalanceText } from '../../features/account/components/Balance.tsx';
@@ -27,7 +29,7 @@ import { useMyAccount } from '../../features/account/useMyAccount.ts';
 import { useSession } from '../context.tsx';
 import { PRODUCT_NAME } from '../product.ts';
 
-/** Mobile side menu (SPEC section 2, "Menus and top bars"). */
+/** Mobile side menu (SPEC section 2, "Menus and top bars"); staff also get Admin before Logout. */
 export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
   const navigate = useNavigate();
   const session = useSession();
@@ -71,6 +73,7 @@ export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => 
         <List dense>
           {item('Add Funds', <AddIcon />, go('/add-funds'))}
           {item('Change Password', <KeyIcon />, go('/change-password'))}
+          {isStaff(session.getPermissions()) && item('Admin', <AdminPanelSettingsIcon />, go('/bigadmin'))}
           {item('Logout', <LogoutIcon />, () => {
             onClose();
             void session.logout();

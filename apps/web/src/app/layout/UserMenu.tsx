@@ -1,16 +1,21 @@
 import AddIcon from '@mui/icons-material/Add';
+import AdminPanelSettingsIcon from '@mui/icons-material/AdminPanelSettings';
 import GavelIcon from '@mui/icons-material/Gavel';
 import KeyIcon from '@mui/icons-material/Key';
 import LogoutIcon from '@mui/icons-material/Logout';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
 import PolicyIcon from '@mui/icons-material/Policy';
 import { Divider, ListItemIcon, Menu, MenuItem } from '@mui/material';
+import { isStaff } from '@pm/contracts';
 import { useNavigate } from 'react-router';
 import { useMyAccount } from '../../features/account/useMyAccount.ts';
 import { useSession } from '../context.tsx';
 import { useDialogs } from '../dialogs.tsx';
 
-/** Desktop user menu (SPEC section 2): email, Add Funds, Referral, Terms, Privacy, Change Password, Logout. */
+/**
+ * Desktop user menu (SPEC section 2): email, Add Funds, Referral, Terms, Privacy, Change Password, Logout.
+ * Staff also get Admin (to /bigadmin) before Logout: nothing else leads them there.
+ */
 export function UserMenu({ anchorEl, onClose }: { anchorEl: HTMLElement | null; onClose: () => void }) {
   const { data: account } = useMyAccount();
   const dialogs = useDialogs();
@@ -62,6 +67,14 @@ export function UserMenu({ anchorEl, onClose }: { anchorEl: HTMLElement | null; 
         </ListItemIcon>
         Change Password
       </MenuItem>
+      {isStaff(session.getPermissions()) && (
+        <MenuItem onClick={then(() => navigate('/bigadmin'))} data-testid="menu-admin">
+          <ListItemIcon>
+            <AdminPanelSettingsIcon fontSize="small" />
+          </ListItemIcon>
+          Admin
+        </MenuItem>
+      )}
       <Divider />
       <MenuItem onClick={then(() => void session.logout())}>
         <ListItemIcon>
