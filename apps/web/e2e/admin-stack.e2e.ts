@@ -5,6 +5,9 @@
  * a reason, looks up a lease from pasted text and credits it once it has ended, looks up the crypto
  * transactions and deep checks, lists payments with traffic over 100 MB highlighted, and finds every
  * action in Audit. A customer sees ACCESS DENIED and every admin call answers 403.
+ * Issue 36 item 5: staff reach /bigadmin from the user menu; every change needs a reason and the
+ * audit keeps it, read as e-mails and readable changes; block, balance, password, refund and credit
+ * confirm first and Cancel changes nothing; a failed search leaves no user to act on.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -76,6 +79,25 @@ function ruleMatches(r: TPricingRules['rules'][number], a: TAgent): boolean {
   );
 }
 
+/** The confirmation dialog names `who` and `what`; Cancel closes it, Confirm runs the change. */
+async function confirmChange(page: Page, answer: 'cancel' | 'ok', ...mustSay: string[]): Promise<void> {
+  const text = (await page.getByTestId('admin-confirm-text').textContent()) ?? '';
+  for (const m of mustSay) assert.ok(text.includes(m), `the confirmation says "${m}": ${text}`);
+  await page.getByTestId(`admin-confirm-${answer}`).click();
+  await page.getByTestId('admin-confirm-text').waitFor({ state: 'hidden' });
+}
+
+/** Opens the user menu (desktop) or side menu (phone) and says whether it has the Admin entry. */
+async function menuHasAdmin(page: Page, phone: boolean): Promise<boolean> {
+  await page.getByRole('button', { name: phone ? 'Open menu' : 'Account menu' }).click();
+  const menu = phone ? page.getByTestId('side-menu') : page.getByRole('menu');
+  await menu.getByText('Change Password').waitFor();
+  const has = (await menu.getByText('Admin', { exact: true }).count()) > 0;
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'hidden' });
+  return has;
+}
+
 async function noHorizontalOverflow(page: Page): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page overflows by ${overflow} px`);
@@ -110,7 +132,12 @@ describe('admin area on the real stack (issue 26)', () => {
     const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
     const { page } = v;
     try {
-      await signInOnStack(v, stack, stack.demo.admin, '/bigadmin');
+      // Staff reach the admin area from the user menu.
+      await signInOnStack(v, stack, stack.demo.admin, '/my');
+      assert.ok(await menuHasAdmin(page, false), 'staff see Admin in the user menu');
+      await page.getByRole('button', { name: 'Account menu' }).click();
+      await page.getByRole('menu').getByText('Admin', { exact: true }).click();
+      await page.waitForURL(/\/bigadmin$/);
       await page.getByRole('tab', { name: 'User Info' }).waitFor();
       // Actions stay disabled until a user is loaded.
       assert.equal(await page.getByTestId('admin-block').isDisabled(), true);
@@ -123,9 +150,20 @@ describe('admin area on the real stack (issue 26)', () => {
 
       // Block: the customer's token is refused and the proxy stops within 5 seconds.
       const tokenBefore = await stack.token(customer.email, customer.password);
+      assert.equal(await page.getByTestId('admin-block').isDisabled(), true, 'no reason, no block');
       await page.getByTestId('admin-reason').fill('chargeback investigation');
-      const blockedAt = Date.now();
+      // Cancel changes nothing.
       await page.getByTestId('admin-block').click();
+      await confirmChange(page, 'cancel', customer.email, 'Block', 'chargeback investigation');
+      await page.waitForTimeout(500);
+      assert.equal(await page.getByTestId('admin-blocked-state').textContent(), 'Active');
+      const still = await fetch(`${stack.apiUrl}/accounts/my`, {
+        headers: { authorization: `Bearer ${tokenBefore}` },
+      });
+      assert.equal(still.status, 200, 'a cancelled block blocks nobody');
+      await page.getByTestId('admin-block').click();
+      const blockedAt = Date.now();
+      await confirmChange(page, 'ok', customer.email);
       await page.getByTestId('admin-blocked-state').getByText('Blocked').waitFor();
       await waitUntil(
         async () => {
@@ -141,6 +179,7 @@ describe('admin area on the real stack (issue 26)', () => {
       assert.ok(Date.now() - blockedAt < 6_000, 'both within seconds');
 
       await page.getByTestId('admin-block').click();
+      await confirmChange(page, 'ok', 'Unblock', customer.email);
       await page.getByTestId('admin-blocked-state').getByText('Active').waitFor();
       await waitUntil(() => curlThrough(lease), 'the proxy works again after unblock', 10_000);
 
@@ -148,6 +187,10 @@ describe('admin area on the real stack (issue 26)', () => {
       const newPassword = 'Support-set password 42!';
       await page.getByTestId('admin-password').fill(newPassword);
       await page.getByTestId('admin-change-password').click();
+      await confirmChange(page, 'cancel', customer.email, 'password');
+      assert.ok(await stack.token(customer.email, customer.password), 'a cancelled change keeps the old one');
+      await page.getByTestId('admin-change-password').click();
+      await confirmChange(page, 'ok');
       await page.getByTestId('admin-done').getByText('Password changed').waitFor();
       customer.password = newPassword;
       assert.ok(await stack.token(customer.email, customer.password));
@@ -171,6 +214,11 @@ describe('admin area on the real stack (issue 26)', () => {
       const before = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
       await page.getByTestId('admin-balance-delta').fill('250');
       await page.getByTestId('admin-balance-apply').click();
+      const usd = (c: number) => `$${(c / 100).toFixed(2)}`;
+      await confirmChange(page, 'cancel', customer.email, `${usd(before)} -> ${usd(before + 250)}`);
+      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, before);
+      await page.getByTestId('admin-balance-apply').click();
+      await confirmChange(page, 'ok');
       await page.getByTestId('admin-balance-done').waitFor();
       assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, before + 250);
 
@@ -186,12 +234,33 @@ describe('admin area on the real stack (issue 26)', () => {
         true,
         'a running lease is not credited',
       );
+      // SPEC 6's refund: needs a reason, confirms with the amount; a healthy proxy is not refunded.
+      const price = `$${(lease.purchasePriceC / 100).toFixed(2)}`;
+      assert.equal(await page.getByTestId('admin-refund-lease').isDisabled(), true, 'no reason, no refund');
+      await page.getByTestId('admin-credit-reason').fill('customer says it is slow');
+      const beforeRefund = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      await page.getByTestId('admin-refund-lease').click();
+      await confirmChange(page, 'cancel', price, lease.id, 'customer says it is slow');
+      await page.getByTestId('admin-refund-lease').click();
+      await confirmChange(page, 'ok');
+      await page.getByTestId('admin-error').waitFor();
+      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, beforeRefund);
+      assert.ok(await curlThrough(lease), 'the refused refund leaves the lease running');
+      await saveScreenshot(page, 'admin-lease-refund-refused-1280');
+
       await stack.endLease(lease.id, { trafficBytes: 150 * 1024 * 1024 });
       await page.getByRole('button', { name: 'Look up' }).click();
       await page.getByTestId('admin-credit-lease').and(page.locator(':not([disabled])')).waitFor();
+      assert.equal(await page.getByTestId('admin-refund-lease').isDisabled(), true, 'an ended lease');
+      await page.getByTestId('admin-credit-reason').fill('');
+      assert.equal(await page.getByTestId('admin-credit-lease').isDisabled(), true, 'no reason, no credit');
       const beforeCredit = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
       await page.getByTestId('admin-credit-reason').fill('proxy dead for most of the day');
       await page.getByTestId('admin-credit-lease').click();
+      await confirmChange(page, 'cancel', price, 'proxy dead for most of the day');
+      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, beforeCredit);
+      await page.getByTestId('admin-credit-lease').click();
+      await confirmChange(page, 'ok');
       await page.getByTestId('admin-credit-done').waitFor();
       assert.equal(
         (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC,
@@ -252,10 +321,41 @@ describe('admin area on the real stack (issue 26)', () => {
       ]) {
         assert.ok(actions.includes(a), `${a} in the audit list (${actions.join(', ')})`);
       }
+      // Every staff change kept its reason; people read as e-mails; changes as words, not JSON.
+      const rows = await page.getByTestId('admin-audit-row').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          action: tr.getAttribute('data-action'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+        })),
+      );
+      for (const r of rows.filter((x) => /^(user|account|lease)\./.test(x.action ?? ''))) {
+        const [, staff, , target, change, reason] = r.cells;
+        assert.ok(reason?.trim(), `${r.action} kept a reason: ${r.cells.join(' | ')}`);
+        assert.equal(staff, stack.demo.admin.email, `${r.action} names the staff member`);
+        if (!r.action?.startsWith('lease.')) assert.equal(target, customer.email);
+        assert.ok(!/[{}"]/.test(change ?? ''), `${r.action} reads as words: ${change}`);
+      }
+      const changeOf = (a: string) => rows.filter((r) => r.action === a).map((r) => r.cells[4]);
+      assert.ok(changeOf('user.block').includes('blocked: no -> yes'), changeOf('user.block').join());
+      assert.ok(changeOf('account.permissions').includes('permissions: + DEPOSIT'));
+      assert.ok(changeOf('account.permissions').includes('permissions: - DEPOSIT'));
+      assert.ok(changeOf('account.balance').some((c) => /^balance \$[\d.]+ -> \$[\d.]+$/.test(c ?? '')));
       await saveScreenshot(page, 'admin-audit-1280');
 
-      // At 390 px the area stays usable, with no horizontal overflow.
+      // A failed search drops the loaded user: nothing left to block.
+      await tab(page, 'User Info');
+      await page.getByTestId('admin-email').fill('nobody-here@example.com');
+      await page.getByRole('button', { name: 'Find by e-mail' }).click();
+      await page.getByTestId('admin-find-error').getByText('User not found').waitFor();
+      assert.equal(await page.getByTestId('admin-user-details').count(), 0, 'the first user is gone');
+      for (const id of ['admin-block', 'admin-grant-deposit', 'admin-revoke-deposit', 'admin-reset-link']) {
+        assert.equal(await page.getByTestId(id).isDisabled(), true, `${id} disabled after a failed search`);
+      }
+      await saveScreenshot(page, 'admin-user-not-found-1280');
+
+      // At 390 px the area stays usable, with no horizontal overflow; Admin is in the side menu.
       await page.setViewportSize(PHONE);
+      assert.ok(await menuHasAdmin(page, true), 'staff see Admin in the side menu');
       for (const name of [
         'Audit',
         'User Payments',
@@ -304,8 +404,12 @@ describe('admin area on the real stack (issue 26)', () => {
       await price.waitFor();
       assert.equal(await price.inputValue(), (rule.priceExcC / 100).toFixed(2));
       await page.getByTestId('pricing-ports-box').waitFor();
-      const boxWidth = await page.getByTestId('pricing-rules-box').evaluate((el) => el.clientWidth);
-      assert.ok(boxWidth <= 620, `the price table box is ${boxWidth} px wide`);
+      const box = await page
+        .getByTestId('pricing-rules-box')
+        .evaluate((el) => ({ width: el.clientWidth, inner: el.scrollWidth }));
+      assert.ok(box.width <= 620, `the price table box is ${box.width} px wide`);
+      // At 1280 px every column is in view: nothing scrolls inside the box.
+      assert.ok(box.inner <= box.width, `the rules table is ${box.inner} px in a ${box.width} px box`);
 
       await price.fill((newPriceC / 100).toFixed(2));
       await page.getByTestId('pricing-rules-save').click();
@@ -352,6 +456,10 @@ describe('admin area on the real stack (issue 26)', () => {
     try {
       await signInOnStack(v, stack, customer, '/bigadmin');
       await v.page.getByTestId('access-denied').waitFor();
+      assert.equal(await menuHasAdmin(v.page, true), false, 'a customer has no Admin entry');
+      await v.page.setViewportSize(DESKTOP);
+      assert.equal(await menuHasAdmin(v.page, false), false, 'nor in the desktop user menu');
+      await v.page.setViewportSize(PHONE);
       await saveScreenshot(v.page, 'admin-access-denied-390');
     } finally {
       await v.context.close();

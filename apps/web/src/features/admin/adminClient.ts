@@ -115,12 +115,16 @@ export function createAdminClient({
 
     account: (userId: string) =>
       call(() => callEndpoint(api, ENDPOINTS.getAccount, { ...handled, params: { id: userId } })),
-    setDeposit: (userId: string, grant: boolean) =>
+    /** Grants or revokes DEPOSIT; the reason goes to the audit row. */
+    setDeposit: (userId: string, grant: boolean, reason: string) =>
       call(() =>
         callEndpoint(api, ENDPOINTS.updateAccount, {
           ...handled,
           params: { id: userId },
-          body: { permissions: grant ? { add: ['DEPOSIT'] } : { remove: ['DEPOSIT'] } },
+          body: {
+            permissions: grant ? { add: ['DEPOSIT'] } : { remove: ['DEPOSIT'] },
+            ...(reason.trim() ? { reason: reason.trim() } : {}),
+          },
         }),
       ),
     changeBalance: (userId: string, balanceDeltaC: number, reason: string) =>
@@ -143,6 +147,15 @@ export function createAdminClient({
     },
     leases: (filter: { uid?: string; ip?: string }, limit = 1000) =>
       call(() => callEndpoint(api, ENDPOINTS.findAdminLeases, q({ ...filter, offset: 0, limit }))),
+    /** SPEC 6's refund for a lease, on the customer's request: the customer's rule (static: 1 hour, unused). */
+    refundLease: (id: string, reason: string) =>
+      call(() =>
+        callEndpoint(api, ENDPOINTS.staffRefundLease, {
+          ...handled,
+          params: { id },
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        }),
+      ),
     creditLease: (id: string, reason: string) =>
       call(() =>
         callEndpoint(api, ENDPOINTS.creditLease, {

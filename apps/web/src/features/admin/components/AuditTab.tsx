@@ -3,13 +3,29 @@ import { AUDIT_ACTIONS, type AuditAction } from '@pm/contracts';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
+import type { AdminClient } from '../adminClient.ts';
 import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { auditPersonIds, describeAuditChange } from '../auditText.ts';
 import { nextDay } from '../rules.ts';
 import { PastDayField } from './UserPaymentsTab.tsx';
 
-const json = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
+/** The e-mail of each person id (its market account's); an id without an account stays an id. */
+async function emailsOf(client: AdminClient, ids: string[]): Promise<Map<string, string>> {
+  const found = await Promise.all(
+    ids.map((id) =>
+      client.account(id).then(
+        (a) => [id, a.email] as const,
+        () => [id, id] as const,
+      ),
+    ),
+  );
+  return new Map(found);
+}
 
-/** Audit: who did what to whom, when, before and after; filter by staff, customer, action, date. */
+/**
+ * Audit: who did what to whom (by e-mail where the id is a person's), when, and the change as
+ * readable lines; filter by staff, customer, action, date.
+ */
 export function AuditTab() {
   const { client, user } = useAdmin();
   const [actor, setActor] = useState('');
@@ -17,16 +33,18 @@ export function AuditTab() {
   const [action, setAction] = useState<AuditAction | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const load = useAction(async () =>
-    client.audit({
+  const load = useAction(async () => {
+    const page = await client.audit({
       actor: actor.trim() || undefined,
       target: target.trim() || undefined,
       action: action || undefined,
       from: from || undefined,
       to: to ? nextDay(to) : undefined,
       limit: 200,
-    }),
-  );
+    });
+    return { ...page, emails: await emailsOf(client, auditPersonIds(page.items)) };
+  });
+  const name = (id: string) => load.result?.emails.get(id) ?? id;
 
   return (
     <Section title="Audit trail">
@@ -88,16 +106,23 @@ export function AuditTab() {
           </Typography>
           <CompactTable
             label="Audit trail"
-            columns={['When', 'Staff', 'Action', 'Target', 'Before', 'After', 'Reason']}
+            columns={['When', 'Staff', 'Action', 'Target', 'Change', 'Reason']}
           >
             {load.result.items.map((r) => (
               <TableRow key={r.id} data-testid="admin-audit-row" data-action={r.action}>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.at)}</TableCell>
-                <TableCell sx={{ maxWidth: 140, overflowWrap: 'anywhere' }}>{r.actorId}</TableCell>
+                <TableCell sx={{ maxWidth: 200, overflowWrap: 'break-word' }} title={r.actorId}>
+                  {name(r.actorId)}
+                </TableCell>
                 <TableCell>{r.action}</TableCell>
-                <TableCell sx={{ maxWidth: 140, overflowWrap: 'anywhere' }}>{r.targetId}</TableCell>
-                <TableCell sx={{ maxWidth: 200, overflowWrap: 'anywhere' }}>{json(r.before)}</TableCell>
-                <TableCell sx={{ maxWidth: 200, overflowWrap: 'anywhere' }}>{json(r.after)}</TableCell>
+                <TableCell sx={{ maxWidth: 200, overflowWrap: 'break-word' }} title={r.targetId}>
+                  {name(r.targetId)}
+                </TableCell>
+                <TableCell sx={{ maxWidth: 260 }} data-testid="admin-audit-change">
+                  {describeAuditChange(r.before, r.after).map((line) => (
+                    <div key={line}>{line}</div>
+                  ))}
+                </TableCell>
                 <TableCell sx={{ maxWidth: 200, overflowWrap: 'anywhere' }}>{r.reason}</TableCell>
               </TableRow>
             ))}

@@ -6,11 +6,16 @@ import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
 import { ActionError, FieldRow, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
+import { useConfirmChange } from './ConfirmChange.tsx';
 import { PortsSection } from './PortsSection.tsx';
 
 const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 
-/** Lease Info: id search from pasted text, details, credit of the purchase price once ended; leases by customer or IP. */
+/**
+ * Lease Info: id search from pasted text, details, a running lease's refund (SPEC 6, on the
+ * customer's request, under the customer's rule) and the credit of the purchase price once ended;
+ * both need a reason and confirm with the amount. Leases by customer or IP.
+ */
 export function LeaseInfoTab() {
   const { client, user, updateUser } = useAdmin();
   const [text, setText] = useState('');
@@ -25,6 +30,24 @@ export function LeaseInfoTab() {
     if (user?.userId === r.userId) updateUser({ account: await client.account(r.userId) });
     return r;
   });
+  const refund = useAction(async (lease: TAdminLease) => {
+    const r = await client.refundLease(lease.id, reason);
+    await lookup.start(lease.id);
+    if (user?.userId === lease.userId) updateUser({ account: await client.account(lease.userId) });
+    return r;
+  });
+  const { confirm, dialog } = useConfirmChange();
+  const why = reason.trim();
+  const ask = (lease: TAdminLease, verb: 'Refund' | 'Credit') =>
+    confirm({
+      title: verb === 'Refund' ? 'Refund this lease?' : 'Credit this lease’s price?',
+      text: `${verb} ${formatUsd(lease.purchasePriceC)} to ${lease.userId} for lease ${lease.id}${
+        verb === 'Refund' ? ', ending it now' : ''
+      }. Reason: ${why}`,
+      confirmLabel: `${verb} ${formatUsd(lease.purchasePriceC)}`,
+      run: () => void (verb === 'Refund' ? refund : credit).start(lease),
+    });
+  const busy = credit.busy || refund.busy;
   const list = useAction(async (filter: { uid?: string; ip?: string }) => client.leases(filter, 200));
   const lease = lookup.result?.lease ?? null;
 
@@ -93,16 +116,25 @@ export function LeaseInfoTab() {
             <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ mt: 2 }}>
               <TextField
                 size="small"
-                label="Reason for the credit"
+                label="Reason for the refund or credit"
                 value={reason}
                 onChange={(e) => setReason(e.target.value)}
                 slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'admin-credit-reason' } }}
                 sx={{ flex: 1 }}
               />
               <Button
+                variant="outlined"
+                color="warning"
+                disabled={lease.ended || !why || busy}
+                onClick={() => ask(lease, 'Refund')}
+                data-testid="admin-refund-lease"
+              >
+                Refund {formatUsd(lease.purchasePriceC)}
+              </Button>
+              <Button
                 variant="contained"
-                disabled={!lease.creditable || credit.busy}
-                onClick={() => void credit.start(lease)}
+                disabled={!lease.creditable || !why || busy}
+                onClick={() => ask(lease, 'Credit')}
                 data-testid="admin-credit-lease"
               >
                 Credit {formatUsd(lease.purchasePriceC)}
@@ -110,10 +142,18 @@ export function LeaseInfoTab() {
             </Stack>
             {!lease.ended && (
               <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
-                The purchase price can be credited once the lease has ended.
+                Refund ends the running lease under the customer's rule; the purchase price can be credited
+                once the lease has ended.
               </Typography>
             )}
-            <ActionError error={credit.error} />
+            {dialog}
+            <ActionError error={refund.error ?? credit.error} />
+            {refund.result && !refund.busy && (
+              <Typography sx={{ mt: 1 }} color="success.main" data-testid="admin-refund-done">
+                Refunded {formatUsd(refund.result.refundAmountC)}; balance now{' '}
+                {formatUsd(refund.result.balanceC)}
+              </Typography>
+            )}
             {credit.result && !credit.busy && (
               <Typography sx={{ mt: 1 }} color="success.main" data-testid="admin-credit-done">
                 Credited {formatUsd(credit.result.creditC)}; balance now {formatUsd(credit.result.balanceC)}

@@ -6,7 +6,13 @@ import { Section, useAdmin } from '../adminContext.tsx';
 import { blankRule, CONN_CHOICES, type RuleDraft, toRuleDrafts, toRulesBody } from '../pricing.ts';
 import { EditorFrame, PriceTableBox, SavedBy, usePriceEditor } from './PricingParts.tsx';
 
-const COLUMNS = ['#', 'Country', 'Conn', 'Min ★', 'Max ★', 'New', 'Private $', 'Shared $', 'Note', ''];
+/**
+ * Nine narrow columns fit the 620 px box at 1280 px, so no column scrolls out of view; the note, the
+ * widest field, has its own line under its rule.
+ */
+const COLUMNS = ['#', 'Country', 'Conn', 'Min ★', 'Max ★', 'New', 'Private $', 'Shared $', ''];
+/** Narrow cells: the input's own side padding would leave no room for "12.50". */
+const TIGHT = { '& .MuiOutlinedInput-input': { px: 1 } };
 const drafts = (data: TPricingRules) => toRuleDrafts(data.rules);
 
 /** A text cell of rule `row`, named for tests and screen readers ("rule 2 private price"). */
@@ -31,7 +37,7 @@ function Cell({
       value={value}
       onChange={(e) => onChange(e.target.value)}
       placeholder={field === 'cc' ? 'any' : undefined}
-      sx={{ width }}
+      sx={{ width, ...TIGHT }}
       htmlInput={{ 'aria-label': `rule ${row + 1} ${label}`, 'data-testid': `pricing-rule-${row}-${field}` }}
     />
   );
@@ -56,7 +62,7 @@ function Choice<T extends string>({
       value={value}
       onChange={(e) => onChange(e.target.value as T)}
       // Wide enough for "wifi" and "any" beside the arrow.
-      sx={{ minWidth: 76 }}
+      sx={{ minWidth: 64 }}
       inputProps={{ 'aria-label': `rule ${row + 1} ${label}` }}
     >
       {choices.map((c) => (
@@ -96,35 +102,51 @@ function RuleRow({
       onChange={(v) => edit({ [field]: v })}
     />
   );
+  // The rule's first line has no bottom border: the note line under it belongs to the same rule.
+  const top = { '& > td': { borderBottom: 'none', pb: 0.25 } };
   return (
-    <TableRow data-testid="pricing-rule-row">
-      <TableCell>{i + 1}</TableCell>
-      <TableCell>{text('cc', 'country (empty: any)', 64)}</TableCell>
-      <TableCell>
-        <Choice
-          row={i}
-          label="connection"
-          value={d.conn}
-          choices={CONNS}
-          onChange={(conn) => edit({ conn })}
-        />
-      </TableCell>
-      <TableCell>{text('minStars', 'min stars', 56)}</TableCell>
-      <TableCell>{text('maxStars', 'max stars', 56)}</TableCell>
-      <TableCell>
-        <Choice row={i} label="new" value={d.fresh} choices={FRESH} onChange={(fresh) => edit({ fresh })} />
-      </TableCell>
-      <TableCell>{text('priceExc', 'private price', 84)}</TableCell>
-      <TableCell>{text('priceShr', 'shared price', 84)}</TableCell>
-      <TableCell>{text('note', 'note', 150)}</TableCell>
-      <TableCell>
-        {remove && (
-          <IconButton size="small" aria-label={`remove rule ${i + 1}`} onClick={remove}>
-            ×
-          </IconButton>
-        )}
-      </TableCell>
-    </TableRow>
+    <>
+      <TableRow data-testid="pricing-rule-row" sx={top}>
+        <TableCell>{i + 1}</TableCell>
+        <TableCell>{text('cc', 'country (empty: any)', 52)}</TableCell>
+        <TableCell>
+          <Choice
+            row={i}
+            label="connection"
+            value={d.conn}
+            choices={CONNS}
+            onChange={(conn) => edit({ conn })}
+          />
+        </TableCell>
+        <TableCell>{text('minStars', 'min stars', 44)}</TableCell>
+        <TableCell>{text('maxStars', 'max stars', 44)}</TableCell>
+        <TableCell>
+          <Choice row={i} label="new" value={d.fresh} choices={FRESH} onChange={(fresh) => edit({ fresh })} />
+        </TableCell>
+        <TableCell>{text('priceExc', 'private price', 68)}</TableCell>
+        <TableCell>{text('priceShr', 'shared price', 68)}</TableCell>
+        <TableCell>
+          {remove && (
+            <IconButton size="small" aria-label={`remove rule ${i + 1}`} onClick={remove}>
+              ×
+            </IconButton>
+          )}
+        </TableCell>
+      </TableRow>
+      <TableRow>
+        <TableCell />
+        <TableCell colSpan={COLUMNS.length - 1} sx={{ pt: 0.25 }}>
+          <InputField
+            size="small"
+            fullWidth
+            placeholder="Note"
+            value={d.note}
+            onChange={(e) => edit({ note: e.target.value })}
+            htmlInput={{ 'aria-label': `rule ${i + 1} note`, 'data-testid': `pricing-rule-${i}-note` }}
+          />
+        </TableCell>
+      </TableRow>
+    </>
   );
 }
 

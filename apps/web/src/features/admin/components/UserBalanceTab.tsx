@@ -2,8 +2,12 @@ import { Button, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
 import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd, parseBalanceDelta } from '../rules.ts';
+import { useConfirmChange } from './ConfirmChange.tsx';
 
-/** User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (SPEC 5). */
+/**
+ * User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (SPEC 5).
+ * The change confirms first, naming the user, the amount and the balance it leads to.
+ */
 export function UserBalanceTab() {
   const { client, user, updateUser } = useAdmin();
   const [amount, setAmount] = useState('');
@@ -19,6 +23,18 @@ export function UserBalanceTab() {
   });
   const account = user?.account;
   const ready = user !== null && account !== null && account !== undefined;
+  const { confirm, dialog } = useConfirmChange();
+  const ask = () => {
+    if (!user || !account || delta === null) return;
+    confirm({
+      title: 'Change this user’s balance?',
+      text: `${delta > 0 ? 'Add' : 'Take'} ${formatUsd(Math.abs(delta))} ${delta > 0 ? 'to' : 'from'} ${
+        user.email ?? user.userId
+      }: balance ${formatUsd(account.balanceC)} -> ${formatUsd(account.balanceC + delta)}. Reason: ${reason.trim()}`,
+      confirmLabel: 'Apply',
+      run: () => void apply.start(),
+    });
+  };
 
   return (
     <Section title="Balance change">
@@ -56,12 +72,13 @@ export function UserBalanceTab() {
         <Button
           variant="contained"
           disabled={!ready || delta === null || !reason.trim() || apply.busy}
-          onClick={() => void apply.start()}
+          onClick={ask}
           data-testid="admin-balance-apply"
         >
           Apply
         </Button>
       </FieldRow>
+      {dialog}
       <ActionError error={apply.error} />
       {apply.result !== null && !apply.busy && !apply.error && (
         <Typography sx={{ mt: 1.5 }} color="success.main" data-testid="admin-balance-done">

@@ -5,10 +5,15 @@ import { formatDateTime } from '../../../lib/format/time.ts';
 import { AdminError } from '../adminClient.ts';
 import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
 import { formatUsd } from '../rules.ts';
+import { useConfirmChange } from './ConfirmChange.tsx';
 
 const fmtTime = (iso: string | null | undefined) => (iso ? formatDateTime(iso) : '');
 
-/** User Info: find by e-mail or by identity-provider user id, block/unblock, password, DEPOSIT. */
+/**
+ * User Info: find by e-mail or by identity-provider user id, block/unblock, password, DEPOSIT. Every
+ * change needs a reason (the audit keeps it); block and password changes confirm first; a search
+ * drops the loaded user before it asks, so a failed one leaves nothing to act on.
+ */
 export function UserInfoTab() {
   const { client, user, setUser, updateUser } = useAdmin();
   const [email, setEmail] = useState('');
@@ -17,8 +22,15 @@ export function UserInfoTab() {
   const [reason, setReason] = useState('');
   const [blockFailed, setBlockFailed] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const { confirm, dialog } = useConfirmChange();
+  const forget = () => {
+    setUser(null);
+    setDone(null);
+    setBlockFailed(false);
+  };
 
   const find = useAction(async (raw: string) => {
+    forget();
     const info = await client.userInfo(raw.trim());
     const account = await client.account(info.userId).catch((e: unknown) => {
       if (e instanceof AdminError && e.status === 404) return null;
@@ -27,6 +39,7 @@ export function UserInfoTab() {
     setUser({ info, account, userId: info.userId, email: info.email });
   });
   const byId = useAction(async (raw: string) => {
+    forget();
     const account = await client.account(raw.trim());
     const info = await client.userInfo(account.email).catch(() => null);
     setUser({ info, account, userId: account.userID, email: account.email });
@@ -67,7 +80,7 @@ export function UserInfoTab() {
   const deposit = useAction(async (grant: boolean) => {
     if (!user) return;
     setDone(null);
-    updateUser({ account: await client.setDeposit(user.userId, grant) });
+    updateUser({ account: await client.setDeposit(user.userId, grant, reason) });
     setDone(grant ? 'DEPOSIT granted' : 'DEPOSIT revoked');
   });
 
@@ -78,6 +91,24 @@ export function UserInfoTab() {
   const blocked = info?.blocked ?? account?.blocked ?? false;
   const anyBusy = block.busy || changePassword.busy || resetLink.busy || deposit.busy || resetTwoFactor.busy;
   const hasTwoFactor = info?.twoFactor === true;
+  const why = reason.trim();
+  /** Every change needs a loaded user, a reason and no other change running. */
+  const cannot = !loaded || !why || anyBusy;
+  const who = user?.email ?? user?.userId ?? '';
+  const askBlock = () =>
+    confirm({
+      title: blocked ? 'Unblock this user?' : 'Block this user?',
+      text: `${blocked ? 'Unblock' : 'Block'} ${who}. Reason: ${why}`,
+      confirmLabel: blocked ? 'Unblock' : 'Block',
+      run: () => void block.start(!blocked),
+    });
+  const askPassword = () =>
+    confirm({
+      title: 'Change this user’s password?',
+      text: `Set a new password for ${who}; they are mailed that support changed it. Reason: ${why}`,
+      confirmLabel: 'Change password',
+      run: () => void changePassword.start(),
+    });
 
   return (
     <>
@@ -165,7 +196,7 @@ export function UserInfoTab() {
         <TextField
           size="small"
           fullWidth
-          label="Reason (kept in the audit trail)"
+          label="Reason (needed for every change; kept in the audit trail)"
           value={reason}
           onChange={(e) => setReason(e.target.value)}
           slotProps={{ htmlInput: { maxLength: 500, 'data-testid': 'admin-reason' } }}
@@ -175,15 +206,15 @@ export function UserInfoTab() {
           <Button
             variant="contained"
             color={blocked ? 'success' : 'error'}
-            disabled={!loaded || !user.email || anyBusy}
-            onClick={() => void block.start(!blocked)}
+            disabled={cannot || !user.email}
+            onClick={askBlock}
             data-testid="admin-block"
           >
             {blocked ? 'Unblock' : 'Block'}
           </Button>
           <Button
             variant="outlined"
-            disabled={!loaded || !account || hasDeposit || anyBusy}
+            disabled={cannot || !account || hasDeposit}
             onClick={() => void deposit.start(true)}
             data-testid="admin-grant-deposit"
           >
@@ -191,7 +222,7 @@ export function UserInfoTab() {
           </Button>
           <Button
             variant="outlined"
-            disabled={!loaded || !account || !hasDeposit || anyBusy}
+            disabled={cannot || !account || !hasDeposit}
             onClick={() => void deposit.start(false)}
             data-testid="admin-revoke-deposit"
           >
@@ -199,7 +230,7 @@ export function UserInfoTab() {
           </Button>
           <Button
             variant="outlined"
-            disabled={!loaded || !user.email || anyBusy}
+            disabled={cannot || !user.email}
             onClick={() => void resetLink.start()}
             data-testid="admin-reset-link"
           >
@@ -208,7 +239,7 @@ export function UserInfoTab() {
           <Button
             variant="outlined"
             color="warning"
-            disabled={!loaded || !user.email || !hasTwoFactor || !reason.trim() || anyBusy}
+            disabled={cannot || !user.email || !hasTwoFactor}
             onClick={() => void resetTwoFactor.start()}
             data-testid="admin-reset-2fa"
             title="For a user who lost their phone and recovery codes; needs a reason"
@@ -228,8 +259,8 @@ export function UserInfoTab() {
           />
           <Button
             variant="outlined"
-            disabled={!loaded || !user.email || !password || anyBusy}
-            onClick={() => void changePassword.start()}
+            disabled={cannot || !user.email || !password}
+            onClick={askPassword}
             data-testid="admin-change-password"
           >
             Change password
@@ -247,6 +278,7 @@ export function UserInfoTab() {
         {done && !anyBusy && (
           <Chip sx={{ mt: 1.5 }} color="success" variant="outlined" label={done} data-testid="admin-done" />
         )}
+        {dialog}
       </Section>
     </>
   );
