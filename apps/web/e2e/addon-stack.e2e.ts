@@ -75,7 +75,7 @@ async function load(page: Page): Promise<string> {
 }
 
 describe('the browser add-on', () => {
-  it('is offered on the Downloads page with install steps; the Android app is not offered', {
+  it('is offered on the Downloads page with install steps, beside the installable Android app', {
     timeout: 60_000,
   }, async () => {
     const browser = await launchBrowser();
@@ -87,7 +87,7 @@ describe('the browser add-on', () => {
         const v = await openStackVisit(browser, stack, { viewport });
         await signInOnStack(v, stack, customer(), '/download');
         await v.page.getByRole('link', { name: 'Download add-on (.zip)' }).waitFor();
-        await v.page.getByText('Not offered').waitFor();
+        await v.page.getByTestId('download-android').getByText('What it does not do').waitFor();
         await saveScreenshot(v.page, name);
         if (name === 'downloads-desktop') {
           const href = await v.page

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
+import { registerServiceWorker, watchInstallPrompt } from './lib/pwa.ts';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root element is missing from index.html');
@@ -9,3 +10,5 @@ createRoot(root).render(
     <App />
   </StrictMode>,
 );
+registerServiceWorker();
+watchInstallPrompt();

@@ -1,10 +1,10 @@
-import AndroidIcon from '@mui/icons-material/Android';
 import DownloadIcon from '@mui/icons-material/Download';
 import ExtensionIcon from '@mui/icons-material/Extension';
 import { Alert, Button, Card, CardContent, Chip, Skeleton, Stack, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { Page } from '../../../components/ui/Page.tsx';
 import { ADDON_MISSING_TEXT, ADDON_ZIP_URL, fetchIsAddonOffered } from '../addon.ts';
+import { InstallAppCard } from '../components/InstallAppCard.tsx';
 
 const STEPS = (site: string) => [
   'Download the zip and unzip it into a folder you keep (the browser loads the add-on from there).',
@@ -14,7 +14,7 @@ const STEPS = (site: string) => [
   'Your active proxies are listed. Click Use on one: the add-on adds this browser’s address to that proxy’s no-auth whitelist and sends the browser’s traffic through its no-auth port. Direct connection switches it off.',
 ];
 
-/** Downloads (SPEC 2): the browser add-on built in this repository, with install steps; the Android app is not offered. */
+/** Downloads (SPEC 2): the browser add-on built in this repository, with install steps, and the site as an installable Android app. */
 export function DownloadsPage() {
   return (
     <Page title="Downloads">
@@ -47,21 +47,7 @@ export function DownloadsPage() {
             </Typography>
           </CardContent>
         </Card>
-        <Card data-testid="download-android">
-          <CardContent>
-            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
-              <AndroidIcon color="disabled" />
-              <Typography variant="h6" component="h2">
-                Android app
-              </Typography>
-              <Chip size="small" label="Not offered" />
-            </Stack>
-            <Typography color="text.secondary">
-              There is no Android app at the moment. On a phone, use this site in the browser: every screen
-              works at phone size.
-            </Typography>
-          </CardContent>
-        </Card>
+        <InstallAppCard />
       </Stack>
     </Page>
   );
