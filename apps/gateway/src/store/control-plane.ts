@@ -57,7 +57,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     db,
     nodeId,
     meter,
-    reportOpenBytes: (id) => packages.reportOpenBytes(id),
+    packages,
     onError,
   });
   return {

@@ -34,7 +34,7 @@ interface PackageState {
   ports: Map<number, number>;
   /** Fingerprint of what, when changed, ends the package's open connections. */
   accessKey: string;
-  /** The volume left to relay (`package-budget.ts`); unset for the unlimited port. */
+  /** The volume left to relay (`package-budget.ts`; endless for the unlimited port). */
   budget: LeaseEntry['budget'];
 }
 
@@ -55,6 +55,14 @@ export interface PackagePorts {
   stickyExit(port: number): string | undefined;
   /** Asks the data path to report a package's open connections' bytes to the meter now. */
   reportOpenBytes(packageId: string): void;
+  /**
+   * Stops a package relaying until `untilMs` (`Date.now` ms) or `unfreeze` (a refund being decided,
+   * `package-flush.ts`): its open connections are cut at their next chunk, new ones refused.
+   */
+  freeze(packageId: string, untilMs: number): void;
+  unfreeze(packageId: string): void;
+  /** The packages frozen now. */
+  frozenIds(): string[];
   close(): Promise<void>;
 }
 
@@ -325,6 +333,9 @@ export function withPackagePorts(
       reload: enqueue,
       stickyExit: (port) => sticky.get(port)?.agentId,
       reportOpenBytes: (packageId) => emit(flushListeners, packageId),
+      freeze: (packageId, untilMs) => budgets.freeze(packageId, untilMs),
+      unfreeze: (packageId) => budgets.unfreeze(packageId),
+      frozenIds: () => budgets.frozenIds(),
       async close() {
         closed = true;
         offPrivate();
