@@ -4,7 +4,8 @@
  * (`startGatewayNode`: spares, meter, package flush) with real agents over the tunnel, real SOCKS5
  * and HTTP proxy traffic to a loopback source, PostgreSQL. 200 MiB then a refund at once, or just
  * past the allowance right after a periodic flush: nothing back. Twenty buy-use-refund cycles: no
- * free traffic, books balanced (flooding once the refund is paid: a known gap, `todo`). A block:
+ * free traffic, books balanced, and flooding once the refund is paid relays nothing (the node froze
+ * the package for the decision); a refused refund leaves the package usable within 1 s. A block:
  * both doors and the rotation link refused, the open connection cut within 5 s. A private lease on
  * a package's exit: its connection cut within 2 s.
  */
@@ -202,7 +203,7 @@ test('200 MiB through a 1 Gb package, refund asked at once: 409 notRefundable, n
   assert.ok(await within(async () => (await counters(pkg.id)) >= 200 * MiB, 5000), 'every byte metered');
 });
 
-test("just past the allowance, refund asked right after a periodic flush: refused on the node's exact counters", {
+test("just past the allowance, refund asked right after a periodic flush: refused on the node's exact counters, usable again within 1 s", {
   timeout: 30_000,
 }, async (ctx) => {
   const who = await buildCustomer(t, 1000, 'edge');
@@ -223,8 +224,16 @@ test("just past the allowance, refund asked right after a periodic flush: refuse
     ctx.diagnostic(`the database held ${seenBefore} bytes when the refund was asked`);
     assert.equal(res.status, 409, JSON.stringify(res.body));
     assert.equal(res.body.errorCode, 'notRefundable');
+    const answeredAt = Date.now();
     assert.ok((await counters(pkg.id)) > PORT_REFUND_MAX_BYTES, 'decided on the open connection’s bytes');
     assert.equal((await booksOf(t, who.userId)).balanceC, paid, 'nothing refunded');
+    // The node froze the package for the decision; the refusal withdrew the request: it serves again.
+    const again = await pull(pkg);
+    again.say('send 1000');
+    assert.ok(await again.waitReceived(1000, 1000), 'the new connection relays');
+    again.socket.destroy();
+    const usableMs = Date.now() - answeredAt;
+    assert.ok(usableMs <= 1000, `usable again ${usableMs} ms after the refusal`);
   } finally {
     open.socket.destroy();
   }
@@ -313,8 +322,6 @@ test('20 buy-use-refund cycles by one customer gain no free traffic; the books b
 
 test('flooding the open connection once the refund is paid: no free traffic past one allowance in 20 cycles', {
   timeout: 120_000,
-  // Bytes relayed between the node's flush and its revocation of the refunded package are paid by nobody.
-  todo: 'the node relays until the refund reaches it (NOTIFY, 20 ms debounce, reload): MiBs a cycle',
 }, async (ctx) => {
   const who = await buildCustomer(t, 10_000, 'flooder');
   const cycles: Cycle[] = [];
@@ -329,6 +336,9 @@ test('flooding the open connection once the refund is paid: no free traffic past
     keptWorth + BigInt(PORT_REFUND_MAX_BYTES) * BigInt(cycles[0]!.priceC) >= worth,
     'free traffic within one allowance',
   );
+  // Frozen before the flush, the open connection held no grant: nothing after the answer, all paid for.
+  assert.equal(after, 0, 'no byte after the refund’s answer');
+  assert.ok(keptWorth >= worth, `kept ${charged - refunded} cents for ${Number(worth) / BYTES_PER_GB}`);
 });
 
 test('a blocked customer: SOCKS, the HTTP twin and the rotation link refused, the open connection cut, within 5 s', {

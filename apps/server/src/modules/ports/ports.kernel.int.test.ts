@@ -88,6 +88,14 @@ async function assertBooksBalanced(userId: string) {
   );
   assert.equal(rows[0]?.b, rows[0]?.s, 'balance equals the sum of the ledger rows');
 }
+/** Whether a refund's request for exact counters (the node's freeze) is still pending. */
+const flushRequested = async (id: string) =>
+  (
+    await t.db.query<{ on: boolean }>(
+      'SELECT flush_requested_at IS NOT NULL AS on FROM port_packages WHERE id = $1',
+      [id],
+    )
+  )[0]?.on;
 const suspend = (id: string) => t.db.query("UPDATE port_packages SET status = 'suspend' WHERE id = $1", [id]);
 
 describe('refunds decided on exact counters', () => {
@@ -105,6 +113,7 @@ describe('refunds decided on exact counters', () => {
     assert.equal(row?.stats.download, 200 * MiB, 'the node flushed before the decision');
     assert.equal(row?.status.type, 'active');
     assert.equal(row?.refundable, false, 'the flag shows the same rule');
+    assert.equal(await flushRequested(pkg.id), false, 'the refusal withdrew its request: the node unfreezes');
   });
 
   test('20 buy-use-refund cycles: every byte used is paid for at the per-Gb price', async () => {
@@ -154,6 +163,7 @@ describe('refunds decided on exact counters', () => {
     assert.equal(res.headers['retry-after'], '1');
     assert.equal(res.json().retryAfterSeconds, 1);
     assert.equal(await balanceOf(c.userId), 610);
+    assert.equal(await flushRequested(pkg.id), false, 'a late node’s freeze is withdrawn too');
     await t.db.query("UPDATE gateway_nodes SET last_heartbeat = now() - interval '1 minute' WHERE id = $1", [
       nodeId,
     ]);

@@ -28,7 +28,7 @@ const refundErrors = {
 
 /**
  * Refunds that cannot be played: the decision reads the package's exact counters (its node is
- * asked to flush them first) and returns the last charge less the traffic used at the package's
+ * asked to flush them first and relays nothing for the package until the answer) and returns the last charge less the traffic used at the package's
  * per-Gb price, in one transaction under the package's lock, through the sale kernel.
  */
 export function createPortRefund(ctx: PortsContext) {
@@ -40,13 +40,12 @@ export function createPortRefund(ctx: PortsContext) {
   };
 
   /**
-   * Asks the package's node for its exact counters (`flush_requested_at`, whose trigger NOTIFYs
-   * `package_flush`) and waits until the node stamps `stats_flushed_at` at or after the request. A
+   * Waits, after the package's node was asked for its exact counters (`repo.requestFlush`, whose
+   * trigger NOTIFYs `package_flush`; the node freezes the package first), until the node stamps `stats_flushed_at` at or after the request. A
    * node without a recent heartbeat meters nothing more, so its counters are final; a live node that
    * does not answer within `waitMs` makes the refund UNAVAILABLE with Retry-After.
    */
-  async function awaitExactCounters(p: PackageRow): Promise<void> {
-    const requestedAt = await repo.requestFlush(p.id);
+  async function awaitExactCounters(p: PackageRow, requestedAt: string): Promise<void> {
     const deadline = performance.now() + flush.waitMs;
     for (;;) {
       const state = await repo.findFlushState(p.id, requestedAt, flush.nodeSilentMs);
@@ -92,7 +91,8 @@ export function createPortRefund(ctx: PortsContext) {
     /**
      * Refunds the caller's package when the refund rule holds on its exact counters (else CONFLICT
      * `notRefundable`, 'error while refund port'; UNAVAILABLE with Retry-After when its live node
-     * does not flush in time): credits the last charge less the traffic used, ends the package and
+     * does not flush in time; either refusal lets the package relay again at once): credits the
+     * last charge less the traffic used, ends the package and
      * frees its ports. With `idemKey` a retry answers the refunded package and pays nothing more.
      */
     async refundPackage(caller: PortsCaller, id: string, idemKey?: string): Promise<TPortPackage> {
@@ -112,10 +112,19 @@ export function createPortRefund(ctx: PortsContext) {
       if (!seen || seen.userId !== caller.userId) throw portsErrors.notFound();
       // Counters only grow and time only passes: a package the rule refuses now is refused at once.
       if (!isPortRefundable(seen, deps.now())) throw refundErrors.notRefundable(seen);
-      await awaitExactCounters(seen);
-      const row = await deps.saleKeys.inTurn(`package:${id}`, () =>
-        deps.db.transaction((tx) => refundIn(caller, id, key, tx)),
-      );
+      // One decision at a time per package, from its request to its answer: a refused twin's
+      // clearing cannot unfreeze the package while another decision is under way.
+      const row = await deps.saleKeys.inTurn(`package:${id}`, async () => {
+        const requestedAt = await repo.requestFlush(id);
+        try {
+          await awaitExactCounters(seen, requestedAt);
+          return await deps.db.transaction((tx) => refundIn(caller, id, key, tx));
+        } catch (e) {
+          // Refused (or failed): the node's freeze ends now, not at its expiry, so the package serves again.
+          await repo.clearFlush(id, requestedAt).catch(() => {});
+          throw e;
+        }
+      });
       return row ? ctx.readPackage(row) : ctx.readPackageById(id);
     },
   };

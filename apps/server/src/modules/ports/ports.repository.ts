@@ -256,6 +256,20 @@ export function createPortsRepository(db: Db) {
     },
 
     /**
+     * Withdraws a refused refund's request (`requestFlush`): the trigger NOTIFYs `package_flush`
+     * again and the node, finding no request, lets the package relay again. Only this request's
+     * stamp is cleared, never a later refund's.
+     */
+    async clearFlush(id: string, requestedAt: string, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .update(portPackages)
+        .set({ flushRequestedAt: null })
+        .where(
+          and(eq(portPackages.id, id), sql`${portPackages.flushRequestedAt} = ${requestedAt}::timestamptz`),
+        );
+    },
+
+    /**
      * Whether the node has flushed the package's counters since `requestedAt`, and whether the node
      * has been silent (no heartbeat) for `silentMs`, both by the database's clock.
      */
