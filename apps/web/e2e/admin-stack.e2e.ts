@@ -340,6 +340,14 @@ describe('admin area on the real stack (issue 26)', () => {
       assert.ok(changeOf('account.permissions').includes('permissions: + DEPOSIT'));
       assert.ok(changeOf('account.permissions').includes('permissions: - DEPOSIT'));
       assert.ok(changeOf('account.balance').some((c) => /^balance \$[\d.]+ -> \$[\d.]+$/.test(c ?? '')));
+      const fits = await page
+        .getByTestId('admin-audit-row')
+        .first()
+        .evaluate((tr) => {
+          const box = tr.closest('table')?.parentElement;
+          return box ? box.scrollWidth <= box.clientWidth : false;
+        });
+      assert.ok(fits, 'at 1280 px the audit table shows every column, long ids wrapped');
       await saveScreenshot(page, 'admin-audit-1280');
 
       // A failed search drops the loaded user: nothing left to block.

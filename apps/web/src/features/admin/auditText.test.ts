@@ -35,7 +35,7 @@ describe('the audit trail read by staff (issue 36 item 5)', () => {
   test("a deep check's query reads as its fields", () => {
     assert.deepEqual(describeAuditChange({ query: { txid: 'ab', user_id: 'u1' } }, { creditedC: 0 }), [
       'query was txid ab, user_id u1',
-      'credited $0.00',
+      'credited in all $0.00',
     ]);
   });
   test('no before and no after: nothing to read', () => {

@@ -7,7 +7,7 @@ const LABELS: Record<string, string> = {
   balanceC: 'balance',
   refundC: 'refund',
   creditC: 'credit',
-  creditedC: 'credited',
+  creditedC: 'credited in all',
   bonusC: 'bonus',
   heldC: 'held',
   refundAmountC: 'refund',

@@ -118,12 +118,17 @@ export function AuditTab() {
                 <TableCell sx={{ maxWidth: 200, overflowWrap: 'break-word' }} title={r.targetId}>
                   {name(r.targetId)}
                 </TableCell>
-                <TableCell sx={{ maxWidth: 260 }} data-testid="admin-audit-change">
+                <TableCell
+                  sx={{ minWidth: 200, maxWidth: 260, overflowWrap: 'anywhere' }}
+                  data-testid="admin-audit-change"
+                >
                   {describeAuditChange(r.before, r.after).map((line) => (
                     <div key={line}>{line}</div>
                   ))}
                 </TableCell>
-                <TableCell sx={{ maxWidth: 200, overflowWrap: 'anywhere' }}>{r.reason}</TableCell>
+                <TableCell sx={{ minWidth: 140, maxWidth: 200, overflowWrap: 'break-word' }}>
+                  {r.reason}
+                </TableCell>
               </TableRow>
             ))}
           </CompactTable>
