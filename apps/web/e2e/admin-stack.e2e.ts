@@ -427,6 +427,7 @@ describe('admin area on the real stack (issue 26)', () => {
         'the shop sells at the new price',
         10_000,
       );
+      await page.getByTestId('pricing-saved-by').first().getByText(`by ${stack.demo.admin.email}`).waitFor();
       await saveScreenshot(page, 'admin-pricing-1280');
 
       // A cell that is not a number names its row; a shared price above the private one is the server's 400.

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { toAdminError } from '../adminClient.ts';
-import { ActionError } from '../adminContext.tsx';
+import { ActionError, useAdmin } from '../adminContext.tsx';
 import type { Parsed } from '../pricing.ts';
 
 /** SPEC 9: the price tables are at most 620 px wide and scroll sideways inside that box. */
@@ -106,12 +106,20 @@ export function EditorFrame({
   );
 }
 
-/** When and by whom a table was saved last. */
+/** When and by whom a table was saved last: the staff member's e-mail, their id while it loads or when unknown. */
 export function SavedBy({ at, by }: { at: string | null; by: string | null }) {
+  const { client } = useAdmin();
+  const email = useQuery({
+    queryKey: ['admin', 'email', by],
+    queryFn: async () => (by ? (await client.account(by)).email : null),
+    enabled: by !== null && !by.includes(':'),
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  }).data;
   if (!at) return null;
   return (
-    <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-      Saved {at.slice(0, 16).replace('T', ' ')} UTC{by ? ` by ${by}` : ''}
+    <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="pricing-saved-by">
+      Saved {at.slice(0, 16).replace('T', ' ')} UTC{by ? ` by ${email ?? by}` : ''}
     </Typography>
   );
 }
