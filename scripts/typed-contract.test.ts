@@ -165,6 +165,7 @@ export function text(body: unknown): string {
       return 'the proxy moved on';
     case 'notEnoughFunds':
     case 'accountBlocked':
+    case 'emailNotConfirmed':
     case 'idempotencyKeyReused':
     case undefined:
       return 'failed';
@@ -182,6 +183,7 @@ export function text(body: unknown): string {
       return 'the proxy moved on';
     case 'notEnoughFunds':
     case 'accountBlocked':
+    case 'emailNotConfirmed':
     case 'idempotencyKeyReused':
     case undefined:
       return 'failed';
@@ -207,7 +209,7 @@ export function text(body: unknown): string {
   assert.equal(missing.length, 1, missing.join('\n'));
   assert.match(
     missing[0]!,
-    /missing\.ts\(15,\d+\).*'"priceChanged"' is not assignable to parameter of type 'never'/s,
+    /missing\.ts\(16,\d+\).*'"priceChanged"' is not assignable to parameter of type 'never'/s,
   );
   const misspelt = diagnostics.get('misspelt.ts')!;
   assert.equal(misspelt.length, 1, misspelt.join('\n'));

@@ -23,7 +23,12 @@ export async function ensureOtherCustomers(db: DbHandle, services: Services = cr
   for (const email of DEMO_OTHER_CUSTOMER_EMAILS) {
     const password = randomBytes(18).toString('base64url');
     const user = await ensureUser(db, { email, password, emailVerified: true });
-    await services.accounts.ensureAccount({ userId: user.id, email, refcode: user.referralCode });
+    await services.accounts.ensureAccount({
+      userId: user.id,
+      email,
+      refcode: user.referralCode,
+      emailVerified: true,
+    });
     ids.push(user.id);
   }
   return ids;

@@ -37,13 +37,20 @@ export async function seedDemoUsers(db: DbHandle, creds: DemoCredentials): Promi
     ...(creds.admin.totpSecret ? { totpSecret: creds.admin.totpSecret } : {}),
   });
   const { accounts, ledger } = createServices(db);
+  // Confirmed addresses, as their sign-in users are: the demo customer can top up and buy at once.
   await accounts.ensureAccount({
     userId: customer.id,
     email: creds.customer.email,
     permissions: [PERMISSION_DEPOSIT],
     refcode: customer.referralCode,
+    emailVerified: true,
   });
-  await accounts.ensureAccount({ userId: admin.id, email: creds.admin.email, refcode: admin.referralCode });
+  await accounts.ensureAccount({
+    userId: admin.id,
+    email: creds.admin.email,
+    refcode: admin.referralCode,
+    emailVerified: true,
+  });
   await ledger.move({
     userId: customer.id,
     amountC: DEMO_BALANCE_C,

@@ -217,6 +217,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           email,
           permissions: [PERMISSION_DEPOSIT],
           refcode: user.referralCode,
+          emailVerified: true,
         });
         return user.id;
       },

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { AppError, ENDPOINTS, isAppError, isStaff } from '@pm/contracts';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { Context, Next } from 'koa';
-import { registerIdentityEndpoint } from './endpoint.ts';
+import { registerIdentityEndpoint, type UserCaller } from './endpoint.ts';
 import type { HandoffService } from './handoff.service.ts';
 import { type Limits, TOO_MANY } from './limits.ts';
 import { logMailFailure } from './pages/routes.ts';
@@ -49,8 +49,11 @@ export function createAdminRouter(d: AdminDeps): Router {
   const router = new Router();
   const keys = createLocalJWKSet(d.publicJwks);
 
-  /** 401 without a valid token from this issuer for the API, 403 without both staff permissions. */
-  async function requireStaff(ctx: Context): Promise<StaffCaller> {
+  /**
+   * The caller of a bearer access token from this issuer for the API: 401 without one, for a
+   * blocked user and for a token from before the user's tokens-valid-after time.
+   */
+  async function verifyCaller(ctx: Context): Promise<{ userId: string; permissions: string[] }> {
     const header = ctx.get('Authorization');
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw new AppError('UNAUTHENTICATED');
@@ -76,12 +79,23 @@ export function createAdminRouter(d: AdminDeps): Router {
       throw new AppError('UNAUTHENTICATED');
     }
     const permissions = Array.isArray(payload.permissions) ? payload.permissions.map(String) : [];
-    if (!isStaff(permissions)) throw new AppError('FORBIDDEN');
     return { userId: caller.id, permissions };
   }
 
+  /** 401 without a valid token from this issuer for the API, 403 without both staff permissions. */
+  async function requireStaff(ctx: Context): Promise<StaffCaller> {
+    const caller = await verifyCaller(ctx);
+    if (!isStaff(caller.permissions)) throw new AppError('FORBIDDEN');
+    return caller;
+  }
+
+  /** Any signed-in user's own operation: 401 without a valid token. */
+  const requireUser = async (ctx: Context): Promise<UserCaller> => ({
+    userId: (await verifyCaller(ctx)).userId,
+  });
+
   router.use(jsonErrors);
-  const api = { router, requireStaff };
+  const api = { router, requireStaff, requireUser };
 
   registerIdentityEndpoint(api, ENDPOINTS.requestPasswordReset, async (ctx, { body }) => {
     const email = normalizeEmail(body.email);
@@ -94,6 +108,19 @@ export function createAdminRouter(d: AdminDeps): Router {
   });
 
   registerIdentityEndpoint(api, ENDPOINTS.redeemHandoff, (_ctx, { body }) => d.handoff.redeem(body));
+
+  // The app's "resend the link" for an unconfirmed address: a few an hour per user.
+  registerIdentityEndpoint(api, ENDPOINTS.resendVerificationEmail, async (_ctx, { caller }) => {
+    if (!(await d.limits.takeVerifyMail(caller.userId)))
+      throw new AppError('RATE_LIMITED', { userMessage: TOO_MANY });
+    return d.users.resendVerification(caller.userId).catch((e: unknown) => {
+      if (isAppError(e)) throw e;
+      throw new AppError('UNAVAILABLE', {
+        message: `verification mail failed: ${(e as Error).message}`,
+        userMessage: 'The mail could not be sent, try again later.',
+      });
+    });
+  });
 
   // With `blocked` it sets that state (idempotent); without it, it toggles (the SPEC 7 client
   // blocks and unblocks with the same call).

@@ -5,12 +5,21 @@ import type { z } from 'zod';
 import { readBody } from './http.ts';
 import type { StaffCaller } from './staff.service.ts';
 
+/** A signed-in user calling one of their own operations (a valid access token of this issuer). */
+export interface UserCaller {
+  userId: string;
+}
+
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-/** What a handler gets: the body as the declaration's schema parses it, and staff's identity. */
+/** What a handler gets: the body as the declaration's schema parses it, and the caller's identity. */
 export interface IdentityInput<E extends Endpoint> {
   body: Parsed<E['body']>;
-  caller: E['visibility'] extends 'staff' ? StaffCaller : undefined;
+  caller: E['visibility'] extends 'staff'
+    ? StaffCaller
+    : E['visibility'] extends 'customer'
+      ? UserCaller
+      : undefined;
 }
 
 /** Where the host's operations are mounted, and how a staff caller is recognised. */
@@ -18,6 +27,8 @@ export interface IdentityApi {
   router: Router;
   /** 401 without a valid access token of this issuer, 403 without both staff permissions. */
   requireStaff(ctx: Context): Promise<StaffCaller>;
+  /** 401 without a valid access token of this issuer (any signed-in, unblocked user). */
+  requireUser(ctx: Context): Promise<UserCaller>;
 }
 
 /**
@@ -53,15 +64,20 @@ export function registerIdentityEndpoint<E extends Endpoint>(
   handler: (ctx: Context, input: IdentityInput<E>) => Promise<unknown>,
 ): void {
   if (e.api !== 'identity') throw new Error(`${e.operationId} is not declared for the identity host`);
-  if (e.visibility !== 'staff' && e.visibility !== 'anonymous') {
-    throw new Error(`${e.operationId}: the identity host serves staff and anonymous operations only`);
+  if (e.visibility === 'public') {
+    throw new Error(`${e.operationId}: the identity host serves no public API operation`);
   }
   if (e.params || e.querystring || e.headers) {
     throw new Error(`${e.operationId}: the identity host's operations take a body only`);
   }
   const success = Number(Object.keys(e.response)[0]);
   api.router.register(servedPaths(e), [e.method], async (ctx: Context) => {
-    const caller = e.visibility === 'staff' ? await api.requireStaff(ctx) : undefined;
+    const caller =
+      e.visibility === 'staff'
+        ? await api.requireStaff(ctx)
+        : e.visibility === 'customer'
+          ? await api.requireUser(ctx)
+          : undefined;
     const body = e.body ? parseBody(e.body, await readBody(ctx)) : undefined;
     const answer = await handler(ctx, { body, caller } as IdentityInput<E>);
     ctx.status = success;

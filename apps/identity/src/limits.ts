@@ -13,7 +13,8 @@ export type LimitName =
   | 'signupPerIp'
   | 'signupPerEmail'
   | 'resetPerIp'
-  | 'resetPerEmail';
+  | 'resetPerEmail'
+  | 'verifyMailPerUser';
 
 /** Limits in one place (ASVS 6.3.1): brute force per (email, IP), stuffing per IP, abuse of mail sends. */
 export const LIMITS: Record<LimitName, LimitSpec> = {
@@ -25,6 +26,8 @@ export const LIMITS: Record<LimitName, LimitSpec> = {
   signupPerEmail: { points: 5, duration: 60 * 60 },
   resetPerIp: { points: 20, duration: 60 * 60 },
   resetPerEmail: { points: 5, duration: 60 * 60 },
+  /** Confirmation links a signed-in user asks to be sent again (the app's banner). */
+  verifyMailPerUser: { points: 3, duration: 60 * 60 },
 };
 
 /**
@@ -78,6 +81,8 @@ export interface Limits {
   takeSignup(email: string, ip: string): Promise<boolean>;
   /** Counts one reset-mail request; false when over the limit. */
   takeReset(email: string, ip: string): Promise<boolean>;
+  /** Counts one resent confirmation link of a user; false when over the limit. */
+  takeVerifyMail(userId: string): Promise<boolean>;
 }
 
 export interface LimitOverrides extends Partial<Record<LimitName, LimitSpec>> {
@@ -174,5 +179,6 @@ export function createLimits(
         ['resetPerIp', ip],
         ['resetPerEmail', email],
       ]),
+    takeVerifyMail: (userId) => takeAll([['verifyMailPerUser', userId]]),
   };
 }

@@ -155,6 +155,9 @@ export function createProvider(o: ProviderOptions): Provider {
       return {
         permissions: tokenPermissions(user),
         email: user.email,
+        // The market API refuses top-ups and purchases until the address is confirmed; a token
+        // refreshed after the confirmation link carries true.
+        email_verified: user.emailVerified,
         referral_code: user.referralCode,
         // The inviter's code from the sign-up's invite link, once the address is verified by the
         // sign-up mail's link (pending until then): the market API keeps it on the account.

@@ -229,6 +229,20 @@ export function createUsersService({ repo, mailer, issuer, appUrl }: UsersServic
       });
     },
 
+    /**
+     * Mails a signed-in user a new link confirming their address (the app's banner), the older
+     * links expired so one stays live; `sent` false when the address is already confirmed.
+     * Throws when the mail cannot be handed to the relay (the caller answers 503).
+     */
+    async resendVerification(userId: string): Promise<{ sent: boolean; email: string }> {
+      const user = await repo.findById(userId);
+      if (!user) throw new AppError('UNAUTHENTICATED', { message: `no user ${userId}` });
+      if (user.emailVerified) return { sent: false, email: user.email };
+      await repo.expireEmailTokens(user.id, 'verify');
+      await sendVerifyMail(user);
+      return { sent: true, email: user.email };
+    },
+
     /** Marks the address verified from the mailed link; false when the link is unusable. */
     async verifyEmail(token: string): Promise<boolean> {
       return repo.transaction(async (tx) => {

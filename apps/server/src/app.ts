@@ -145,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       getAccess: (userId) => composition.services.accounts.getAccess(userId),
       blockCacheMs: deps.blockCacheMs ?? 1000,
       resolveApiKey: (key) => composition.services.apiKeys.resolve(key),
+      confirmEmail: (userId) => composition.services.accounts.confirmEmail(userId),
     }),
   );
   // Which listener this app is: `registerEndpoint` serves each operation only on the API it declares.

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { ZCents, ZQueryDate, zQueryInt } from './common.ts';
 
+/**
+ * What a refusal for an unconfirmed address says (403 `emailNotConfirmed`), on the server and in
+ * the web app alike.
+ */
+export const EMAIL_NOT_CONFIRMED_MESSAGE =
+  'Confirm your email address first: open the link we sent you. Until then you can look around, but not add funds or buy.';
+
 /** `GET /accounts/my`, `GET|PATCH /accounts/{id}`. `balanceCents` repeats `balanceC` for older clients. */
 export const ZAccount = z.object({
   userID: z.string(),
@@ -10,6 +17,11 @@ export const ZAccount = z.object({
   permissions: z.array(z.string()),
   refcode: z.string().nullable(),
   blocked: z.boolean(),
+  /**
+   * The sign-in host confirmed the address (the token's `email_verified`): until then the account
+   * signs in but cannot add funds or buy (403 `emailNotConfirmed`).
+   */
+  emailVerified: z.boolean(),
 });
 export type TAccount = z.infer<typeof ZAccount>;
 

@@ -6,8 +6,11 @@
  * the codes an operation declares. No imports, so every schema file can use them.
  */
 
-/** A debit of the balance refused (`ledger.charge`): 402 notEnoughFunds (short, or no account), 403 accountBlocked. */
-export const DEBIT_ERROR_CODES = ['notEnoughFunds', 'accountBlocked'] as const;
+/**
+ * A debit of the balance refused (`ledger.charge`): 402 notEnoughFunds (short, or no account), 403
+ * accountBlocked, 403 emailNotConfirmed (the sign-in host has not confirmed the address yet).
+ */
+export const DEBIT_ERROR_CODES = ['notEnoughFunds', 'accountBlocked', 'emailNotConfirmed'] as const;
 /** A credit refused because the balance would pass MAX_CENTS (409 balanceLimit). */
 export const CREDIT_ERROR_CODES = ['balanceLimit'] as const;
 /** The `Idempotency-Key` answered a different request before (409 idempotencyKeyReused). */
@@ -52,11 +55,13 @@ export const SCORE_CHECK_ERROR_CODES = [
 export type ScoreCheckErrorCode = (typeof SCORE_CHECK_ERROR_CODES)[number];
 
 /**
- * A crypto charge refused: 403 depositNotAllowed (no DEPOSIT permission), 503 currencyUnavailable
- * / rateUnavailable (no address source or no exchange rate now), 429 tooManyOpenCharges.
+ * A crypto charge refused: 403 depositNotAllowed (no DEPOSIT permission) or emailNotConfirmed (the
+ * address is not confirmed yet), 503 currencyUnavailable / rateUnavailable (no address source or no
+ * exchange rate now), 429 tooManyOpenCharges.
  */
 export const DEPOSIT_ERROR_CODES = [
   'depositNotAllowed',
+  'emailNotConfirmed',
   'currencyUnavailable',
   'tooManyOpenCharges',
   'rateUnavailable',

@@ -80,3 +80,10 @@ export type TIdentityUserInfo = z.infer<typeof ZIdentityUserInfo>;
 
 /** `POST /dbconnections/change_code`'s answer: the same text for known and unknown addresses. */
 export const ZPasswordResetSent = z.string();
+
+/**
+ * `POST /dbconnections/verification_email`'s answer: `sent` false when the address was already
+ * confirmed (nothing to send; the caller's token may predate the confirmation).
+ */
+export const ZVerificationEmailSent = z.object({ sent: z.boolean(), email: z.string() });
+export type TVerificationEmailSent = z.infer<typeof ZVerificationEmailSent>;

@@ -27,7 +27,15 @@ export type LeaseRow = typeof leases.$inferSelect;
  */
 export async function buildAccount(
   db: DbHandle,
-  o: { userId?: string; email?: string; balanceC?: number; permissions?: string[]; blocked?: boolean } = {},
+  o: {
+    userId?: string;
+    email?: string;
+    balanceC?: number;
+    permissions?: string[];
+    blocked?: boolean;
+    /** Default true: a confirmed address, as every customer who may buy has. */
+    emailVerified?: boolean;
+  } = {},
 ): Promise<AccountRow> {
   const userId = o.userId ?? newUserId();
   const balanceC = cents(o.balanceC ?? 0);
@@ -39,6 +47,7 @@ export async function buildAccount(
         email: o.email ?? `${userId}@example.test`,
         permissions: o.permissions ?? [],
         blocked: o.blocked ?? false,
+        emailVerified: o.emailVerified ?? true,
         balanceC,
       })
       .returning();

@@ -159,7 +159,7 @@ describe('staff routes', () => {
 });
 
 describe('createTokenVerifier', () => {
-  test('reads permissions by exact name or dotted path, email, referral code and inviter claims', async () => {
+  test('reads permissions by exact name or dotted path, email, referral code, inviter and confirmed-address claims', async () => {
     const verifier = createTokenVerifier({
       issuer: t.issuer.issuer,
       audience: TEST_AUDIENCE,
@@ -172,6 +172,9 @@ describe('createTokenVerifier', () => {
       email: 'kc@example.test',
       'https://market.test/referral_code': 'REF123',
       'https://market.test/referred_by': 'INVITER1',
+      // Auth0 namespaces custom claims; the plain name is left out here.
+      email_verified: undefined,
+      'https://market.test/email_verified': false,
     });
     const { issuedAtMs, ...principal } = await verifier.verify(token);
     assert.equal(
@@ -185,6 +188,7 @@ describe('createTokenVerifier', () => {
       referredBy: 'INVITER1',
       permissions: ['read:users', 'update:accounts'],
       isStaff: true,
+      emailVerified: false,
     });
   });
 

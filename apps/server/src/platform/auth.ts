@@ -19,6 +19,11 @@ export interface Principal {
   isStaff: boolean;
   /** The token's `iat` in ms; undefined for an API key (not a session: only a block stops it). */
   issuedAtMs?: number | undefined;
+  /**
+   * The `email_verified` claim (or `…/email_verified`): true once the sign-in host confirmed the
+   * address; undefined without the claim (an API key, or an issuer that leaves it out).
+   */
+  emailVerified?: boolean | undefined;
 }
 
 /**
@@ -75,6 +80,13 @@ function readCodeClaim(payload: JWTPayload, name: string): string | null {
   const key = name in payload ? name : Object.keys(payload).find((k) => k.endsWith(`/${name}`));
   const v = key ? payload[key] : undefined;
   return typeof v === 'string' && v.length > 0 && v.length <= 64 ? v : null;
+}
+
+/** A boolean claim by name, or by a namespaced name ending in `/<name>`; undefined when absent or not a boolean. */
+function readFlagClaim(payload: JWTPayload, name: string): boolean | undefined {
+  const key = name in payload ? name : Object.keys(payload).find((k) => k.endsWith(`/${name}`));
+  const v = key ? payload[key] : undefined;
+  return typeof v === 'boolean' ? v : undefined;
 }
 
 /** Maps a jose or fetch failure to 401 (the token is bad) or 503 (we could not get the keys). */
@@ -177,16 +189,19 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
         permissions,
         isStaff: isStaff(permissions),
         issuedAtMs: typeof payload.iat === 'number' ? payload.iat * 1000 : undefined,
+        emailVerified: readFlagClaim(payload, 'email_verified'),
       },
       expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
     };
   }
 }
 
-/** An account's block flag and the time before which its tokens are refused (0: none). */
+/** An account's block flag, the time before which its tokens are refused (0: none) and its confirmed address. */
 export interface AccountAccessState {
   blocked: boolean;
   tokensValidAfterMs: number;
+  /** Whether the stored account has its address confirmed (undefined without an account). */
+  emailVerified?: boolean | undefined;
 }
 
 export interface AuthHookDeps {
@@ -197,6 +212,11 @@ export interface AuthHookDeps {
   blockCacheMs: number;
   /** Resolves an API key (`pmk_…`) to its owner, or null when unknown or revoked (`api` routes only). */
   resolveApiKey?(key: string): Promise<Principal | null>;
+  /**
+   * Records on the account that its address is confirmed, when a verified token says so and the
+   * stored account does not yet (the sale path reads the account, not the token).
+   */
+  confirmEmail?(userId: string): Promise<void>;
 }
 
 const MAX_CACHED_USERS = 10_000;
@@ -227,7 +247,7 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
    * tokens-valid-after second (401: a password change or reset, a block or a two-factor change
    * ended it; the web app signs in again). Both are read at most `blockCacheMs` late.
    */
-  async function assertAccess(principal: Principal): Promise<void> {
+  async function assertAccess(principal: Principal): Promise<AccountAccessState> {
     const state = await readAccess(principal.userId);
     if (state.blocked) {
       throw new AppError('FORBIDDEN', {
@@ -243,6 +263,17 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
         message: `token of ${principal.userId} issued before its account's tokens-valid-after time`,
       });
     }
+    return state;
+  }
+
+  /**
+   * The sign-in host confirms an address after the account exists: the first token that says so
+   * marks the account (once), so every later sale, API keys' too, finds it confirmed.
+   */
+  async function syncConfirmedEmail(principal: Principal, state: AccountAccessState): Promise<void> {
+    if (principal.emailVerified !== true || state.emailVerified === true || !deps.confirmEmail) return;
+    await deps.confirmEmail(principal.userId);
+    cached.delete(principal.userId);
   }
 
   /** An API key on an `/api` route, else a JWT access token (an API key anywhere else is refused as one). */
@@ -269,7 +300,8 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
       throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });
     }
     const principal = await verifyBearer(match[1], level);
-    await assertAccess(principal);
+    const state = await assertAccess(principal);
+    await syncConfirmedEmail(principal, state);
     if (level === 'staff' && !principal.isStaff) {
       throw new AppError('FORBIDDEN', {
         message: `${principal.userId} is not staff`,

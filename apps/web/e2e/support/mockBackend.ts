@@ -41,6 +41,7 @@ export function buildAccount(overrides: AccountOverrides = {}): TAccount {
     permissions: [],
     refcode: 'REF123',
     blocked: false,
+    emailVerified: true,
     ...overrides,
     balanceC: balance,
     balanceCents: balance,

@@ -12,6 +12,7 @@ import {
   ZUserPasswordBody,
   ZUserResetLinkBody,
   ZUserTwoFactorResetBody,
+  ZVerificationEmailSent,
 } from '../identity.ts';
 
 /** A staff call's errors: bad input or unknown user, no valid token, not staff (or a staff target). */
@@ -83,5 +84,16 @@ export const IDENTITY_ENDPOINTS = {
     tags: ['identity'],
     body: ZIdentityEmailBody,
     response: { 200: ZPasswordResetSent, 400: ZIdentityError, 429: ZIdentityError },
+  }),
+  resendVerificationEmail: defineEndpoint({
+    operationId: 'resendVerificationEmail',
+    method: 'POST',
+    path: '/dbconnections/verification_email',
+    summary:
+      "Mail the signed-in user a new link that confirms their address (the app's banner; a few an hour)",
+    visibility: 'customer',
+    api: 'identity',
+    tags: ['identity'],
+    response: { 200: ZVerificationEmailSent, 401: ZIdentityError, 429: ZIdentityError, 503: ZIdentityError },
   }),
 } as const satisfies Record<string, Endpoint>;

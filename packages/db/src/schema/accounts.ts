@@ -33,6 +33,11 @@ export const accounts = pgTable(
     referredBy: text('referred_by'),
     blocked: boolean('blocked').notNull().default(false),
     /**
+     * The sign-in host confirmed the address (the token's `email_verified` claim): until then the
+     * account signs in but cannot top up or buy. Set by the market API from the claim, never unset.
+     */
+    emailVerified: boolean('email_verified').notNull().default(false),
+    /**
      * Access tokens issued (`iat`) before this second are refused: the identity host moves it on a
      * password change or reset, a block and a two-factor change (beside `users.tokens_valid_after`).
      */

@@ -11,6 +11,8 @@ export interface NewAccount {
   refcode?: string | undefined;
   /** Referral code of the inviter, if any. */
   referredBy?: string | null | undefined;
+  /** The token said the sign-in host confirmed the address. */
+  emailVerified?: boolean | undefined;
 }
 
 /**
@@ -81,13 +83,32 @@ export function createAccountRepository(db: Db) {
         .limit(1);
       return rows[0]?.blocked;
     },
-    /** The block flag and the tokens-valid-after time the auth hook checks; undefined without an account. */
+    /**
+     * Marks the address confirmed (once: never unset); true when this call changed it. Only the
+     * token's claim leads here (`accounts.confirmEmail`).
+     */
+    async markEmailVerified(userId: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(accounts)
+        .set({ emailVerified: true })
+        .where(and(eq(accounts.userId, userId), eq(accounts.emailVerified, false)))
+        .returning({ userId: accounts.userId });
+      return rows.length > 0;
+    },
+    /**
+     * The block flag, the tokens-valid-after time and the confirmed address the auth hook checks;
+     * undefined without an account.
+     */
     async findAccess(
       userId: string,
       tx: DbOrTx = db,
-    ): Promise<{ blocked: boolean; tokensValidAfter: Date } | undefined> {
+    ): Promise<{ blocked: boolean; tokensValidAfter: Date; emailVerified: boolean } | undefined> {
       const rows = await tx
-        .select({ blocked: accounts.blocked, tokensValidAfter: accounts.tokensValidAfter })
+        .select({
+          blocked: accounts.blocked,
+          tokensValidAfter: accounts.tokensValidAfter,
+          emailVerified: accounts.emailVerified,
+        })
         .from(accounts)
         .where(eq(accounts.userId, userId))
         .limit(1);

@@ -18,6 +18,7 @@ export function registerAccountsRoutes(app: ApiApp, deps: { accounts: AccountSer
         email: p.email,
         refcode: p.refcode,
         referredBy: p.referredBy,
+        emailVerified: p.emailVerified,
       });
     },
   });

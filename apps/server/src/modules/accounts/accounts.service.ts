@@ -20,6 +20,8 @@ export interface EnsureAccountInput {
   refcode?: string | null | undefined;
   /** Referral code of whoever invited the user (the token's `referred_by` claim); kept only on creation. */
   referredBy?: string | null | undefined;
+  /** The token's `email_verified` claim: true confirms the address (on creation or later), never unsets it. */
+  emailVerified?: boolean | undefined;
 }
 
 export interface PatchAccountOptions {
@@ -36,6 +38,8 @@ export interface AccountAccess {
   blocked: boolean;
   /** Tokens issued before this instant (ms) are refused; 0 without an account. */
   tokensValidAfterMs: number;
+  /** The address is confirmed; undefined without an account. */
+  emailVerified: boolean | undefined;
 }
 
 /** What the accounts service is built from. */
@@ -62,6 +66,7 @@ export function toAccount(row: AccountRow): TAccount {
     permissions: row.permissions,
     refcode: row.refcode,
     blocked: row.blocked,
+    emailVerified: row.emailVerified,
   };
 }
 
@@ -151,6 +156,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         email: input.email,
         permissions: [...new Set(input.permissions ?? deps.newAccountPermissions ?? [])],
         referredBy: input.referredBy && input.referredBy !== input.refcode ? input.referredBy : null,
+        emailVerified: input.emailVerified === true,
       };
       try {
         await repo.insertIfMissing({ ...account, refcode: input.refcode ?? undefined });
@@ -162,6 +168,8 @@ export function createAccountService(deps: AccountServiceDeps) {
       // address, which may come after the account was created: an account without one takes it
       // then (loads before it pay no reward; the first one after it is not "first").
       if (account.referredBy) await repo.attachReferrer(input.userId, account.referredBy);
+      // A token saying the address is confirmed confirms an account made before it (never the reverse).
+      if (account.emailVerified) await repo.markEmailVerified(input.userId);
       const row = await repo.findById(input.userId);
       if (!row) throw new AppError('INTERNAL', { message: `account ${input.userId} missing after insert` });
       return toAccount(row);
@@ -238,10 +246,21 @@ export function createAccountService(deps: AccountServiceDeps) {
     async countInvited(refcode: string): Promise<number> {
       return repo.countReferredBy(refcode);
     },
-    /** The account's block flag and tokens-valid-after time (not blocked, no limit, without an account). */
+    /** The account's block flag, tokens-valid-after time and confirmed address (for the auth hook). */
     async getAccess(userId: string): Promise<AccountAccess> {
       const row = await repo.findAccess(userId);
-      return { blocked: row?.blocked ?? false, tokensValidAfterMs: row?.tokensValidAfter.getTime() ?? 0 };
+      return {
+        blocked: row?.blocked ?? false,
+        tokensValidAfterMs: row?.tokensValidAfter.getTime() ?? 0,
+        emailVerified: row?.emailVerified,
+      };
+    },
+    /**
+     * Confirms the account's address because a verified token says the sign-in host confirmed it
+     * (the `email_verified` claim; the auth hook calls it once, when the stored flag lags behind).
+     */
+    async confirmEmail(userId: string): Promise<void> {
+      await repo.markEmailVerified(userId);
     },
     /** True when the account exists and is blocked (read in `tx`, when given). */
     async isBlocked(userId: string, tx?: DbOrTx): Promise<boolean> {

@@ -45,10 +45,20 @@ export function createLedgerRepository(db: Db) {
         .for('update');
       return rows[0]?.balanceC;
     },
-    /** Locks the account row (SELECT … FOR UPDATE) and returns its balance and block; undefined when missing. */
-    async lockAccount(userId: string, tx: Tx): Promise<{ balanceC: Cents; blocked: boolean } | undefined> {
+    /**
+     * Locks the account row (SELECT … FOR UPDATE) and returns its balance, block and whether its
+     * address is confirmed; undefined when missing.
+     */
+    async lockAccount(
+      userId: string,
+      tx: Tx,
+    ): Promise<{ balanceC: Cents; blocked: boolean; emailVerified: boolean } | undefined> {
       const rows = await tx
-        .select({ balanceC: accounts.balanceC, blocked: accounts.blocked })
+        .select({
+          balanceC: accounts.balanceC,
+          blocked: accounts.blocked,
+          emailVerified: accounts.emailVerified,
+        })
         .from(accounts)
         .where(eq(accounts.userId, userId))
         .for('update');

@@ -1,4 +1,10 @@
-import { AppError, type TTxRecord, type TTxRecordsResponse, type TxType } from '@pm/contracts';
+import {
+  AppError,
+  EMAIL_NOT_CONFIRMED_MESSAGE,
+  type TTxRecord,
+  type TTxRecordsResponse,
+  type TxType,
+} from '@pm/contracts';
 import type { Db, DbOrTx, Tx } from '@pm/db';
 import { type Cents, formatUsd, MAX_CENTS } from '@pm/money';
 import { PG_CHECK_VIOLATION, pgErrorCode } from '../../platform/db.ts';
@@ -57,6 +63,12 @@ export const chargeErrors = {
       message: `blocked account ${userId} cannot buy`,
       userMessage: 'Account blocked',
       details: { errorCode: 'accountBlocked' },
+    }),
+  emailNotConfirmed: (userId: string) =>
+    new AppError('FORBIDDEN', {
+      message: `account ${userId} has not confirmed its address and cannot buy`,
+      userMessage: EMAIL_NOT_CONFIRMED_MESSAGE,
+      details: { errorCode: 'emailNotConfirmed' },
     }),
 };
 
@@ -192,7 +204,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     },
     /**
      * Charges a customer `amountC` for something sold, in the sale's transaction: locks the account
-     * row, refuses a blocked account (FORBIDDEN `accountBlocked`) and a short balance or a missing
+     * row, refuses a blocked account (FORBIDDEN `accountBlocked`), one whose address the sign-in host
+     * has not confirmed (FORBIDDEN `emailNotConfirmed`) and a short balance or a missing
      * account (PAYMENT_REQUIRED `notEnoughFunds`: no account is a balance of zero), then debits it
      * with one ledger record of `type` and `memo` (a replayed `idemKey` answers the first record).
      * Every sale (purchase, static, renewal, auto-renewal, paid checks, ports) charges through here.
@@ -209,6 +222,7 @@ export function createLedgerService(deps: LedgerServiceDeps) {
       }
       const account = await repo.lockAccount(input.userId, tx);
       if (account?.blocked) throw chargeErrors.accountBlocked(input.userId);
+      if (account && !account.emailVerified) throw chargeErrors.emailNotConfirmed(input.userId);
       if (input.amountC === 0)
         return { record: undefined, balanceC: account?.balanceC ?? (0 as Cents), replayed: false };
       if (!account) throw chargeErrors.notEnoughFunds(`no account ${input.userId}`);

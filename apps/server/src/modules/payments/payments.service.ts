@@ -3,6 +3,7 @@ import {
   AppError,
   CHARGE_LIFETIME_MS,
   type CurrencyId,
+  EMAIL_NOT_CONFIRMED_MESSAGE,
   PERMISSION_DEPOSIT,
   type TChargePage,
   type TCryptoCheckResponse,
@@ -104,6 +105,13 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           message: `${caller.userId} has no DEPOSIT permission`,
           userMessage: "Your account is under review. You can't add funds until your account is reviewed.",
           details: { errorCode: 'depositNotAllowed' },
+        });
+      }
+      if (!account.emailVerified) {
+        throw new AppError('FORBIDDEN', {
+          message: `${caller.userId} has not confirmed the address`,
+          userMessage: EMAIL_NOT_CONFIRMED_MESSAGE,
+          details: { errorCode: 'emailNotConfirmed' },
         });
       }
       const key = keys[input.type];

@@ -1,6 +1,7 @@
 import { Box, Container } from '@mui/material';
 import { Suspense } from 'react';
 import { Outlet } from 'react-router';
+import { ConfirmEmailBanner } from '../../features/account/components/ConfirmEmailBanner.tsx';
 import { TermsGate } from '../../features/terms/components/TermsGate.tsx';
 import { lazyNamed } from '../../lib/lazyNamed.ts';
 import { useIsMobile } from '../context.tsx';
@@ -27,6 +28,7 @@ export function AppShell() {
           maxWidth="lg"
           sx={{ flex: 1, py: isMobile ? 2 : 4, px: isMobile ? 1.5 : 3 }}
         >
+          <ConfirmEmailBanner />
           <Outlet />
         </Container>
         <Footer />

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../lib/api/transport.ts';
 import { ADMIN_GLOBAL_ERROR, toAdminError } from './adminClient.ts';
-import { extractLeaseId, isHeavyTraffic, nextDay, parseBalanceDelta, pickDay } from './rules.ts';
+import {
+  emailVerifiedText,
+  extractLeaseId,
+  isHeavyTraffic,
+  nextDay,
+  parseBalanceDelta,
+  pickDay,
+} from './rules.ts';
 
 describe('admin rules (SPEC 5, 8, 9)', () => {
   test('the lease id is found in pasted text, in the form the product stores', () => {
@@ -44,4 +51,11 @@ describe('admin rules (SPEC 5, 8, 9)', () => {
     assert.equal(toAdminError(new ApiError(null, undefined, 'offline', 'x')).message, ADMIN_GLOBAL_ERROR);
     assert.equal(toAdminError(new Error('boom')).message, ADMIN_GLOBAL_ERROR);
   });
+});
+
+test('says whether the user confirmed the address and whether the market account knows it', () => {
+  assert.match(emailVerifiedText(false, { emailVerified: false }), /^no: cannot add funds or buy/);
+  assert.equal(emailVerifiedText(true, { emailVerified: true }), 'yes');
+  assert.match(emailVerifiedText(true, { emailVerified: false }), /learns it at the next sign-in/);
+  assert.equal(emailVerifiedText(undefined, null), '');
 });

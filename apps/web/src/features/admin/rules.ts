@@ -58,3 +58,17 @@ export function formatUsd(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   return `${sign}$${(Math.abs(cents) / 100).toFixed(2)}`;
 }
+
+/**
+ * The user panel's "E-mail verified" line: what the sign-in host says, and whether the market
+ * account (which refuses top-ups and purchases until it learns it) knows yet.
+ */
+export function emailVerifiedText(
+  identityVerified: boolean | undefined,
+  account: { emailVerified: boolean } | null | undefined,
+): string {
+  if (identityVerified === undefined) return account ? (account.emailVerified ? 'yes' : 'no') : '';
+  if (!identityVerified) return 'no: cannot add funds or buy until the link in the sign-up mail is opened';
+  if (account && !account.emailVerified) return 'yes (the market account learns it at the next sign-in)';
+  return 'yes';
+}

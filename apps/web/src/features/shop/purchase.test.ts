@@ -19,7 +19,15 @@ it('maps a refused purchase to its state (SPEC 8)', () => {
     step: 'INFO_CHANGED',
     changes: [],
   });
+  // An unconfirmed address (issue 36 item 7) has its own dialog; a blocked account the generic one.
+  assert.deepEqual(purchaseFailureOf(403, { errorCode: 'emailNotConfirmed' }), {
+    step: 'EMAIL_NOT_CONFIRMED',
+  });
+  assert.match(FAILURE_TEXTS.EMAIL_NOT_CONFIRMED.text, /Confirm your email address first/);
+  assert.deepEqual(purchaseFailureOf(403, { errorCode: 'accountBlocked' }), { step: 'GENERIC_ERROR' });
+  assert.equal(reloadsProxies('EMAIL_NOT_CONFIRMED'), false);
   for (const [status, body] of [
+    [403, undefined],
     [409, { errorCode: 'somethingElse' }],
     [409, undefined],
     [500, { errorCode: 'priceChanged' }],

@@ -5,6 +5,7 @@
 import {
   AUTO_REFUND_FAIL_PCT,
   AUTO_REFUND_RULE_SHORT,
+  EMAIL_NOT_CONFIRMED_MESSAGE,
   ENDPOINTS,
   errorCodeOf,
   LEASE_CHANGE_LABELS,
@@ -29,6 +30,8 @@ export type PurchaseFailure =
   /** `heldLeaseId`: the buyer's own active lease on the proxy, when that is why (issue 36). */
   | { step: 'ALREADY_LEASED'; heldLeaseId?: string }
   | { step: 'AGENT_NOT_FOUND' }
+  /** The address is not confirmed yet (403 `emailNotConfirmed`, issue 36 item 7). */
+  | { step: 'EMAIL_NOT_CONFIRMED' }
   | { step: 'GENERIC_ERROR' };
 
 export type PurchaseState =
@@ -42,12 +45,12 @@ export type PurchaseStep = PurchaseState['step'];
 
 /**
  * Maps a refused purchase to its state (SPEC 8 "Lease purchase mapping"): 402 is not enough funds,
- * a 409's `errorCode` (one `POST /leases` declares) names the rest, anything else (or no answer at
- * all) is the generic failure.
+ * a 409's or 403's `errorCode` (one `POST /leases` declares) names the rest, anything else (or no
+ * answer at all) is the generic failure.
  */
 export function purchaseFailureOf(status: number | null, body: unknown): PurchaseFailure {
   if (status === 402) return { step: 'NOT_ENOUGH_FUNDS' };
-  if (status !== 409) return { step: 'GENERIC_ERROR' };
+  if (status !== 409 && status !== 403) return { step: 'GENERIC_ERROR' };
   const code = errorCodeOf(ENDPOINTS.createLease, body);
   switch (code) {
     case 'probeErrAgent':
@@ -65,6 +68,8 @@ export function purchaseFailureOf(status: number | null, body: unknown): Purchas
       return { step: 'AGENT_NOT_FOUND' };
     case 'notEnoughFunds':
       return { step: 'NOT_ENOUGH_FUNDS' };
+    case 'emailNotConfirmed':
+      return { step: 'EMAIL_NOT_CONFIRMED' };
     // A blocked account and a reused Idempotency-Key (the app sends none) have no dialog of their own.
     case 'accountBlocked':
     case 'idempotencyKeyReused':
@@ -119,6 +124,10 @@ export const FAILURE_TEXTS: Record<PurchaseFailure['step'], FailureText> = {
   AGENT_NOT_FOUND: {
     title: 'Proxy offline',
     text: 'This proxy is currently offline.',
+  },
+  EMAIL_NOT_CONFIRMED: {
+    title: 'Confirm Your Email',
+    text: EMAIL_NOT_CONFIRMED_MESSAGE,
   },
 };
 

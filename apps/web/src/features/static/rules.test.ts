@@ -36,4 +36,7 @@ it('maps a refused static lease to its state', () => {
   assert.equal(staticLeaseFailureOf(null, undefined), 'GENERIC_ERROR');
   assert.equal(reloadsStaticList('ALREADY_LEASED'), true);
   assert.equal(reloadsStaticList('NOT_ENOUGH_FUNDS'), false);
+  assert.equal(staticLeaseFailureOf(403, { errorCode: 'emailNotConfirmed' }), 'EMAIL_NOT_CONFIRMED');
+  assert.equal(staticLeaseFailureOf(403, { errorCode: 'accountBlocked' }), 'GENERIC_ERROR');
+  assert.equal(reloadsStaticList('EMAIL_NOT_CONFIRMED'), false);
 });

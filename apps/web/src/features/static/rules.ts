@@ -52,7 +52,12 @@ export function toStaticListQuery(
 /** A filter change starts again at page 0 (SPEC 4 "Lists"), keeping the rows per page. */
 export const withFilter = (paging: StaticPaging): StaticPaging => ({ ...paging, page: 0 });
 
-export type StaticLeaseFailure = 'NOT_ENOUGH_FUNDS' | 'ALREADY_LEASED' | 'AGENT_NOT_FOUND' | 'GENERIC_ERROR';
+export type StaticLeaseFailure =
+  | 'NOT_ENOUGH_FUNDS'
+  | 'ALREADY_LEASED'
+  | 'AGENT_NOT_FOUND'
+  | 'EMAIL_NOT_CONFIRMED'
+  | 'GENERIC_ERROR';
 
 /** The static lease's states (SPEC 4): OFF, CONFIRM, LEASING, SUCCESS or a failure. */
 export type StaticLeaseStep = 'OFF' | 'CONFIRM' | 'LEASING' | 'SUCCESS' | StaticLeaseFailure;
@@ -63,7 +68,7 @@ export type StaticLeaseStep = 'OFF' | 'CONFIRM' | 'LEASING' | 'SUCCESS' | Static
  */
 export function staticLeaseFailureOf(status: number | null, body: unknown): StaticLeaseFailure {
   if (status === 402) return 'NOT_ENOUGH_FUNDS';
-  if (status !== 409) return 'GENERIC_ERROR';
+  if (status !== 409 && status !== 403) return 'GENERIC_ERROR';
   const code = errorCodeOf(ENDPOINTS.leaseStaticAgent, body);
   switch (code) {
     case 'agentAlreadyLeased':
@@ -72,6 +77,8 @@ export function staticLeaseFailureOf(status: number | null, body: unknown): Stat
       return 'AGENT_NOT_FOUND';
     case 'notEnoughFunds':
       return 'NOT_ENOUGH_FUNDS';
+    case 'emailNotConfirmed':
+      return 'EMAIL_NOT_CONFIRMED';
     // A changed price has no dialog of its own here (SPEC 8): the list reloads with the new one.
     case 'priceChanged':
     case 'accountBlocked':
@@ -84,13 +91,15 @@ export function staticLeaseFailureOf(status: number | null, body: unknown): Stat
 }
 
 /** ALREADY_LEASED reloads the static list (SPEC 4); so do a gone proxy and a changed price. */
-export const reloadsStaticList = (failure: StaticLeaseFailure): boolean => failure !== 'NOT_ENOUGH_FUNDS';
+export const reloadsStaticList = (failure: StaticLeaseFailure): boolean =>
+  failure !== 'NOT_ENOUGH_FUNDS' && failure !== 'EMAIL_NOT_CONFIRMED';
 
 /** The failure dialogs say what the shop's purchase dialogs say (SPEC 8). */
 export const STATIC_FAILURE_TEXTS: Record<StaticLeaseFailure, FailureText> = {
   NOT_ENOUGH_FUNDS: FAILURE_TEXTS.NOT_ENOUGH_FUNDS,
   ALREADY_LEASED: FAILURE_TEXTS.ALREADY_LEASED,
   AGENT_NOT_FOUND: FAILURE_TEXTS.AGENT_NOT_FOUND,
+  EMAIL_NOT_CONFIRMED: FAILURE_TEXTS.EMAIL_NOT_CONFIRMED,
   GENERIC_ERROR: FAILURE_TEXTS.GENERIC_ERROR,
 };
 

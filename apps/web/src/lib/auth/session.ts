@@ -35,6 +35,11 @@ export interface AuthSession {
    * again, then the settings, then back here signed in anew.
    */
   manageTwoFactor(): Promise<void>;
+  /**
+   * Gets a fresh access token now (the refresh token), so claims that changed since (a confirmed
+   * address) reach the API at once; a hand-off token cannot be refreshed and stays as it is.
+   */
+  refreshToken(): Promise<void>;
 }
 
 export type AuthInitResult = { kind: 'ready'; session: AuthSession } | { kind: 'redirecting' };
@@ -133,6 +138,9 @@ function oidcSession(manager: UserManager, initial: User, env: TEnvironment): Au
     },
     confirmSignedIn,
     manageTwoFactor: () => manageTwoFactor(manager),
+    async refreshToken() {
+      user = (await manager.signinSilent()) ?? user;
+    },
     async logout() {
       try {
         await manager.signoutRedirect({ post_logout_redirect_uri: env.siteUrl });
@@ -158,6 +166,7 @@ function handoffSession(token: string, env: TEnvironment): AuthSession {
     },
     confirmSignedIn,
     manageTwoFactor: () => manageTwoFactor(createUserManager(env)),
+    refreshToken: async () => {},
     async logout() {
       current = null;
       clearHandoffToken();

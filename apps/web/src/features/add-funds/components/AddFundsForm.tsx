@@ -8,10 +8,11 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { PERMISSION_DEPOSIT, type TAccount } from '@pm/contracts';
+import { EMAIL_NOT_CONFIRMED_MESSAGE, PERMISSION_DEPOSIT, type TAccount } from '@pm/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { CONFIRM_EMAIL_TITLE } from '../../account/emailConfirmation.ts';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { chargePath, forgetOpenCharge, type OpenCharge, readOpenCharge } from '../../charges/chargeStore.ts';
 import { chargeQuery } from '../../charges/queries.ts';
@@ -39,6 +40,15 @@ export const PAYMENT_ERROR_TEXT = 'Payment Error: Please try again later.';
 export function AddFundsForm() {
   const { data: account } = useMyAccount();
   if (!account) return <Skeleton variant="rounded" height={160} />;
+  // The server refuses a charge before the address is confirmed (403 emailNotConfirmed).
+  if (!account.emailVerified) {
+    return (
+      <Alert severity="warning" data-testid="add-funds-confirm-email">
+        <Typography sx={{ fontWeight: 600 }}>{CONFIRM_EMAIL_TITLE}</Typography>
+        <Typography variant="body2">{EMAIL_NOT_CONFIRMED_MESSAGE}</Typography>
+      </Alert>
+    );
+  }
   if (!account.permissions.includes(PERMISSION_DEPOSIT)) {
     return (
       <Alert severity="info" data-testid="account-under-review">

@@ -4,7 +4,7 @@ import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
 import { AdminError } from '../adminClient.ts';
 import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
-import { formatUsd } from '../rules.ts';
+import { emailVerifiedText, formatUsd } from '../rules.ts';
 import { useConfirmChange } from './ConfirmChange.tsx';
 
 const fmtTime = (iso: string | null | undefined) => (iso ? formatDateTime(iso) : '');
@@ -156,7 +156,14 @@ export function UserInfoTab() {
             items={[
               { label: 'Username', value: info?.username },
               { label: 'E-mail', value: user.email },
-              { label: 'E-mail verified', value: info ? (info.emailVerified ? 'yes' : 'no') : '' },
+              {
+                label: 'E-mail verified',
+                value: (
+                  <span data-testid="admin-email-verified">
+                    {emailVerifiedText(info?.emailVerified, account)}
+                  </span>
+                ),
+              },
               { label: 'User id', value: user.userId },
               { label: 'Invite code', value: info?.inviteCode ?? account?.refcode },
               { label: 'Created', value: fmtTime(info?.created) },
