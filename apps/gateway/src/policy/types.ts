@@ -52,6 +52,11 @@ export interface LeaseEntry {
   isPackage?: boolean;
   /** The volume left to relay, when limited (a traffic package); unset: unlimited. */
   budget?: ByteBudget;
+  /**
+   * A targeted login this node cannot serve (an unknown place, or one outside its package,
+   * `place-refusal.ts`): the credentials are right, and every connection is refused with this text.
+   */
+  placeRefusal?: string;
 }
 
 /** The gateway's in-memory view of active leases on this node, kept fresh by the control plane. */

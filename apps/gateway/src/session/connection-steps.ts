@@ -129,7 +129,13 @@ export function checkLogin(
 }
 
 /** Why a connection was not admitted (also its `handshakeFailures` reason). */
-export type Refusal = 'lease-ended' | 'volume-used' | 'agent-offline' | 'lease-share' | 'agent-busy';
+export type Refusal =
+  | 'lease-ended'
+  | 'volume-used'
+  | 'unknown-place'
+  | 'agent-offline'
+  | 'lease-share'
+  | 'agent-busy';
 
 /**
  * Admits a connection of `lease` to its exit's tunnel, or says why not, counting the refusal for
@@ -140,10 +146,14 @@ export type Refusal = 'lease-ended' | 'volume-used' | 'agent-offline' | 'lease-s
 export function admitConnection(
   lease: LeaseEntry,
   ctx: SessionContext,
-): { mux: Mux; agentId: string } | { refused: Refusal } {
+): { mux: Mux; agentId: string } | { refused: Refusal; detail?: string } {
   if (lease.untilMs <= Date.now() || (lease.budget && !lease.budget.hasLeft())) {
     ctx.meter.countRequest(lease.leaseId, 'policy');
     return { refused: lease.untilMs <= Date.now() ? 'lease-ended' : 'volume-used' };
+  }
+  if (lease.placeRefusal !== undefined) {
+    ctx.meter.countRequest(lease.leaseId, 'policy');
+    return { refused: 'unknown-place', detail: lease.placeRefusal };
   }
   const agentId = exitOf(lease, ctx);
   const mux = ctx.tunnels.get(agentId);

@@ -74,6 +74,8 @@ export function parseHttpProxyHead(head: string): HttpProxyRequest {
 const REFUSALS: Record<Refusal, [number, string, string]> = {
   'lease-ended': [403, 'Forbidden', ''],
   'volume-used': [403, 'Forbidden', 'X-Proxy-Error: traffic volume used up\r\n'],
+  // The reason names the place (`detail`, header-safe: place-refusal.ts).
+  'unknown-place': [403, 'Forbidden', 'X-Proxy-Error: unknown place in the user name\r\n'],
   'agent-offline': [502, 'Bad Gateway', 'X-Proxy-Error: proxy offline\r\n'],
   'lease-share': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
   'agent-busy': [502, 'Bad Gateway', 'X-Proxy-Error: too many connections\r\n'],
@@ -162,7 +164,11 @@ export function handleHttpProxyConnection(socket: net.Socket, ctx: SessionContex
 
   const relay = (lease: LeaseEntry, req: HttpProxyRequest, early: Buffer) => {
     const admitted = admitConnection(lease, ctx);
-    if ('refused' in admitted) return refuse(...REFUSALS[admitted.refused], admitted.refused);
+    if ('refused' in admitted) {
+      const [status, reason, extra] = REFUSALS[admitted.refused];
+      const why = admitted.detail ? `X-Proxy-Error: ${admitted.detail}\r\n` : extra;
+      return refuse(status, reason, why, admitted.refused);
+    }
     const { mux } = admitted;
     done = true;
     clearTimer();

@@ -189,7 +189,8 @@ export function handleSocksConnection(socket: net.Socket, ctx: SessionContext, n
     const admitted = admitConnection(lease, ctx);
     if ('refused' in admitted) {
       const { refused } = admitted;
-      const policy = refused === 'lease-ended' || refused === 'volume-used';
+      // Refused by a rule (not the exit failing): "connection not allowed by ruleset".
+      const policy = refused === 'lease-ended' || refused === 'volume-used' || refused === 'unknown-place';
       return fail(refused, encodeReply(policy ? REP_NOT_ALLOWED : REP_GENERAL_FAILURE));
     }
     const { mux } = admitted;

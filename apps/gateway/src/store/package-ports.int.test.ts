@@ -239,6 +239,66 @@ describe('targeting in the user name', () => {
     assert.notEqual((await via(`${p.login}-state-california`)).code, 0, 'no such exit on this node');
     assert.notEqual((await via(`${p.login}-zip-10001`)).code, 0, 'unknown key');
   });
+
+  test('a place with no exit on this node is refused as an unknown place, by name, not as offline', async () => {
+    const p = await insertPackage(db, 'n1', { state: '' });
+    const port = p.ports[0]!;
+    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(port), 2000));
+    const user = `${p.login}-city-atlantis-session-s1`;
+    // SOCKS5 can only say "not allowed by ruleset" (reply 2), where an offline exit says 1.
+    const socks = await fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
+    assert.notEqual(socks.code, 0);
+    assert.match(socks.stderr.toString(), /\(2\)|not allowed/i, socks.stderr.toString());
+    // The HTTP twin names it.
+    const head = (
+      await curl(
+        [
+          '-sS',
+          '-D',
+          '-',
+          '-o',
+          '/dev/null',
+          '-x',
+          `http://${user}:${p.password}@127.0.0.1:${port + HTTP_OFFSET}`,
+          `http://127.0.0.1:${target.port}/bytes/10`,
+        ],
+        5,
+      )
+    ).stdout.toString();
+    assert.match(head, /^HTTP\/1\.1 403 /);
+    assert.match(head, /X-Proxy-Error: unknown place in the user name: no exit in city atlantis\r\n/);
+    const outside = (
+      await curl(
+        [
+          '-sS',
+          '-D',
+          '-',
+          '-o',
+          '/dev/null',
+          '-x',
+          `http://${p.login}-country-de:${p.password}@127.0.0.1:${port + HTTP_OFFSET}`,
+          `http://127.0.0.1:${target.port}/bytes/10`,
+        ],
+        5,
+      )
+    ).stdout.toString();
+    assert.match(
+      outside,
+      /X-Proxy-Error: the user name targets country de, outside the package \(country US\)/,
+    );
+    // The password was right: not a refused sign-in, and no slow-down for the next try.
+    await n1.plane.meter.flush();
+    const [row] = await db.query<{ auth_fails: string }>(
+      'SELECT auth_fails FROM port_packages WHERE id = $1',
+      [p.id],
+    );
+    assert.equal(Number(row?.auth_fails), 0);
+    assert.equal((await via(`${p.login}-city-new_york`)).code, 0, 'a known place right after');
+
+    async function via(u: string) {
+      return fetchVia(`${u}:${p.password}@127.0.0.1:${port}`);
+    }
+  });
 });
 
 describe('the HTTP proxy beside SOCKS5', () => {

@@ -12,6 +12,7 @@ import {
   parseUserTargeting,
   type Sticky,
 } from './package-exits.ts';
+import { placeRefusal } from './place-refusal.ts';
 
 export {
   chooseExit,
@@ -80,9 +81,10 @@ const LOAD_PACKAGES = `
   WHERE package_active(p.status, p.date_finish, now())
     AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = p.user_id AND ac.blocked)
   GROUP BY p.id`;
+// Every exit agent of the node; `taken` ones (a private lease holds them) are known places, not exits.
 const LOAD_EXITS = `
-  SELECT id, cc, reg, city, conn FROM agents
-  WHERE node_id = $1 AND NOT is_static AND active_exclusive = 0`;
+  SELECT id, cc, reg, city, conn, active_exclusive > 0 AS taken FROM agents
+  WHERE node_id = $1 AND NOT is_static`;
 
 /**
  * Package ports of this node, added to the lease directory: every port listens; a whitelist port
@@ -104,6 +106,8 @@ export function withPackagePorts(
   let byPort = new Map<number, { pkg: PackageState; entry: LeaseEntry }>();
   let packages = new Map<string, PackageState>();
   let exits: ExitAgent[] = [];
+  /** The node's exit agents, the privately leased ones too: the places a targeted login may name. */
+  let knownExits: ExitAgent[] = [];
   const sticky = new Map<number, Sticky>();
   /** Sticky exits of targeted sessions, by package, port and the login's targeting (bounded). */
   const sessions = new Map<string, Sticky>();
@@ -173,10 +177,11 @@ export function withPackagePorts(
   async function reload(): Promise<void> {
     const [rows, agentRows] = await Promise.all([
       db.query<Record<string, unknown>>(LOAD_PACKAGES, [nodeId]),
-      db.query<ExitAgent>(LOAD_EXITS, [nodeId]),
+      db.query<ExitAgent & { taken: boolean }>(LOAD_EXITS, [nodeId]),
     ]);
     if (closed) return;
-    exits = agentRows;
+    knownExits = agentRows;
+    exits = agentRows.filter((a) => !a.taken);
     const nowMs = now();
     const next = new Map<string, PackageState>();
     const nextPorts = new Map<number, { pkg: PackageState; entry: LeaseEntry }>();
@@ -281,6 +286,9 @@ export function withPackagePorts(
       if (hit.pkg.login === user) return hit.entry;
       const t = parseUserTargeting(user);
       if (!t || t.login !== hit.pkg.login) return undefined;
+      // Right credentials, a place this node cannot serve: refused with the reason, not as offline.
+      const refusal = placeRefusal(hit.pkg.geo, t, knownExits);
+      if (refusal) return { ...hit.entry, placeRefusal: refusal };
       const geo = narrowGeo(hit.pkg.geo, t);
       if (!geo) return undefined;
       const pkg = hit.pkg;
