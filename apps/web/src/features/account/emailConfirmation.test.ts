@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { confirmEmailText, resendConfirmation, resendOutcomeOf, resendToastOf } from './emailConfirmation.ts';
+import { ApiError } from '../../lib/api/transport.ts';
+import {
+  confirmEmailText,
+  isEmailNotConfirmed,
+  resendConfirmation,
+  resendOutcomeOf,
+  resendToastOf,
+} from './emailConfirmation.ts';
 
 it('says what the banner offers and each outcome of a resend', () => {
   assert.match(confirmEmailText('me@example.com'), /link we sent to me@example\.com .* not add funds or buy/);
@@ -33,4 +40,14 @@ it('calls the sign-in host with the access token and reads its answer', async ()
     throw new TypeError('fetch failed');
   }) as typeof fetch;
   assert.equal(await resendConfirmation(issuer, 'tok', down), 'FAILED');
+});
+
+it("tells the server's refusal of an unconfirmed address from other 403s", () => {
+  assert.equal(isEmailNotConfirmed(new ApiError(403, { errorCode: 'emailNotConfirmed' }, 'none', 'x')), true);
+  assert.equal(isEmailNotConfirmed(new ApiError(403, { errorCode: 'accountBlocked' }, 'none', 'x')), false);
+  assert.equal(
+    isEmailNotConfirmed(new ApiError(409, { errorCode: 'emailNotConfirmed' }, 'none', 'x')),
+    false,
+  );
+  assert.equal(isEmailNotConfirmed(new Error('x')), false);
 });

@@ -12,6 +12,13 @@ export const CONFIRM_EMAIL_TITLE = 'Confirm your email address';
 export const confirmEmailText = (email: string): string =>
   `Open the link we sent to ${email} to finish creating your account. Until then you can look around, but not add funds or buy.`;
 
+/** True for the server's refusal of an unconfirmed address (403 `emailNotConfirmed`). */
+export function isEmailNotConfirmed(e: unknown): boolean {
+  if (!isApiError(e) || e.status !== 403) return false;
+  const body = e.body as { errorCode?: unknown } | null | undefined;
+  return typeof body === 'object' && body !== null && body.errorCode === 'emailNotConfirmed';
+}
+
 /** How a resend ended. */
 export type ResendOutcome = 'SENT' | 'ALREADY_CONFIRMED' | 'RATE_LIMITED' | 'FAILED';
 

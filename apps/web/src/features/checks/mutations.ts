@@ -11,7 +11,7 @@ import { checkKeys, requestSpeedCheck, type SpeedRequestOutcome } from './querie
 import { SCORE_TOAST_MS, type ScoreCheckResult, scoreCheckResultOf, scoreToastOf } from './rules.ts';
 
 /** Statuses the score check explains with a toast; 401 and 502 still go to sign-in and maintenance. */
-const SCORE_HANDLED_STATUSES = [400, 402, 404, 409, 429, 500, 503] as const;
+const SCORE_HANDLED_STATUSES = [400, 402, 403, 404, 409, 429, 500, 503] as const;
 
 /** The 3-second toast of a score check result (SPEC 8). */
 function useScoreToast() {

@@ -10,10 +10,17 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { PORT_COUNTS, PORT_PERIODS, PORT_TIMERS, PORT_VOLUMES_GB } from '@pm/contracts';
+import {
+  EMAIL_NOT_CONFIRMED_MESSAGE,
+  PORT_COUNTS,
+  PORT_PERIODS,
+  PORT_TIMERS,
+  PORT_VOLUMES_GB,
+} from '@pm/contracts';
 import { type Cents, formatUsd } from '@pm/money';
 import { useEffect, useState } from 'react';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { isEmailNotConfirmed } from '../../account/emailConfirmation.ts';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { type PortOrder, useCities, useCountries, useCreatePackage, usePrice, useStates } from '../api.ts';
 import { canBuy, whitelistState } from '../rules.ts';
@@ -86,9 +93,9 @@ export function NewPortDialog({ open, onClose }: { open: boolean; onClose: () =>
           setConfirming(false);
           onClose();
         },
-        onError: () => {
+        onError: (e) => {
           setConfirming(false);
-          showToast('Error creating port', TOAST);
+          showToast(isEmailNotConfirmed(e) ? EMAIL_NOT_CONFIRMED_MESSAGE : 'Error creating port', TOAST);
         },
       },
     );

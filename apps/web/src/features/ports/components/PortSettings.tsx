@@ -10,13 +10,19 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { ENDPOINTS, PORT_REFUND_AMOUNT_TEXT, type TPortPackage } from '@pm/contracts';
+import {
+  EMAIL_NOT_CONFIRMED_MESSAGE,
+  ENDPOINTS,
+  PORT_REFUND_AMOUNT_TEXT,
+  type TPortPackage,
+} from '@pm/contracts';
 import { type Cents, formatUsd } from '@pm/money';
 import { useState } from 'react';
 import { useEnvironment } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../../lib/api/endpoint.ts';
 import { formatDateTime } from '../../../lib/format/time.ts';
+import { isEmailNotConfirmed } from '../../account/emailConfirmation.ts';
 import { useMyAccount } from '../../account/useMyAccount.ts';
 import { useReactivatePackage, useRefundPackage, useSwitchToLogin, useUpdateWhitelist } from '../api.ts';
 import { usePortsApi } from '../portsApi.ts';
@@ -89,7 +95,13 @@ export function PortSettings({ pkg }: { pkg: TPortPackage }) {
     if (which === 'refund')
       refund.mutate(pkg.id, { onError: () => showToast('Error while refunding port', TOAST) });
     if (which === 'reactivate')
-      reactivate.mutate(pkg.id, { onError: () => showToast('Error while reactivating port', TOAST) });
+      reactivate.mutate(pkg.id, {
+        onError: (e) =>
+          showToast(
+            isEmailNotConfirmed(e) ? EMAIL_NOT_CONFIRMED_MESSAGE : 'Error while reactivating port',
+            TOAST,
+          ),
+      });
   };
 
   return (
