@@ -161,7 +161,7 @@ test('static demo agents are real agents in every static quick country, kept whe
 
 test('a static lease bought through the shop relays real traffic', async () => {
   const { staticShop, ledger, accounts } = createServices(db);
-  await accounts.ensureAccount({ userId: 'u-static', email: 'static@example.com' });
+  await accounts.ensureAccount({ userId: 'u-static', email: 'static@example.com', emailVerified: true });
   const agent = demoStaticIdentities().find((d) => d.loc.cc === 'DE')!;
   const listed = (await staticShop.listStatic({ cc: 'DE', cursor: 0, limit: 10 })).list.find(
     (a) => a.id === agent.id,
