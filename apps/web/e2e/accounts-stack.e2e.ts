@@ -170,8 +170,9 @@ describe('the ?token= hand-off on the real stack', () => {
       await v1.context.close();
     }
 
-    // 2. A real hand-off code the attacker got in his own browser, sent as a link.
-    const a = await openStackVisit(browser, stack);
+    // 2. A real hand-off code the attacker got in his own browser, sent as a link. His tab runs
+    // without the service worker so that the way back, which carries the code, is seen here.
+    const a = await openStackVisit(browser, stack, { noServiceWorker: true });
     let crafted = '';
     try {
       await signInOnStack(a, stack, attacker);

@@ -28,9 +28,18 @@ export interface StackUser {
 export async function openStackVisit(
   browser: Browser,
   stack: TestStack,
-  o: { viewport?: { width: number; height: number }; clipboard?: boolean; clock?: boolean } = {},
+  o: {
+    viewport?: { width: number; height: number };
+    clipboard?: boolean;
+    clock?: boolean;
+    /** Block the app's service worker: a navigation it answers is not seen by `page.on('request')`. */
+    noServiceWorker?: boolean;
+  } = {},
 ): Promise<StackVisit> {
-  const context = await browser.newContext({ viewport: o.viewport ?? DESKTOP });
+  const context = await browser.newContext({
+    viewport: o.viewport ?? DESKTOP,
+    ...(o.noServiceWorker ? { serviceWorkers: 'block' as const } : {}),
+  });
   context.setDefaultTimeout(TIMEOUT_MS);
   if (o.clipboard) {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.webUrl });
