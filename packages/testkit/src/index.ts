@@ -1,0 +1,1 @@
+export { type WaitOptions, waitFor } from './wait.ts';

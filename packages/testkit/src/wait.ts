@@ -1,0 +1,44 @@
+/**
+ * The one way a test waits: on a condition, never for a fixed time (docs/CONVENTIONS.md, "Tests").
+ * Every workspace's tests import it from `@pm/testkit`, which depends on nothing, so unit tests
+ * stay unit tests and no package cycle appears.
+ */
+
+export interface WaitOptions {
+  /** How long the condition may take before the wait fails. */
+  timeoutMs: number;
+  /** What is awaited, for the failure message; the condition's source by default. */
+  what?: string;
+  /** Between two checks; 20 ms by default. */
+  intervalMs?: number;
+}
+
+/**
+ * Checks `condition` until it returns a truthy value and resolves with that value; past
+ * `timeoutMs` it throws an Error naming `what` (or the condition's source) and the last value.
+ * A condition that throws fails the wait at once: a broken check is not a slow one.
+ */
+export async function waitFor<T>(
+  condition: () => T | Promise<T>,
+  { timeoutMs, what, intervalMs = 20 }: WaitOptions,
+): Promise<NonNullable<T>> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      const name = what ?? condition.toString().replace(/\s+/g, ' ');
+      throw new Error(`waitFor: ${name}: not within ${timeoutMs} ms (last: ${String(lastOf(value))})`);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(intervalMs, left)));
+  }
+}
+
+function lastOf(value: unknown): string {
+  try {
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  } catch {
+    return String(value);
+  }
+}
