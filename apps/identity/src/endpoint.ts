@@ -32,7 +32,7 @@ export interface IdentityApi {
 }
 
 /**
- * The paths an operation answers at: its declared one and, when that ends in `/` (SPEC 7's admin
+ * The paths an operation answers at: its declared one and, when that ends in `/` (rules §7's admin
  * paths), the same without it, for callers that drop the slash.
  */
 export function servedPaths(e: Endpoint): string[] {

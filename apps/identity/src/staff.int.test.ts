@@ -103,7 +103,7 @@ describe('block with an explicit intent (issue 30 item 12)', () => {
     assert.equal(bad.status, 400);
   });
 
-  test('without the field it still toggles (SPEC 7 client), and is audited', async () => {
+  test('without the field it still toggles (rules §7 client), and is audited', async () => {
     const u = await ensureUser(db, { email: 'toggle@example.com', password: 'toggle password' });
     assert.deepEqual(await (await block('toggle@example.com')).json(), {
       blocked: true,

@@ -1,6 +1,6 @@
 /**
  * Adding funds and the charge page against a mocked market API (page routes): the form's rules of
- * SPEC 5, the new tab with the charge page, payment errors, the account under review, the charge
+ * Rules §5, the new tab with the charge page, payment errors, the account under review, the charge
  * turning paid after a poll, and the Referral page. Desktop and 390 px.
  * The same journeys on the real stack (paying through the devnet chain simulator) reuse these page models.
  */

@@ -234,7 +234,7 @@ describe('admin area on the real stack (issue 26)', () => {
         true,
         'a running lease is not credited',
       );
-      // SPEC 6's refund: needs a reason, confirms with the amount; a healthy proxy is not refunded.
+      // Rules §6's refund: needs a reason, confirms with the amount; a healthy proxy is not refunded.
       const price = `$${(lease.purchasePriceC / 100).toFixed(2)}`;
       assert.equal(await page.getByTestId('admin-refund-lease').isDisabled(), true, 'no reason, no refund');
       await page.getByTestId('admin-credit-reason').fill('customer says it is slow');

@@ -63,7 +63,7 @@ describe('the API page on the whole product', () => {
     const leases = await shell(listCurl, token);
     assert.equal(leases.status, 200, leases.body);
     assert.ok(Array.isArray((JSON.parse(leases.body) as { leases: unknown[] }).leases));
-    // Without the token: 403 (SPEC 7).
+    // Without the token: 403 (rules §7).
     assert.equal(
       (await shell(listCurl.replace(/ \\\n\s+-H "Authorization: Bearer \$TOKEN"/, ''))).status,
       403,

@@ -1,6 +1,6 @@
 /**
  * The Payments page against a mocked market API (page routes): the table of 10 rows a page, the
- * date pickers of SPEC 5 and the range they send, the empty state, referral rewards and bonuses as
+ * date pickers of rules §5 and the range they send, the empty state, referral rewards and bonuses as
  * rows, the Add Funds link, and the phone's list with Show more payments.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * The shop and the purchase against a mocked market API (page routes): chips, table, filters,
- * Advanced Search, paging, the purchase with every dialog of SPEC 8, and the phone's pages.
+ * Advanced Search, paging, the purchase with every dialog of rules §8, and the phone's pages.
  * The same journeys on the real stack are in shop-stack.e2e.ts, with the same page model.
  */
 import assert from 'node:assert/strict';
@@ -43,7 +43,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
 const urlParams = (shop: ShopPage) => new URL(shop.page.url()).searchParams;
 
 describe('desktop shop', () => {
-  it('chips with counts, the table as SPEC 2 shows it, paging and the More menu', async () => {
+  it('chips with counts, the table as rules §2 shows it, paging and the More menu', async () => {
     const { context, shell, shop, market } = await openShop();
     try {
       const bosnia = buildAgent(40, { id: 'agent-ba' });
@@ -129,7 +129,7 @@ describe('desktop shop', () => {
     }
   });
 
-  it('filter row: pickers, IP prefix after 1 s with SPEC 5 validation, empty message, Advanced Search', async () => {
+  it('filter row: pickers, IP prefix after 1 s with rules §5 validation, empty message, Advanced Search', async () => {
     const { context, shell, shop, market } = await openShop();
     try {
       await shell.open(app.baseUrl, '/', fakeAccessToken());
@@ -184,7 +184,7 @@ describe('desktop shop', () => {
       assert.equal(await shop.sidebar.getByRole('radio', { name: /^Private/ }).isDisabled(), true);
       const dialog = await shop.buyFromSidebar();
       await dialog.getByText('The proxy is leased for 24 hours.').waitFor();
-      // SPEC's note first, then the rule the server applies.
+      // The rules' note first, then the rule the server applies.
       assert.equal(
         await dialog.getByTestId('purchase-refund-note').textContent(),
         `Note: if 40% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically. ${AUTO_REFUND_RULE_SHORT}`,
@@ -219,7 +219,7 @@ describe('desktop shop', () => {
     }
   });
 
-  it('every purchase failure dialog of SPEC 8', async () => {
+  it('every purchase failure dialog of rules §8', async () => {
     const { context, shell, shop, market } = await openShop();
     const attempt = async (answer: { status: number; body?: unknown }, title: string) => {
       market.purchaseAnswers.push(answer);
@@ -311,7 +311,7 @@ describe('phone shop (390 px)', () => {
       assert.equal(
         await shop.cleanliness.getAttribute('aria-valuenow'),
         '6',
-        'Cleanliness starts at 6 (SPEC 9)',
+        'Cleanliness starts at 6 (rules §9)',
       );
       await shop.chooseAnyCleanliness();
       await shop.pickSegment('Region', 'Texas');

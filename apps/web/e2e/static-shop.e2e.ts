@@ -78,7 +78,7 @@ describe('desktop static shop', () => {
       await shop.waitForRows();
       const confirm = await shop.buy(first.ip);
       assert.match((await confirm.textContent()) ?? '', /private, for 24 hours/);
-      // A static proxy is never refunded automatically: its dialog says so instead of SPEC's shop note.
+      // A static proxy is never refunded automatically: its dialog says so instead of the rules' shop note.
       const note = (await confirm.getByTestId('purchase-refund-note').textContent()) ?? '';
       assert.ok(note.startsWith(AUTO_REFUND_RULE_SHORT), note);
       assert.match(note, /refunded by support within 1 hour of purchase, only if it was not used/);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ZCents, zQueryInt } from './common.ts';
 
-/** The `user` field of an admin lease: the owner's id behind this prefix (SPEC 3, Admin lease info). */
+/** The `user` field of an admin lease: the owner's id behind this prefix (rules §3, Admin lease info). */
 export const ADMIN_USER_URN_PREFIX = 'urn:user:';
 
 /**
- * `GET /leases/{id}` and `GET /admin/leases` (staff): SPEC 3's admin lease info (id, user as a urn,
+ * `GET /leases/{id}` and `GET /admin/leases` (staff): rules §3's admin lease info (id, user as a urn,
  * purchasePriceC, refundAmountC, refundTime, ended, static, until, exc, leases, autoRenew) plus what
  * the admin screen shows beside it (owner id, IP, start, end and its reason, traffic).
  */

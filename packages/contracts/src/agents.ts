@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZCents, zQueryInt } from './common.ts';
 
-/** Connection of an agent (SPEC 9: wifi, cell). */
+/** Connection of an agent (rules §9: wifi, cell). */
 export const CONNECTIONS = ['wifi', 'cell'] as const;
 export const ZConn = z.enum(CONNECTIONS);
 export type TConn = z.infer<typeof ZConn>;
@@ -9,12 +9,12 @@ export type TConn = z.infer<typeof ZConn>;
 /** Device kind; the shop shows an Android icon beside Conn for `android`. */
 export const ZDev = z.enum(['android', 'other']);
 
-/** Shop page sizes (SPEC 9); the first is the default. */
+/** Shop page sizes (rules §9); the first is the default. */
 export const SHOP_PAGE_SIZES = [10, 20, 50] as const;
-/** Default shop country and the quick chips (SPEC 2). */
+/** Default shop country and the quick chips (rules §2). */
 export const DEFAULT_SHOP_COUNTRY = 'US';
 export const SHOP_CHIP_COUNTRIES = ['US', 'GB', 'AE', 'CA', 'IT', 'CN'] as const;
-/** Countries the Advanced Search (centre postal code and radius) is offered for (SPEC 5). */
+/** Countries the Advanced Search (centre postal code and radius) is offered for (rules §5). */
 export const RADIUS_SEARCH_COUNTRIES = [
   'US', 'CA', 'IT', 'AU', 'BD', 'BG', 'FR', 'CZ', 'FI', 'DE', 'GT', 'IN', 'IE', 'LT', 'MY', 'MX', 'NZ', 'PK',
   'PH', 'PL', 'PT', 'PR', 'RO', 'RU', 'KR', 'ES', 'LK', 'SE', 'CH', 'BY', 'BE', 'LV', 'TH', 'TR', 'UA',
@@ -22,16 +22,16 @@ export const RADIUS_SEARCH_COUNTRIES = [
 /** Radius choices of the desktop dialog in miles (0 means none); the mobile slider is 0-100 step 10. */
 export const SEARCH_RADII_MI = [0, 10, 15, 30, 50, 80, 100] as const;
 export const MAX_SEARCH_RADIUS_MI = 100;
-/** A proxy is "new" when it was not sold in this many days (SPEC 9). */
+/** A proxy is "new" when it was not sold in this many days (rules §9). */
 export const NEW_AGENT_DAYS = 30;
-/** Activity bands (SPEC 9): 0.7 or above ok, 0.4 or above medium, else low. */
+/** Activity bands (rules §9): 0.7 or above ok, 0.4 or above medium, else low. */
 export const ACTIVITY_OK = 0.7;
 export const ACTIVITY_MEDIUM = 0.4;
 
 /** Two-letter country code, upper case. */
 export const ZCountryCode = z.string().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter country code' });
 
-/** Location of an agent's exit (SPEC 3 `loc`). `mob` marks a mobile carrier address. */
+/** Location of an agent's exit (rules §3 `loc`). `mob` marks a mobile carrier address. */
 export const ZLoc = z.object({
   cc: z.string(),
   reg: z.string(),
@@ -42,7 +42,7 @@ export const ZLoc = z.object({
 });
 export type TLoc = z.infer<typeof ZLoc>;
 
-/** IP score check result (SPEC 3 "Score check"); null until one was bought. */
+/** IP score check result (rules §3 "Score check"); null until one was bought. */
 export const ZScoreCheck = z.object({
   status: z.string(),
   score: z.object({
@@ -69,7 +69,7 @@ export const ZSpeed = z.object({ bps: z.number().int().nonnegative(), checkTime:
 export type TSpeed = z.infer<typeof ZSpeed>;
 
 /**
- * A proxy offer (SPEC 3 "Agent"). `ip` hides its last octet with underscores (`198.51.100.___`)
+ * A proxy offer (rules §3 "Agent"). `ip` hides its last octet with underscores (`198.51.100.___`)
  * until the caller leases it; `leases.count` is the active leases, `leases.worn` is true when it
  * was sold in the last 30 days (so "New" is `!worn`). `firstSeen` starts the current uptime,
  * `age` is when the address was first seen on the network (before 2000 shows Unknown).
@@ -112,7 +112,7 @@ const zQueryBool = z.enum(['true', 'false']).transform((s) => s === 'true');
 const zFilterText = z.string().min(1).max(100);
 
 /**
- * `GET /agents` (SPEC 7). `cursor` is the offset of the page; the answer's `cursor` is the next
+ * `GET /agents` (rules §7). `cursor` is the offset of the page; the answer's `cursor` is the next
  * offset, 0 when there is none. `leases`: none = no lease yet (private available), some = shared.
  * `exstars` is the minimum clean score. `geozip` with `georad` > 0 selects agents within that many
  * miles of the postal code's centre (only in RADIUS_SEARCH_COUNTRIES).
@@ -155,7 +155,7 @@ export type TCountryTotals = z.infer<typeof ZCountryTotals>;
 export const ZAgentIdParams = z.object({ id: z.string().min(1).max(64) });
 export const ZAgentNoteParams = z.object({ agentId: z.string().min(1).max(64) });
 
-/** Note length (SPEC 9). */
+/** Note length (rules §9). */
 export const MAX_NOTE_LENGTH = 200;
 /** `PUT /agentnotes/{agentId}`: the caller's note on an agent, shown as the lease's note. */
 export const ZAgentNoteBody = z.object({ note: z.string().max(MAX_NOTE_LENGTH) }).strict();

@@ -1,11 +1,11 @@
 /**
- * The checks of an agent's address (SPEC 2, 3, 5, 7, 9): DNS blacklists and the clean score they
+ * The checks of an agent's address (rules §2, 3, 5, 7, 9): DNS blacklists and the clean score they
  * give, speed checks through the gateway, and paid IP score checks (providers G, I, M).
  */
 import { z } from 'zod';
 import { ZCents, ZErrorBody } from './common.ts';
 
-/** Known blacklist ids and their friendly names (SPEC 5). An unknown id is shown as it is. */
+/** Known blacklist ids and their friendly names (rules §5). An unknown id is shown as it is. */
 export const BLACKLIST_NAMES: Readonly<Record<string, string>> = {
   'spamhaus-sbl': 'Spamhaus SBL',
   'spamhaus-css': 'Spamhaus CSS',
@@ -26,7 +26,7 @@ export const BLACKLIST_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The two lists dropped everywhere (SPEC 5): they list whole end-user ranges or whole networks
+ * The two lists dropped everywhere (rules §5): they list whole end-user ranges or whole networks
  * (Spamhaus PBL: every residential and mobile range; UCEPROTECT Level 3: every address of an
  * ASN with a few spammers), so they say nothing about the one address a buyer leases.
  */
@@ -44,7 +44,7 @@ export function blacklistName(id: string): string {
 }
 
 /**
- * SPEC 9's clean score from the number of lists an address is on: 5 (none), 4 (under 3),
+ * Rules §9's clean score from the number of lists an address is on: 5 (none), 4 (under 3),
  * 3 (under 7), 2 (under 10), 1 (10 or more).
  */
 export function blacklistPoints(listed: number): 1 | 2 | 3 | 4 | 5 {
@@ -56,14 +56,14 @@ export function blacklistPoints(listed: number): 1 | 2 | 3 | 4 | 5 {
 }
 
 /**
- * The clean score on the shop's 1-10 scale (the stars filter, the Clean column): SPEC 9's five
+ * The clean score on the shop's 1-10 scale (the stars filter, the Clean column): rules §9's five
  * steps doubled, so a clean address is 10 and one on 10 or more lists is 2.
  */
 export function cleanScore(listed: number): number {
   return blacklistPoints(listed) * 2;
 }
 
-/** A new speed test of an agent is offered this long after the previous one was asked (SPEC 9). */
+/** A new speed test of an agent is offered this long after the previous one was asked (rules §9). */
 export const SPEED_RETEST_MS = 6 * 60_000;
 
 /** `GET /agents/{id}/speedcheck` query. */
@@ -73,7 +73,7 @@ export const ZSpeedCheckQuery = z
   .transform((q) => ({ request: q.request === 'true' }));
 
 /**
- * A speed check of an agent (SPEC 3 "Speed check"): `requested` until the agent's gateway node
+ * A speed check of an agent (rules §3 "Speed check"): `requested` until the agent's gateway node
  * takes it, `checking` while it downloads through the agent, then `done` (`bps` bits per second)
  * or `failed`. `retestAt` is when a new one may be asked.
  */

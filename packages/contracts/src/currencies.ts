@@ -2,7 +2,7 @@ import { type Cents, cents } from '@pm/money';
 import { z } from 'zod';
 
 /**
- * The deposit currencies (SPEC 5 and 9), in the order the currency selector lists them: the id the
+ * The deposit currencies (rules §5 and 9), in the order the currency selector lists them: the id the
  * API uses, the name shown, and the minimum deposit ($5 for BTC and LTC, $10 for USDT TRC20).
  */
 export const CURRENCIES = [
@@ -17,10 +17,10 @@ export type CurrencyId = (typeof CURRENCIES)[number]['id'];
 export const CURRENCY_IDS = CURRENCIES.map((c) => c.id) as [CurrencyId, ...CurrencyId[]];
 export const ZCurrencyId = z.enum(CURRENCY_IDS);
 
-/** The currency the deposit form starts with (SPEC 9: default deposit $5, currency BTC). */
+/** The currency the deposit form starts with (rules §9: default deposit $5, currency BTC). */
 export const DEFAULT_CURRENCY: CurrencyId = 'btc';
 
-/** Minimum deposit for a currency id; $10 for an id not in the list (SPEC 9: "USDT TRC20 and others"). */
+/** Minimum deposit for a currency id; $10 for an id not in the list (rules §9: "USDT TRC20 and others"). */
 export function minDepositC(id: string): Cents {
   return CURRENCIES.find((c) => c.id === id)?.minDepositC ?? cents(1000);
 }

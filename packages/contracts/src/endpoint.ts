@@ -8,7 +8,7 @@ import type { FeatureErrorCode } from './error-codes.ts';
  * the web app calls it through `callEndpoint`, and the public OpenAPI document (`GET /api/openapi.json`)
  * and the API page are built from the routes it declares.
  *
- * - `public`: a customer operation that is also served under `/api` (SPEC 7) to a bearer token or an
+ * - `public`: a customer operation that is also served under `/api` (rules §7) to a bearer token or an
  *   API key; the public document lists only these (and the token endpoint).
  * - `customer`: the signed-in customer's own routes (the web app's token only).
  * - `staff`: staff routes.
@@ -25,13 +25,13 @@ export interface Endpoint {
   method: HttpMethod;
   /** OpenAPI-style path (`/leases/{id}`); public operations are also served at `/api` + path. */
   path: string;
-  /** The method under `/api` where SPEC 7 names another (auto-renew is a GET there). */
+  /** The method under `/api` where rules §7 names another (auto-renew is a GET there). */
   publicMethod?: HttpMethod;
   summary: string;
   description?: string;
   visibility: Visibility;
   /**
-   * Which listener serves it: the market API (default), the Ports API's own base address (SPEC 7),
+   * Which listener serves it: the market API (default), the Ports API's own base address (rules §7),
    * or the identity host (`apps/identity`: the admin auth API and the reset-mail request).
    */
   api?: 'market' | 'ports' | 'identity';

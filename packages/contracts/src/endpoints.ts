@@ -47,7 +47,7 @@ export function fillPath(path: string, params: Record<string, string> = {}): str
 }
 
 /**
- * The password-grant token endpoint on the sign-in host (SPEC 7), as the public document and the
+ * The password-grant token endpoint on the sign-in host (rules §7), as the public document and the
  * API page describe it. Form-encoded; `client_id` is the environment's public API client.
  */
 export const TOKEN_ENDPOINT = {

@@ -9,7 +9,7 @@ export const ZEnvironment = z.object({
   origins: z.array(z.string()),
   /** Market API base URL (no trailing slash). */
   apiUrl: z.string(),
-  /** Ports service base URL (its own base address, SPEC section 7). */
+  /** Ports service base URL (its own base address, rules §7). */
   portsApiUrl: z.string(),
   /** OpenID issuer (sign-in host). */
   issuer: z.string(),
@@ -22,7 +22,7 @@ export const ZEnvironment = z.object({
   /** Current Terms version; the Terms modal shows while the accepted one is older. */
   termsVersion: z.number().int(),
   /**
-   * The public API's password-grant client (SPEC 7) that the API page's token request names: a
+   * The public API's password-grant client (rules §7) that the API page's token request names: a
    * public client, its id published and no secret (customers prove themselves with their password
    * or an API key). Absent: the page shows a placeholder.
    */

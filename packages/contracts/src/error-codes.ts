@@ -16,7 +16,7 @@ export const CREDIT_ERROR_CODES = ['balanceLimit'] as const;
 /** The `Idempotency-Key` answered a different request before (409 idempotencyKeyReused). */
 export const IDEMPOTENCY_ERROR_CODES = ['idempotencyKeyReused'] as const;
 
-/** `errorCode` of a refused purchase (409), SPEC 7; 402 means not enough funds. */
+/** `errorCode` of a refused purchase (409), rules §7; 402 means not enough funds. */
 export const PURCHASE_ERROR_CODES = [
   'probeErrAgent',
   'priceChanged',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The identity host's JSON API (SPEC 7, "Auth API (admin)" and "Identity service"): the bodies it
+ * The identity host's JSON API (rules §7, "Auth API (admin)" and "Identity service"): the bodies it
  * reads and the answers it gives. Its errors are `{ error }` (the text to show), with `field` when a
  * body field is missing or of the wrong type.
  */
@@ -61,7 +61,7 @@ export type THandoffToken = z.infer<typeof ZHandoffToken>;
 export const ZUserChangeResult = z.object({ ok: z.literal(true), email: z.string() });
 export type TUserChangeResult = z.infer<typeof ZUserChangeResult>;
 
-/** The user data staff see (SPEC 3, Admin user data, plus the user id and the inviter). */
+/** The user data staff see (rules §3, Admin user data, plus the user id and the inviter). */
 export const ZIdentityUserInfo = z.object({
   username: z.string(),
   emailVerified: z.boolean(),

@@ -2,31 +2,31 @@ import { z } from 'zod';
 import { ZConn, ZLoc, ZSpeed } from './agents.ts';
 import { ZCents, ZErrorBody, zQueryInt } from './common.ts';
 
-/** Lease ids: 4 word characters, a dash and 4 digits (SPEC 5, admin lease id search). */
+/** Lease ids: 4 word characters, a dash and 4 digits (rules §5, admin lease id search). */
 export const LEASE_ID_PATTERN = /^[a-z0-9]{4}-[0-9]{4}$/;
 /** Extracts a lease id from free text the way the admin search does. */
 export const LEASE_ID_SEARCH = /\w{4}-\d{4}/;
 
-/** Shared leases an agent takes at once (SPEC 9: "up to 4 sharers"). */
+/** Shared leases an agent takes at once (rules §9: "up to 4 sharers"). */
 export const MAX_SHARED_LEASES = 4;
-/** Lease duration (SPEC 9). */
+/** Lease duration (rules §9). */
 export const LEASE_DURATION_MS = 24 * 60 * 60 * 1000;
-/** A lease is renewable in its last 5 hours (SPEC 4, Renew). */
+/** A lease is renewable in its last 5 hours (rules §4, Renew). */
 export const RENEW_WINDOW_MS = 5 * 60 * 60 * 1000;
-/** Offsets added to a node's SOCKS base port; every one accepts the lease's credentials (SPEC 9). */
+/** Offsets added to a node's SOCKS base port; every one accepts the lease's credentials (rules §9). */
 export const SOCKS_PORT_OFFSETS = [2080, 3080, 4080, 5080] as const;
 /** The leases' HTTP proxy port: the node's base port plus this (docs/gateway.md, "The HTTP proxy"). */
 export const LEASE_HTTP_PORT_OFFSET = 6080;
 /** Entries in a lease's no-auth whitelist. */
 export const MAX_WHITELIST_ENTRIES = 20;
 
-/** Auto-refund when this share of SOCKS requests failed (SPEC 9: 40% or more). */
+/** Auto-refund when this share of SOCKS requests failed (rules §9: 40% or more). */
 export const AUTO_REFUND_FAIL_PCT = 40;
-/** Refund window, traffic and speed limits (SPEC 9). */
+/** Refund window, traffic and speed limits (rules §9). */
 export const REFUND_WINDOW_MS = 4 * 60 * 60 * 1000;
 export const REFUND_MAX_TRAFFIC_BYTES = 100 * 1000 * 1000;
 export const REFUND_MAX_SPEED_BPS = 500_000;
-/** Static proxies are refundable within 1 hour, only if unused (SPEC 9). */
+/** Static proxies are refundable within 1 hour, only if unused (rules §9). */
 export const STATIC_REFUND_WINDOW_MS = 60 * 60 * 1000;
 
 const IPV4_OCTET = /^(\d{1,3})$/;
@@ -90,7 +90,7 @@ export function describeWhitelistProblem(refusal: { bad: string; problem: Whitel
 }
 
 /**
- * `POST /authport/create/{id}` body. The web client sends the whitelist string as JSON (SPEC 7);
+ * `POST /authport/create/{id}` body. The web client sends the whitelist string as JSON (rules §7);
  * `{ "whitelist": "1.2.3.4,5.6.7.0/24" }` and an array of entries are accepted too.
  */
 export const ZAuthPortCreateBody = z.union([
@@ -111,7 +111,7 @@ export const ZAuthPortCreateResponse = z.object({
 });
 export type TAuthPortCreateResponse = z.infer<typeof ZAuthPortCreateResponse>;
 
-/** The four SOCKS5 ports of a lease on a node with this base port (SPEC 9: base + 2080 to 5080). */
+/** The four SOCKS5 ports of a lease on a node with this base port (rules §9: base + 2080 to 5080). */
 export const leaseSocksPorts = (basePort: number): number[] =>
   SOCKS_PORT_OFFSETS.map((offset) => basePort + offset);
 
@@ -119,7 +119,7 @@ export const leaseSocksPorts = (basePort: number): number[] =>
 export const leaseHttpPort = (basePort: number): number => basePort + LEASE_HTTP_PORT_OFFSET;
 
 /**
- * Lease `socks`: where and how to connect. SPEC 3's fields (host, ip, base `port`, credentials) plus
+ * Lease `socks`: where and how to connect. Rules §3's fields (host, ip, base `port`, credentials) plus
  * the concrete ports, so no client adds offsets: `ports` are the four SOCKS5 ports, `httpPort` the
  * HTTP proxy's; all take the same user and password.
  */
@@ -148,7 +148,7 @@ export const ZSocks = z.object({
 export type TSocks = z.infer<typeof ZSocks>;
 
 /**
- * Lease `stats` (SPEC 3). `failPct` is fails / reqs * 100, 0 without requests. `authFails` counts the
+ * Lease `stats` (rules §3). `failPct` is fails / reqs * 100, 0 without requests. `authFails` counts the
  * connections refused for a wrong user name or password, apart: they are neither requests nor
  * failures of the proxy, so they never move `failPct`.
  */
@@ -162,7 +162,7 @@ export const ZLeaseStats = z.object({
 });
 export type TLeaseStats = z.infer<typeof ZLeaseStats>;
 
-/** Properties of the agent a lease was bought on (`info`) or has now (`currentInfo`), SPEC 3. */
+/** Properties of the agent a lease was bought on (`info`) or has now (`currentInfo`), rules §3. */
 export const ZLeaseInfo = z.object({
   ip: z.string(),
   host: z.string(),
@@ -191,7 +191,7 @@ export const ZLeaseCurrentInfo = ZLeaseInfo.extend({
 export type TLeaseCurrentInfo = z.infer<typeof ZLeaseCurrentInfo>;
 
 /**
- * An active lease (SPEC 3 "Lease (active)"). `agent` is the agent's path (`/agents/{id}`),
+ * An active lease (rules §3 "Lease (active)"). `agent` is the agent's path (`/agents/{id}`),
  * `exc` true means private, `renewable` is true in the last 5 hours, `user` the owner's id.
  */
 export const ZLease = z.object({
@@ -224,7 +224,7 @@ export const ZLeasesQuery = z
 export const ZLeasesResponse = z.object({ leases: z.array(ZLease), cursor: z.number().int().nonnegative() });
 export type TLeasesResponse = z.infer<typeof ZLeasesResponse>;
 
-/** `POST /leases` (SPEC 7): `expPriceC` is the private or shared price the shop showed. */
+/** `POST /leases` (rules §7): `expPriceC` is the private or shared price the shop showed. */
 export const ZLeasePurchaseBody = z
   .object({
     agentID: z.string().min(1).max(64),

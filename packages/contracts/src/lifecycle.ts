@@ -5,9 +5,9 @@ import { LEASE_DURATION_MS, ZLease } from './leases.ts';
 
 // Lease lifecycle contracts (issue 19): renew, refund, history, static proxies, hourly traffic.
 
-/** A renewal extends the lease by 24 hours from its current end (SPEC 9). */
+/** A renewal extends the lease by 24 hours from its current end (rules §9). */
 export const RENEW_EXTENSION_MS = LEASE_DURATION_MS;
-/** Renewal price: floor(purchase price / hours leased x 24) (SPEC 9). */
+/** Renewal price: floor(purchase price / hours leased x 24) (rules §9). */
 export function renewalPriceC(purchasePriceC: number, hoursLeased: number): number {
   return hoursLeased > 0 ? Math.floor((purchasePriceC / hoursLeased) * 24) : 0;
 }
@@ -33,7 +33,7 @@ export type TRenewResult = z.infer<typeof ZRenewResult>;
 export const ZRenewErrorBody = ZErrorBody.extend({ status: z.enum(RENEW_STATUSES).optional() });
 export type TRenewErrorBody = z.infer<typeof ZRenewErrorBody>;
 
-/** Results of a refund; SPEC 4 "Refund result". */
+/** Results of a refund; rules §4 "Refund result". */
 export const REFUND_STATUSES = [
   'REFUND_STATUS_REFUNDED',
   'REFUND_STATUS_ALIVE',
@@ -72,7 +72,7 @@ export const LEASE_END_REASONS = [
 export const ZLeaseEndReason = z.enum(LEASE_END_REASONS);
 export type LeaseEndReason = (typeof LEASE_END_REASONS)[number];
 
-/** History page sizes (SPEC 9); the first is the default. History dates go back 60 days (SPEC 5). */
+/** History page sizes (rules §9); the first is the default. History dates go back 60 days (rules §5). */
 export const HISTORY_PAGE_SIZES = [10, 20] as const;
 export const HISTORY_MAX_DAYS = 60;
 export const MAX_HISTORY_QUERY_LENGTH = 100;
@@ -96,7 +96,7 @@ export const ZLeaseHistoryQuery = z
   .strict();
 export type TLeaseHistoryQuery = z.input<typeof ZLeaseHistoryQuery>;
 
-/** A lease history item (SPEC 3), plus how and why it ended. `paidUntil` is the (possibly renewed) end. */
+/** A lease history item (rules §3), plus how and why it ended. `paidUntil` is the (possibly renewed) end. */
 export const ZLeaseHistoryItem = z.object({
   leaseID: z.string(),
   agentID: z.string(),
@@ -122,7 +122,7 @@ export type TLeaseHistoryItem = z.infer<typeof ZLeaseHistoryItem>;
 export const ZLeaseHistoryResponse = z.object({ items: z.array(ZLeaseHistoryItem), total: z.number().int() });
 export type TLeaseHistoryResponse = z.infer<typeof ZLeaseHistoryResponse>;
 
-/** Static shop quick countries (SPEC 2) and page sizes (SPEC 9, first is the default). */
+/** Static shop quick countries (rules §2) and page sizes (rules §9, first is the default). */
 export const STATIC_CHIP_COUNTRIES = ['US', 'CA', 'GB', 'AU', 'DE', 'FR'] as const;
 export const STATIC_PAGE_SIZES = [10, 20, 50] as const;
 
@@ -146,7 +146,7 @@ export const ZStaticListQuery = z
   .strict();
 export type TStaticListQuery = z.input<typeof ZStaticListQuery>;
 
-/** A static agent (SPEC 3): `priceC` is the 24-hour private price. */
+/** A static agent (rules §3): `priceC` is the 24-hour private price. */
 export const ZStaticAgent = z.object({
   id: z.string(),
   ip: z.string(),
@@ -159,7 +159,7 @@ export type TStaticAgent = z.infer<typeof ZStaticAgent>;
 export const ZStaticListResponse = z.object({ list: z.array(ZStaticAgent), total: z.number().int() });
 export type TStaticListResponse = z.infer<typeof ZStaticListResponse>;
 
-/** `POST /static/lease` (SPEC 7): agent id as a string and the price the shop showed. 201 gives the lease. */
+/** `POST /static/lease` (rules §7): agent id as a string and the price the shop showed. 201 gives the lease. */
 export const ZStaticLeaseBody = z
   .object({ agentID: z.string().min(1).max(64), expPriceC: ZCents.nonnegative() })
   .strict();

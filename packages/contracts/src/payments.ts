@@ -1,5 +1,5 @@
 /**
- * Crypto top-ups (SPEC 2 Add funds, 3 Crypto charge / Crypto transaction, 7 Payment calls, 9) and
+ * Crypto top-ups (rules §2 Add funds, 3 Crypto charge / Crypto transaction, 7 Payment calls, 9) and
  * referral rewards. Amounts in US money are integer cents (`ZCents`); crypto amounts are decimal
  * strings in whole coins ("0.00051234"), exact to the coin's base unit (8 decimals for BTC and LTC,
  * 6 for USDT), never floats.
@@ -12,13 +12,13 @@ import { minDepositC, ZCurrencyId } from './currencies.ts';
 /** Largest single top-up: $100,000.00. */
 export const MAX_DEPOSIT_C: Cents = cents(10_000_000);
 
-/** How long a charge's address waits for a payment (SPEC 9): 6 hours, 40 minutes for USDT TRC20. */
+/** How long a charge's address waits for a payment (rules §9): 6 hours, 40 minutes for USDT TRC20. */
 export const CHARGE_LIFETIME_MS = { btc: 6 * 3600_000, ltc: 6 * 3600_000, trc20usdt: 40 * 60_000 } as const;
 
-/** The charge page polls `POST /crypto/check` this often until the charge is paid (SPEC 9). */
+/** The charge page polls `POST /crypto/check` this often until the charge is paid (rules §9). */
 export const CHARGE_POLL_MS = 30_000;
 
-/** Referral rewards (SPEC 1, 9): percent of the referred customer's first load, and of every later one. */
+/** Referral rewards (rules §1, 9): percent of the referred customer's first load, and of every later one. */
 export const REFERRAL_FIRST_LOAD_PCT = 10;
 export const REFERRAL_LATER_LOAD_PCT = 5;
 
@@ -75,7 +75,7 @@ export const ZCryptoCreateRequest = z
 export type TCryptoCreateRequest = z.infer<typeof ZCryptoCreateRequest>;
 
 /**
- * The answer to `POST /crypto/create`: the charge (SPEC 3) and the code of its page, which the
+ * The answer to `POST /crypto/create`: the charge (rules §3) and the code of its page, which the
  * web app opens in a new tab at `/charges/{newChargeCode}`. A user's still-open charge in the same
  * currency with nothing paid yet is answered again (same uid, address and code), re-priced.
  */
@@ -111,7 +111,7 @@ export type TChargePayment = z.infer<typeof ZChargePayment>;
 
 /**
  * The charge page's data (`GET /crypto/charges/{code}`; also `data` of `POST /crypto/check`).
- * Field names follow SPEC 3: `amountUsd` and `exchangeRate` in cents, `bonusType` in percent.
+ * Field names follow rules §3: `amountUsd` and `exchangeRate` in cents, `bonusType` in percent.
  */
 export const ZChargePage = z.object({
   uid: ZChargeUid,
@@ -159,7 +159,7 @@ export type TCryptoCheckResponse = z.infer<typeof ZCryptoCheckResponse>;
 /** Where a crypto payment stands: seen (unconfirmed), credited, or gone from the chain before confirming. */
 export const CRYPTO_TX_STATES = ['pending', 'credited', 'dropped'] as const;
 
-/** A crypto transaction as staff see it (SPEC 3 "Crypto transaction (admin)"), one per output. */
+/** A crypto transaction as staff see it (rules §3 "Crypto transaction (admin)"), one per output. */
 export const ZCryptoTransaction = z.object({
   time_created: z.string(),
   time_confirmed: z.string().nullable(),

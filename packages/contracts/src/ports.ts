@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZCents, ZErrorBody } from './common.ts';
 
-/** SPEC section 9: the volumes (Gb), port counts, periods (days) and rotation timers (minutes) sold. */
+/** Rules §9: the volumes (Gb), port counts, periods (days) and rotation timers (minutes) sold. */
 export const PORT_VOLUMES_GB = [1, 2, 3, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
 export const PORT_COUNTS = [100, 200, 300, 400] as const;
 export const PORT_PERIODS = [1, 7, 30] as const;
@@ -93,7 +93,7 @@ export type TPortPriceRequest = z.infer<typeof ZPortPriceRequest>;
 
 export const ZPortPriceResponse = z.object({ price: ZCents });
 
-/** `POST /package/create`: the New-port request (SPEC section 3). `price` is the price the user saw. */
+/** `POST /package/create`: the New-port request (rules §3). `price` is the price the user saw. */
 export const ZNewPortRequest = z
   .object({
     user_id: z.string().min(1).max(200),
@@ -108,7 +108,7 @@ export const ZNewPortRequest = z
   .strict();
 export type TNewPortRequest = z.infer<typeof ZNewPortRequest>;
 
-/** A port package (SPEC section 3) as the Ports page reads it. */
+/** A port package (rules §3) as the Ports page reads it. */
 export const ZPortPackage = z.object({
   id: z.string(),
   price: ZCents,
@@ -229,7 +229,7 @@ export const ZPortPricing = z.object({
 export const ZPortPricingBody = z.object({ rows: z.array(ZPortPriceRow).min(1).max(50) }).strict();
 export type TPortPriceRow = z.infer<typeof ZPortPriceRow>;
 
-/** The Ports API's errors carry `error` (SPEC 7); a stale price answers the price, the rotation rule when to retry. */
+/** The Ports API's errors carry `error` (rules §7); a stale price answers the price, the rotation rule when to retry. */
 export const ZPortsError = ZErrorBody.extend({
   price: z.number().int().optional(),
   retryAfterSeconds: z.number().int().optional(),

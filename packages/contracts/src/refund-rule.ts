@@ -2,7 +2,7 @@ import { AUTO_REFUND_FAIL_PCT } from './leases.ts';
 import { PORT_REFUND_MAX_BYTES } from './rules.ts';
 
 /**
- * The auto-refund (SPEC 9: 40% or more of SOCKS requests failed) judges the last hour of a lease, not
+ * The auto-refund (rules §9: 40% or more of SOCKS requests failed) judges the last hour of a lease, not
  * its whole life, from its hourly traffic rows (apps/server/README.md, "Auto-refund").
  */
 export const AUTO_REFUND_WINDOW_MS = 60 * 60 * 1000;
@@ -12,7 +12,7 @@ export const AUTO_REFUND_MIN_REQUESTS = 10;
 /**
  * The auto-refund rule in one sentence (what counts, the window, the minimum, static proxies left
  * out), as the server enforces it (`leases.autoRefund`). Every hint, dialog and page that promises
- * the auto-refund quotes it; where SPEC.md fixes a text it follows SPEC's words.
+ * the auto-refund quotes it; where docs/rules.md fixes a text it follows its words.
  */
 export const AUTO_REFUND_RULE_SHORT =
   `Auto-refund: if ${AUTO_REFUND_FAIL_PCT}% or more of at least ${AUTO_REFUND_MIN_REQUESTS} requests in the ` +
@@ -39,7 +39,7 @@ export const PORT_REFUND_AMOUNT_TEXT =
   'price per Gb; the ports stop at once.';
 
 /**
- * The port package's refund rule (SPEC 9, as `ports.rules.ts` decides it): who may refund, and what
+ * The port package's refund rule (rules §9, as `ports.rules.ts` decides it): who may refund, and what
  * the refund returns, so that buying, using and refunding never gives traffic away.
  */
 export const PORT_REFUND_RULE_TEXT =

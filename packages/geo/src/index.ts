@@ -1,5 +1,5 @@
 /**
- * Geodata for the shop's radius search (SPEC 5, Advanced Search): postal-code centroids of the 35
+ * Geodata for the shop's radius search (rules §5, Advanced Search): postal-code centroids of the 35
  * Advanced Search countries (GeoNames, CC BY 4.0, committed under `assets/`), the normalisation of
  * what users type, and great-circle distances. Nothing is read until `loadPostalCentroids` is called.
  *

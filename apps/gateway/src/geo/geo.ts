@@ -1,4 +1,4 @@
-/** An agent's location as the shop shows it (SPEC 3 `loc`), plus coordinates for radius search. */
+/** An agent's location as the shop shows it (rules §3 `loc`), plus coordinates for radius search. */
 export interface Loc {
   /** ISO 3166-1 alpha-2 country code. */
   cc: string;

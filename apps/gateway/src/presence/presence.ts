@@ -45,7 +45,7 @@ export interface PresenceMonitor {
 const DAY_S = 86_400;
 
 /**
- * Activity (SPEC 3 `actv`): the online share of the last 24 hours, or of the time since the agent was
+ * Activity (rules §3 `actv`): the online share of the last 24 hours, or of the time since the agent was
  * first seen when that is shorter (so a new agent is not penalised for hours before it existed; at
  * least one minute). Probe activity (`probe_actv`): share of the last 24 hours' probes that succeeded;
  * unchanged while there were none. Overlapping intervals are capped at 1.

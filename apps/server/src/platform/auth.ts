@@ -294,7 +294,7 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
     const header = req.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer +([\w.~+/=-]{1,8192})\s*$/i.exec(header) : null;
     if (!match?.[1]) {
-      // SPEC 7: the public API answers 403 to a call without a bearer authorization header.
+      // Rules §7: the public API answers 403 to a call without a bearer authorization header.
       if (level === 'api')
         throw new AppError('FORBIDDEN', { message: 'no bearer token', userMessage: 'Bearer token required' });
       throw new AppError('UNAUTHENTICATED', { message: 'no bearer token' });

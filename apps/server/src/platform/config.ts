@@ -92,7 +92,7 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Optional second listener serving the built SPA and `/environments.json`. */
   web?: WebConfig | undefined;
-  /** The Ports API's own listener (PORTS_HOST, PORTS_PORT; SPEC section 7: its own base address). */
+  /** The Ports API's own listener (PORTS_HOST, PORTS_PORT; rules §7: its own base address). */
   ports?: { host: string; port: number } | undefined;
   logLevel?: string | undefined;
   /** How long a "not blocked" answer may be cached per user; default 1000. */

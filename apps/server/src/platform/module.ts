@@ -59,7 +59,7 @@ export interface FeatureModule<Needs extends object, Provides extends object> {
   /** Declares the module's routes: each with its schemas, `config.auth` and `config.rateLimit` together. */
   routes?(app: ApiApp, services: NoInfer<Needs & Provides>, platform: Platform): void;
   /**
-   * Routes served on the Ports API's own listener (its own base address, SPEC section 7) instead
+   * Routes served on the Ports API's own listener (its own base address, rules §7) instead
    * of the market API; same contract as `routes`.
    */
   portsRoutes?(app: ApiApp, services: NoInfer<Needs & Provides>, platform: Platform): void;

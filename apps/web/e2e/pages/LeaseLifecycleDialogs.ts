@@ -5,7 +5,7 @@
 import type { Download, Locator, Page } from 'playwright-core';
 import { TIMEOUT_MS } from './ShellPage.ts';
 
-/** The texts of SPEC 8, as the dialogs show them. */
+/** The texts of rules §8, as the dialogs show them. */
 export const RENEW_MESSAGES = {
   success: 'Renewed the proxy successfully',
   notEnoughFunds: 'Not enough funds on your balance',
@@ -50,7 +50,7 @@ export class LeaseLifecycleDialogs {
     return text;
   }
 
-  /** Waits for a renew message's dialog (SPEC 8). */
+  /** Waits for a renew message's dialog (rules §8). */
   async renewMessage(message: string): Promise<Locator> {
     const dialog = this.dialog(message);
     await dialog.waitFor({ timeout: TIMEOUT_MS });

@@ -8,7 +8,7 @@ import { TIMEOUT_MS } from './ShellPage.ts';
 
 export type LeaseType = 'Private' | 'Shared';
 
-/** The purchase dialogs' titles (SPEC 8). */
+/** The purchase dialogs' titles (rules §8). */
 export const PURCHASE_DIALOG_TITLES = {
   success: 'Purchase Successful',
   testFailed: 'The proxy is not responding',

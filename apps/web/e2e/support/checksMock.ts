@@ -1,5 +1,5 @@
 /**
- * The mock market's checks (SPEC 7): `GET /agents/{id}/speedcheck[?request=true]` (404 until a test
+ * The mock market's checks (rules §7): `GET /agents/{id}/speedcheck[?request=true]` (404 until a test
  * was asked; a test is `checking` on the first look and done at 42.5 Mbps after) and the score
  * check quote and purchase (`POST`/`PATCH /agents/scorecheck`), which sets the agent's score check.
  */

@@ -59,7 +59,7 @@ export function demoStatics(): StaticOffer[] {
   return out;
 }
 
-/** A past lease (SPEC 3 "Lease history item"); `overrides` replace any field. */
+/** A past lease (rules §3 "Lease history item"); `overrides` replace any field. */
 export function buildHistoryItem(n: number, overrides: Partial<TLeaseHistoryItem> = {}): TLeaseHistoryItem {
   const agent = buildAgent(n);
   const start = Date.now() - (n * 2 + 1) * 24 * 3_600_000;

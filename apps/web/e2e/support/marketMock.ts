@@ -1,5 +1,5 @@
 /**
- * A stand-in for the market API's shop and lease routes (SPEC 7), answered inside Playwright routes:
+ * A stand-in for the market API's shop and lease routes (rules §7), answered inside Playwright routes:
  * agents filtered and paged like the server does, purchases that debit the mocked balance, leases,
  * notes, auto-renew and the no-auth port. Tests steer refusals with `market.purchaseAnswers`.
  */
@@ -59,7 +59,7 @@ const SEEDS: AgentSeed[] = [
   { cc: 'AE', reg: 'Dubai', city: 'Dubai', zip: '', isp: 'Gulf Mobile', ip: '94.200.1' },
 ];
 
-/** A proxy offer with every field of SPEC 3; `overrides` replace any of them. */
+/** A proxy offer with every field of rules §3; `overrides` replace any of them. */
 export function buildAgent(n: number, overrides: Partial<TAgent> = {}): TAgent {
   const seed = SEEDS[n % SEEDS.length]!;
   const count = n % 7 === 3 ? 2 : n % 11 === 5 ? 1 : 0;
@@ -100,7 +100,7 @@ export function demoAgents(): TAgent[] {
 
 let leaseSeq = 0;
 
-/** An active lease on `agent` with every field of SPEC 3; `overrides` replace any of them. */
+/** An active lease on `agent` with every field of rules §3; `overrides` replace any of them. */
 export function buildLease(agent: TAgent, overrides: Partial<TLease> = {}): TLease {
   leaseSeq++;
   const start = Date.now() - 2 * 3_600_000;

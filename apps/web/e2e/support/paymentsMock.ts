@@ -1,5 +1,5 @@
 /**
- * A stand-in for the market API's payment routes (SPEC 7 "Payment calls", `GET /txrecords`) inside
+ * A stand-in for the market API's payment routes (rules §7 "Payment calls", `GET /txrecords`) inside
  * Playwright routes: charges created at fixed rates, the charge page and its check, and ledger
  * records filtered by date and paged like the server. Tests pay a charge with `payCharge`.
  */

@@ -42,7 +42,7 @@ function EnvironmentGate() {
   return <AuthGate environment={result.environment} />;
 }
 
-/** App initialisation (SPEC section 4): NO, IN_PROGRESS, YES. */
+/** App initialisation (rules §4): NO, IN_PROGRESS, YES. */
 type InitState = { step: 'NO' } | { step: 'IN_PROGRESS' } | { step: 'YES'; session: AuthSession };
 
 function AuthGate({ environment }: { environment: TEnvironment }) {

@@ -24,5 +24,5 @@ export const useEnvironment = (): TEnvironment => useServices().environment;
 export const useApi = (): ApiClient => useServices().api;
 export const useSession = (): AuthSession => useServices().session;
 
-/** True at 480 px wide and below (SPEC section 9, mobile breakpoint). */
+/** True at 480 px wide and below (rules §9, mobile breakpoint). */
 export const useIsMobile = (): boolean => useMediaQuery(MOBILE_QUERY, { noSsr: true });

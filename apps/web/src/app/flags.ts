@@ -1,5 +1,5 @@
 /**
- * The global flags of SPEC section 4 (busy, offline, maintenance, global error) as a tiny external store,
+ * The global flags of rules §4 (busy, offline, maintenance, global error) as a tiny external store,
  * so the transport can raise them outside React. Once raised, a full-screen state stays until reload.
  */
 

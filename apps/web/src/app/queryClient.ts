@@ -2,7 +2,7 @@ import { QueryCache, QueryClient } from '@tanstack/react-query';
 import { isApiError } from '../lib/api/transport.ts';
 import type { FlagStore } from './flags.ts';
 
-/** Data that refreshes in the background (account, leases, history) does so this often (SPEC section 9). */
+/** Data that refreshes in the background (account, leases, history) does so this often (rules §9). */
 export const DATA_REFRESH_MS = 20_000;
 
 /**

@@ -14,7 +14,7 @@ function PageLoading() {
   );
 }
 
-/** The global error of SPEC 8 for a screen that failed to load or render. */
+/** The global error of rules §8 for a screen that failed to load or render. */
 function ScreenError() {
   return <GlobalStateScreen state="error" support={useEnvironment().support} />;
 }
@@ -38,14 +38,14 @@ function lazyPage<M>(load: () => Promise<M>, pick: (module: M) => ComponentType)
 const shop = () => import('../features/shop/pages/ShopPage.tsx');
 
 /**
- * Every route of SPEC section 2. Declarative routes (not the data router): the app has no loaders or
+ * Every route of rules §2. Declarative routes (not the data router): the app has no loaders or
  * actions, and the data router's code is a sixth of the first load's budget.
  */
 const ROUTES: RouteObject[] = [
   {
     element: <AppShell />,
     children: [
-      // `/`: the shop on desktop; phones go to `/shop` (SPEC section 2, Routes).
+      // `/`: the shop on desktop; phones go to `/shop` (rules §2, Routes).
       { index: true, element: lazyPage(shop, (m) => m.HomePage) },
       { path: 'shop', element: lazyPage(shop, (m) => m.ShopPage) },
       {

@@ -23,7 +23,7 @@ const adminOp = <const E extends Omit<Endpoint, 'api' | 'tags' | 'visibility' | 
   defineEndpoint({ ...e, method: 'POST', api: 'identity', tags: ['identity'], visibility: 'staff' });
 
 /**
- * The identity host's JSON API (SPEC 7): the admin auth API under `/administator/user/` (SPEC's
+ * The identity host's JSON API (rules §7): the admin auth API under `/administator/user/` (the rules'
  * spelling, kept for outside callers; a declared trailing slash is optional) and the anonymous
  * reset-mail request. Served by `apps/identity`, not by the market API.
  */

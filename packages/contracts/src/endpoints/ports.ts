@@ -46,12 +46,12 @@ const portsErrors = {
 /** The staff price table's refusals; 503 when the sign-in host's keys cannot be fetched to check the token. */
 const staffErrors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody, 503: ZErrorBody };
 
-/** One operation of the Ports API (SPEC 7): served on its own base address, the ports listener. */
+/** One operation of the Ports API (rules §7): served on its own base address, the ports listener. */
 const portsOp = <const E extends Omit<Endpoint, 'api' | 'tags' | 'visibility'>>(e: E) =>
   defineEndpoint({ ...e, api: 'ports', tags: ['ports'], visibility: 'customer' });
 
 /**
- * The Ports API (SPEC section 7) on its own base address: every operation but the rotation link
+ * The Ports API (rules §7) on its own base address: every operation but the rotation link
  * needs the customer's bearer token and acts only on the caller's packages. Also the staff price
  * table (`GET|PUT /pricing/ports`) on the market API.
  */

@@ -59,7 +59,7 @@ const EXAMPLE_LEASE = {
   purchasePriceC: 300,
 };
 
-/** The operations served under `/api` too (SPEC 7), API keys, webhooks and the caller's address. */
+/** The operations served under `/api` too (rules §7), API keys, webhooks and the caller's address. */
 export const PUBLIC_ENDPOINTS = {
   listAgents: defineEndpoint({
     operationId: 'listAgents',

@@ -184,7 +184,7 @@ export const probeRequests = pgTable(
   (t) => [index('probe_requests_pending_idx').on(t.nodeId).where(sql`${t.claimedAt} IS NULL`)],
 );
 
-/** A customer's lease of an agent. Ids look like `kq3x-4821` (SPEC 5: admin lease id search). */
+/** A customer's lease of an agent. Ids look like `kq3x-4821` (rules §5: admin lease id search). */
 export const leases = pgTable(
   'leases',
   {
@@ -217,7 +217,7 @@ export const leases = pgTable(
     authPort: integer('auth_port'),
     /** Source IPv4 addresses or CIDR ranges allowed on the no-auth port. */
     whitelist: text('whitelist').array().notNull().default(sql`'{}'::text[]`),
-    /** Snapshot of the agent's properties at purchase (SPEC 3 Lease.info). */
+    /** Snapshot of the agent's properties at purchase (rules §3 Lease.info). */
     info: jsonb('info').notNull().default({}),
     reqs: bigint('reqs', { mode: 'number' }).notNull().default(0),
     fails: bigint('fails', { mode: 'number' }).notNull().default(0),
@@ -279,7 +279,7 @@ export const leaseTrafficHourly = pgTable(
   ],
 );
 
-/** A customer's note on an agent (SPEC 3 "Agent note"), shown as `note` of their leases on it. */
+/** A customer's note on an agent (rules §3 "Agent note"), shown as `note` of their leases on it. */
 export const agentNotes = pgTable(
   'agent_notes',
   {
@@ -292,7 +292,7 @@ export const agentNotes = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.agentId] }),
-    // An empty note is stored as no row (SPEC 4: cleared means deleted); 200 characters at most (SPEC 9).
+    // An empty note is stored as no row (rules §4: cleared means deleted); 200 characters at most (rules §9).
     check('agent_notes_length', sql`char_length(${t.note}) BETWEEN 1 AND 200`),
   ],
 );

@@ -15,7 +15,7 @@ import { MONEY_BOUND_SQL } from './bounds.ts';
 import { agents, gatewayNodes } from './network.ts';
 
 /**
- * A port package (SPEC section 3): N rotating ports for 1, 7 or 30 days, billed by traffic volume
+ * A port package (rules §3): N rotating ports for 1, 7 or 30 days, billed by traffic volume
  * (or one unlimited port), exiting through online agents of one geo and connection type. Owned by
  * the server's ports module; the gateway adds the traffic counters (`requests`, `errors`, `upload`,
  * `download`, `stats_flushed_at`) and suspends a package at its volume.

@@ -74,7 +74,7 @@ describe('PATCH /accounts/{id} writes the audit trail (issue 23 hole 5)', () => 
     assert.equal((await auditRows(acc.userId)).length, 2, 'a grant that changes nothing writes no row');
   });
 
-  test('a balance change without a reason is applied (SPEC 7 payload) and audited with no reason', async () => {
+  test('a balance change without a reason is applied (rules §7 payload) and audited with no reason', async () => {
     const acc = await buildAccount(t.db, { balanceC: 10 });
     const res = await patch(acc.userId, { balanceDeltaC: 5 });
     assert.equal(res.statusCode, 200, res.body);

@@ -1,4 +1,4 @@
-/** Pure mapping from a shop row to the contract's agent (SPEC 3 "Agent"): masking, newness, prices. */
+/** Pure mapping from a shop row to the contract's agent (rules §3 "Agent"): masking, newness, prices. */
 import { NEW_AGENT_DAYS, type TAgent } from '@pm/contracts';
 import { type StoredScoreCheck, toScoreCheck } from '../checks/checks.mapper.ts';
 import type { AgentPrices } from '../pricing/pricing.rules.ts';

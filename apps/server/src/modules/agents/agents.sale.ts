@@ -39,7 +39,7 @@ export interface SaleQuote {
 
 export type SaleRefusal = 'agentNotFound' | 'agentAlreadyLeased';
 
-/** The refusals every sale answers (409, SPEC 7 and 8). */
+/** The refusals every sale answers (409, rules §7 and 8). */
 export const saleErrors = {
   agentNotFound: () =>
     new AppError('CONFLICT', {
@@ -57,7 +57,7 @@ export const saleErrors = {
 
 /**
  * Whether an agent with these active leases is full for the kind asked: a private lease needs
- * none at all, a shared one needs no private lease and fewer than 4 shared (SPEC 4, 9).
+ * none at all, a shared one needs no private lease and fewer than 4 shared (rules §4, 9).
  */
 export function isAgentFull(exc: boolean, active: { shared: number; exclusive: number }): boolean {
   return exc

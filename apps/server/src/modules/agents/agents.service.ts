@@ -70,7 +70,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   async function resolveFilter(q: TAgentListQuery): Promise<ShopFilter> {
     if (q.ip2 !== undefined && q.ip1 === undefined) throw badField('ip2', 'needs ip1 (the first octet)');
     let radius: ShopFilter['radius'];
-    // Advanced Search is on only with both a centre and a radius above 0 (SPEC 5).
+    // Advanced Search is on only with both a centre and a radius above 0 (rules §5).
     if (q.geozip !== undefined && q.georad !== undefined && q.georad > 0) {
       if (!(RADIUS_SEARCH_COUNTRIES as readonly string[]).includes(q.cc)) {
         throw badField('geozip', `radius search is not offered in ${q.cc}`);

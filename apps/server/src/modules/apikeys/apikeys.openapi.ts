@@ -86,7 +86,7 @@ export function publicOpenApi(app: FastifyInstance, apiBase: string, tokenUrl: s
   const full = app.swagger() as OpenApiDoc;
   const token = tokenPathItem(tokenUrl);
   const paths: Record<string, Record<string, unknown>> = { [token.path]: token.item };
-  // In the contract's order (SPEC 7's: proxies, leases, lease, refund, auto-renew).
+  // In the contract's order (rules §7's: proxies, leases, lease, refund, auto-renew).
   for (const e of Object.values(ENDPOINTS) as Endpoint[]) {
     if (e.visibility !== 'public') continue;
     const route = publicRoute(e);

@@ -1,5 +1,5 @@
 /**
- * The public API under `/api` (SPEC 7) through the app on PostgreSQL: every operation with an access
+ * The public API under `/api` (rules §7) through the app on PostgreSQL: every operation with an access
  * token and with an API key, 403 without a bearer header, one rate limit behind both paths, API keys
  * (shown once, stored hashed, `/api/*` only, revoked at once, capped), and the public document.
  */
@@ -125,7 +125,7 @@ describe('the public API', () => {
     assert.equal(bought.statusCode, 201, bought.body);
     const list = await t.app.inject({ method: 'GET', url: '/api/leases?cursor=0', headers: c.headers });
     const [lease] = ZLeasesResponse.parse(list.json()).leases;
-    // SPEC 3's base port stays; the ports to dial are spelled out, so no client adds 2080-6080 itself.
+    // Rules §3's base port stays; the ports to dial are spelled out, so no client adds 2080-6080 itself.
     assert.deepEqual(
       {
         host: lease?.socks.host,

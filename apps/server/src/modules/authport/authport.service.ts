@@ -15,7 +15,7 @@ export interface Caller {
 /** The no-auth port service's functions (derived from the factory). */
 export type AuthPortService = ReturnType<typeof createAuthPortService>;
 
-/** No-auth ports of leases (SPEC 7 `POST /authport/create/{id}`). */
+/** No-auth ports of leases (rules §7 `POST /authport/create/{id}`). */
 export function createAuthPortService(deps: AuthPortServiceDeps) {
   return {
     /**

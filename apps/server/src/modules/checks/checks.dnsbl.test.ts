@@ -74,7 +74,7 @@ test('an unlisted address is clean; a dead server is an error for every zone', a
   assert.equal(r.errorZones.length, 2);
 });
 
-test('clean score steps of SPEC 9 on the 1-10 scale', () => {
+test('clean score steps of rules §9 on the 1-10 scale', () => {
   assert.deepEqual([0, 1, 2, 3, 6, 7, 9, 10, 30].map(cleanScore), [10, 8, 8, 6, 6, 4, 4, 2, 2]);
   assert.deepEqual(visibleBlacklists(['', 'spamcop', 'spamcop', ' ', 'spamhaus-pbl']), ['spamcop']);
 });

@@ -9,7 +9,7 @@ export interface StoredScoreCheck {
 
 type StoredResult = { status: 'ok' | 'error'; score: number };
 
-/** A finished check as the API shows it (SPEC 3: score1..3 are G, I, M). */
+/** A finished check as the API shows it (rules §3: score1..3 are G, I, M). */
 export function toScoreCheck(row: StoredScoreCheck): TScoreCheck {
   const r = (row.results ?? {}) as Partial<Record<ScoreProviderLabel, StoredResult>>;
   const p = (label: ScoreProviderLabel) => r[label] ?? { status: 'error' as const, score: 0 };

@@ -7,7 +7,7 @@ import type { ChecksService } from './checks.service.ts';
 
 /**
  * `GET /agents/{id}/speedcheck[?request=true]`, `POST /agents/scorecheck` (quote) and
- * `PATCH /agents/scorecheck` (buy): SPEC 7.
+ * `PATCH /agents/scorecheck` (buy): rules §7.
  */
 export function registerChecksRoutes(
   app: ApiApp,

@@ -38,7 +38,7 @@ export function registerHealthRoutes(
 
 /**
  * `GET /openapi.json`, the listener's own OpenAPI document generated from its routes: the market
- * API's, and on the Ports API's listener (SPEC 7: its own base address) the Ports API's.
+ * API's, and on the Ports API's listener (rules §7: its own base address) the Ports API's.
  */
 export function registerDocumentRoute(app: ApiApp): void {
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

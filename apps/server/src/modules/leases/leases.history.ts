@@ -15,7 +15,7 @@ import {
   type HistoryRow,
 } from './leases.lifecycle.repository.ts';
 
-/** A history row as SPEC 3 "Lease history item" shapes it, plus how it ended. IP and location are those at purchase. */
+/** A history row as rules §3 "Lease history item" shapes it, plus how it ended. IP and location are those at purchase. */
 export function toHistoryItem({ lease, agent, note }: HistoryRow): TLeaseHistoryItem {
   const info = ZLeaseInfo.safeParse(lease.info);
   const loc = info.success

@@ -1,4 +1,4 @@
-/** Pure mapping from stored lease, agent and node rows to the contract shapes of SPEC 3. */
+/** Pure mapping from stored lease, agent and node rows to the contract shapes of rules §3. */
 import {
   AppError,
   leaseHttpPort,
@@ -53,7 +53,7 @@ export function toLeaseCurrentInfo(
 }
 
 /**
- * Lease `socks` for a lease served by `node`: SPEC 3's base `port` and the ports the node listens
+ * Lease `socks` for a lease served by `node`: rules §3's base `port` and the ports the node listens
  * on for it (its base port plus the fixed offsets), so clients connect without arithmetic.
  */
 export function toSocks(lease: Pick<LeaseRow, 'socksUser' | 'socksPwd'>, node: NodeRow): TSocks {
@@ -91,7 +91,7 @@ export interface LeaseParts {
 }
 
 /**
- * The lease as SPEC 3 "Lease (active)" shapes it. `info` is the snapshot stored at purchase; a row
+ * The lease as rules §3 "Lease (active)" shapes it. `info` is the snapshot stored at purchase; a row
  * without a valid one (written by hand, e.g. in gateway tests) shows the agent's current properties.
  */
 export function toLease(

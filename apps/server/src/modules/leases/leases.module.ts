@@ -22,7 +22,7 @@ import { createStaffLeaseService } from './leases.staff.ts';
  * in one transaction, the Idempotency-Key kept by the sale kernel `saleKeys`; used by the purchase,
  * the static shop and renewals), the
  * purchase (`POST /leases`: probe, then the sale), the
- * customer's active leases, auto-renew and notes on agents, the lease as SPEC 3 shapes it, ending,
+ * customer's active leases, auto-renew and notes on agents, the lease as rules §3 shapes it, ending,
  * refund marking, whitelists and no-auth ports; the lifecycle (renew, refund, history, hourly
  * traffic) and its jobs (expiry with auto-renew, auto-refund); staff look-ups and the credit of an
  * ended lease (`staffLeases`).

@@ -26,7 +26,7 @@ export type PurchaseInput = z.output<typeof ZLeasePurchaseBody>;
 const refused = (errorCode: PurchaseErrorCode, userMessage: string, extra: Record<string, unknown> = {}) =>
   new AppError('CONFLICT', { userMessage, details: { errorCode, ...extra } });
 
-/** The probe's refusals (SPEC 7 and 8); the sale path's own are in agents.sale.ts and leases.sale.ts. */
+/** The probe's refusals (rules §7 and 8); the sale path's own are in agents.sale.ts and leases.sale.ts. */
 export const purchaseErrors = {
   probeErrAgent: () => refused('probeErrAgent', 'The proxy is not responding.'),
   agentInfoChanged: (changes: LeaseChange[]) =>

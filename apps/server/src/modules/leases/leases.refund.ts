@@ -37,7 +37,7 @@ const REFUSALS: Record<RefundErrorCode, () => AppError> = {
 };
 
 /**
- * Why the customer may not refund this lease now, or undefined (SPEC 9): not ended, not static
+ * Why the customer may not refund this lease now, or undefined (rules §9): not ended, not static
  * (staff refund those), within the first 4 hours (leaseNotEligible otherwise); the agent offline
  * (agentNotDead); under 100 MB moved and a measured speed under 500 kbps (notRefundable). The same
  * rule as `isRefundable` for a leased proxy, with the reason.
@@ -55,7 +55,7 @@ export function customerRefundRefusal(
   return undefined;
 }
 
-/** Staff refund of a static lease (SPEC 9): within 1 hour of its start and only if unused (no request, no byte). */
+/** Staff refund of a static lease (rules §9): within 1 hour of its start and only if unused (no request, no byte). */
 export function staticRefundRefusal(lease: LeaseRow, nowMs: number): RefundErrorCode | undefined {
   if (lease.endedAt || lease.until.getTime() <= nowMs) return 'leaseNotEligible';
   if (nowMs - lease.start.getTime() >= STATIC_REFUND_WINDOW_MS) return 'leaseNotEligible';

@@ -22,7 +22,7 @@ export interface LifecycleDeps {
 }
 
 /**
- * Renewal price (SPEC 9): floor(purchase price / hours leased x 24), where "hours leased" is the
+ * Renewal price (rules §9): floor(purchase price / hours leased x 24), where "hours leased" is the
  * period the purchase price paid for (`until - start` less 24 h per renewal so far). Exact integer
  * arithmetic: a 24-hour lease renews at its purchase price, a 7-hour one at floor(p / 7 x 24).
  */

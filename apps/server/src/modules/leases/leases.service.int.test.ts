@@ -58,7 +58,7 @@ describe('createLease', () => {
     assert.equal(lease.info.loc.city, 'San Jose');
   });
 
-  test('the lease has the shape of SPEC 3 "Lease (active)"', async () => {
+  test('the lease has the shape of rules §3 "Lease (active)"', async () => {
     const agent = await buildAgent(db, {
       nodeId,
       speedBps: 2_000_000,

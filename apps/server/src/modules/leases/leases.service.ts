@@ -160,7 +160,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     };
   }
 
-  /** The lease (SPEC 3 "Lease (active)"); NOT_FOUND when there is none. */
+  /** The lease (rules §3 "Lease (active)"); NOT_FOUND when there is none. */
   async function getLease(id: string, tx?: DbOrTx): Promise<TLease> {
     return toLease(await loadParts(id, tx), now());
   }

@@ -1,4 +1,4 @@
-/** Staff lease routes: look-ups by id, customer and IP, and the credit of an ended lease (SPEC 5). */
+/** Staff lease routes: look-ups by id, customer and IP, and the credit of an ended lease (rules §5). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildAccount, buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
@@ -45,7 +45,7 @@ const auditRows = (leaseId: string) =>
   );
 
 describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
-  test('staff read SPEC 3 admin lease info; unknown ids are 404', async () => {
+  test('staff read rules §3 admin lease info; unknown ids are 404', async () => {
     const customer = await buildAccount(t.db);
     const lease = await leaseOf(customer.userId, { ended: true });
     const res = await t.app.inject({ method: 'GET', url: `/leases/${lease.id}`, headers: staff });
@@ -103,7 +103,7 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
   });
 });
 
-describe('POST /admin/leases/{id}/credit: the purchase price, only once the lease has ended (SPEC 5)', () => {
+describe('POST /admin/leases/{id}/credit: the purchase price, only once the lease has ended (rules §5)', () => {
   test('an ended lease is credited its purchase price once, with a lease.credit audit row', async () => {
     const customer = await buildAccount(t.db, { balanceC: 100 });
     const lease = await leaseOf(customer.userId, { ended: true });

@@ -24,7 +24,7 @@ export interface StaffLeaseDeps {
 export const isCreditable = (lease: LeaseRow): boolean =>
   lease.endedAt !== null && lease.refundedAt === null && lease.purchasePriceC > 0;
 
-/** Maps a looked-up lease to SPEC 3's admin lease info (plus the screen's extra fields). */
+/** Maps a looked-up lease to rules §3's admin lease info (plus the screen's extra fields). */
 export function toAdminLease({ lease, agentIp, activeOnAgent }: StaffLeaseRow): TAdminLease {
   const info = lease.info as { ip?: unknown };
   return {
@@ -77,7 +77,7 @@ export function createStaffLeaseService(deps: StaffLeaseDeps) {
     },
 
     /**
-     * `POST /admin/leases/{id}/credit` (SPEC 5): credits the owner the lease's purchase price, only
+     * `POST /admin/leases/{id}/credit` (rules §5): credits the owner the lease's purchase price, only
      * once the lease has ended (400 `leaseNotEnded` before), once per lease (409 when it was refunded
      * or credited already: the ledger key is the refund's, `refund:<lease>`), never by staff on their
      * own lease (403). The credit, the lease's refund fields and the `lease.credit` audit row are one

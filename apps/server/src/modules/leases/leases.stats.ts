@@ -25,7 +25,7 @@ export interface AgentStatsInput {
   speedBps: number | null;
 }
 
-/** Static proxies are refundable within 1 hour, only if unused (SPEC 9); the FAQ reads the same constant. */
+/** Static proxies are refundable within 1 hour, only if unused (rules §9); the FAQ reads the same constant. */
 export { STATIC_REFUND_WINDOW_MS };
 
 /** fails / reqs * 100, rounded to 2 decimals; 0 without requests. */
@@ -35,7 +35,7 @@ export function computeFailPct(reqs: number, fails: number): number {
 }
 
 /**
- * Whether the customer may refund (SPEC 9): a leased proxy within the first 4 hours, if the agent is
+ * Whether the customer may refund (rules §9): a leased proxy within the first 4 hours, if the agent is
  * offline, traffic under 100 MB and speed under 500 kbps (an agent never speed-tested counts as 0);
  * a static proxy within 1 hour, only if unused. Never after the lease ended.
  */
@@ -51,7 +51,7 @@ export function isRefundable(lease: LeaseStatsInput, agent: AgentStatsInput, now
   );
 }
 
-/** Lease `stats` for the API (SPEC 3). */
+/** Lease `stats` for the API (rules §3). */
 export function computeLeaseStats(
   /** `authFails`: connections refused for a wrong user name or password, shown apart, never in `failPct`. */
   lease: LeaseStatsInput & { authFails: number },
@@ -90,7 +90,7 @@ export function autoRefundWindow(nowMs: number): {
   };
 }
 
-/** Whether the lease may be renewed now: not ended, not past its end, and in its last 5 hours (SPEC 4). */
+/** Whether the lease may be renewed now: not ended, not past its end, and in its last 5 hours (rules §4). */
 export function isRenewable(lease: { until: Date; endedAt: Date | null }, nowMs: number): boolean {
   const leftMs = lease.until.getTime() - nowMs;
   return lease.endedAt === null && leftMs > 0 && leftMs <= RENEW_WINDOW_MS;

@@ -54,7 +54,7 @@ export function creditCents(base: bigint, rateC: Cents, decimals: number): Cents
   return cents(Number(c > BigInt(MAX_CENTS) ? BigInt(MAX_CENTS) : c));
 }
 
-/** `pct` percent of `amountC`, rounded half up (SPEC 9: "amountUsd times bonus percent, rounded"). */
+/** `pct` percent of `amountC`, rounded half up (rules §9: "amountUsd times bonus percent, rounded"). */
 export function percentOf(amountC: Cents, pct: number): Cents {
   return cents(Math.floor((amountC * pct + 50) / 100));
 }

@@ -67,7 +67,7 @@ export interface PaymentsSettings {
   bonusPct: number;
   /** How long after expiry an address is still watched, so late payments are credited. */
   graceMs: number;
-  /** Fee deducted from a USDT TRC-20 payment worth less than the $10 minimum (SPEC 5: about $3). */
+  /** Fee deducted from a USDT TRC-20 payment worth less than the $10 minimum (rules §5: about $3). */
   usdtSmallPaymentFeeC: number;
   /** Addresses the watcher asks about at once. */
   watchConcurrency: number;
@@ -79,7 +79,7 @@ export interface PaymentsSettings {
   fetch?: typeof fetch | undefined;
 }
 
-/** The public APIs operators use, with the defaults of SPEC 9 and REFERENCE.md. */
+/** The public APIs operators use, with the defaults of rules §9 and REFERENCE.md. */
 export const DEFAULT_PAYMENTS_SETTINGS: PaymentsSettings = {
   xpubs: {},
   esplora: { btc: { url: 'https://blockstream.info/api' }, ltc: { url: 'https://litecoinspace.org/api' } },

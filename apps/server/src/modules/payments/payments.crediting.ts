@@ -54,7 +54,7 @@ export interface CreditingDeps {
 }
 
 const LABEL: Record<CurrencyId, string> = { btc: 'BTC', ltc: 'LTC', trc20usdt: 'USDT TRC20' };
-/** USDT payments under this many cents pay the small-payment fee (SPEC 5: under $10). */
+/** USDT payments under this many cents pay the small-payment fee (rules §5: under $10). */
 const USDT_FEE_BELOW_C = 1000;
 /** A credited output not yet final is re-read this often. */
 export const RECHECK_MS = 10 * 60_000;

@@ -13,7 +13,7 @@ export function randomText(length: number): string {
 
 export const DAY_MS = 86_400_000;
 
-/** A stored package as the Ports API answers it (SPEC 3). */
+/** A stored package as the Ports API answers it (rules §3). */
 export function toPackage(
   p: PackageRow,
   node: NodeRow | undefined,

@@ -1,7 +1,7 @@
 import { AppError, PORT_PRICE_KEYS, type TPortPriceRequest, type TPortPriceRow } from '@pm/contracts';
 import type { Cents } from '@pm/money';
 
-/** The ports call's error text when no price can be given (SPEC 8, "Error texts from the ports calls"). */
+/** The ports call's error text when no price can be given (rules §8, "Error texts from the ports calls"). */
 export const PORT_PRICE_ERROR_TEXT = 'error while getting port price';
 
 /** The port price table by kind and key (`table.gb['7']`: cents per Gb for 7 days). */
@@ -75,7 +75,7 @@ export function computePortPrice(
     if (surcharge === undefined) {
       throw new AppError('VALIDATION_FAILED', {
         message: `access.port_amount: must be one of ${PORT_PRICE_KEYS.ports.join(', ')}`,
-        // SPEC 8's text of a failed price call, then what to change.
+        // Rules §8's text of a failed price call, then what to change.
         userMessage: `${PORT_PRICE_ERROR_TEXT}: access.port_amount must be one of ${PORT_PRICE_KEYS.ports.join(', ')}`,
         details: { field: 'access.port_amount' },
       });

@@ -12,7 +12,7 @@ function caller(req: Parameters<typeof getPrincipal>[0]): PortsCaller {
 }
 
 /**
- * The Ports API (SPEC section 7) on its own base address (the ports listener): the operations of
+ * The Ports API (rules §7) on its own base address (the ports listener): the operations of
  * `PORTS_ENDPOINTS` with `api: 'ports'`. Every one but the rotation link needs the customer's
  * bearer token and acts only on the caller's packages.
  */

@@ -12,7 +12,7 @@ export type PackageRuleInput = Pick<
 export const usedBytes = (p: Pick<PackageRow, 'upload' | 'download'>) => p.upload + p.download;
 
 /**
- * The refund rule (SPEC 9), the one the refund decides by and the `refundable` flag shows: the
+ * The refund rule (rules §9), the one the refund decides by and the `refundable` flag shows: the
  * package serves now (`isPackageActive`), it carried at most 10 MB per Gb bought
  * (`portRefundAllowanceBytes`, the unlimited port counting as 1 Gb) and less than half of its
  * period has passed. The refund decides on counters its node has just flushed; the flag shows the

@@ -1,6 +1,6 @@
 /**
  * The static shop and the lease lifecycle routes through the app: list filters and paging, the
- * static purchase's states (SPEC 4), renew/refund answer shapes, history, hourly traffic as JSON
+ * static purchase's states (rules §4), renew/refund answer shapes, history, hourly traffic as JSON
  * and CSV, the staff refund, and that no route lets one customer reach another's lease.
  */
 import assert from 'node:assert/strict';

@@ -29,7 +29,7 @@ import { useMyAccount } from '../../features/account/useMyAccount.ts';
 import { useSession } from '../context.tsx';
 import { PRODUCT_NAME } from '../product.ts';
 
-/** Mobile side menu (SPEC section 2, "Menus and top bars"); staff also get Admin before Logout. */
+/** Mobile side menu (rules §2, "Menus and top bars"); staff also get Admin before Logout. */
 export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
   const navigate = useNavigate();
   const session = useSession();

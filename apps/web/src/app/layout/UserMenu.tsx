@@ -13,7 +13,7 @@ import { useSession } from '../context.tsx';
 import { useDialogs } from '../dialogs.tsx';
 
 /**
- * Desktop user menu (SPEC section 2): email, Add Funds, Referral, Terms, Privacy, Change Password, Logout.
+ * Desktop user menu (rules §2): email, Add Funds, Referral, Terms, Privacy, Change Password, Logout.
  * Staff also get Admin (to /bigadmin) before Logout: nothing else leads them there.
  */
 export function UserMenu({ anchorEl, onClose }: { anchorEl: HTMLElement | null; onClose: () => void }) {

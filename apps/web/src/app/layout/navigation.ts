@@ -1,4 +1,4 @@
-/** Desktop top navigation tabs (SPEC section 2). */
+/** Desktop top navigation tabs (rules §2). */
 export const DESKTOP_TABS = [
   { label: 'Shop', to: '/' },
   { label: 'Static Proxies', to: '/static' },

@@ -1,4 +1,4 @@
-/** What the mobile top bar shows for each route (SPEC section 2, "Menus and top bars"). */
+/** What the mobile top bar shows for each route (rules §2, "Menus and top bars"). */
 
 export interface MobileScreen {
   title: string;

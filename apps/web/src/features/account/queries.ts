@@ -11,7 +11,7 @@ export const accountKeys = {
 
 /**
  * The signed-in user's account (`GET /accounts/my`), created with `PUT /accounts/my` on a 404.
- * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (SPEC section 4).
+ * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (rules §4).
  */
 export const myAccountQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({

@@ -1,4 +1,4 @@
-/** Add-funds form rules (SPEC section 5, "Add funds amount"); the currency list is the contracts' one. */
+/** Add-funds form rules (rules §5, "Add funds amount"); the currency list is the contracts' one. */
 import { type CurrencyId, MAX_DEPOSIT_C, minDepositC } from '@pm/contracts';
 import { type Cents, parseDollars } from '@pm/money';
 
@@ -7,7 +7,7 @@ export { CURRENCIES, type CurrencyId, DEFAULT_CURRENCY } from '@pm/contracts';
 /** Below this the amount field shows its error state (the button is already disabled below the minimum). */
 export const AMOUNT_ERROR_BELOW_DOLLARS = 2;
 
-/** USDT TRC20 transfers under this many dollars lose about $3 to the transfer fee (SPEC 5 and 9). */
+/** USDT TRC20 transfers under this many dollars lose about $3 to the transfer fee (rules §5 and 9). */
 export const USDT_FEE_BELOW_DOLLARS = 10;
 
 /** Minimum deposit in dollars: $5 for BTC and LTC, $10 for USDT TRC20 (and any other currency). */
@@ -57,7 +57,7 @@ export function checkAmount(text: string, currency: string): AmountCheck {
   };
 }
 
-/** The note on the transfer fee shows for USDT TRC20 (SPEC 5: about $3 deducted under $10). */
+/** The note on the transfer fee shows for USDT TRC20 (rules §5: about $3 deducted under $10). */
 export function showsTransferFeeNote(currency: CurrencyId): boolean {
   return currency === 'trc20usdt';
 }

@@ -8,13 +8,13 @@ import { type OpenCharge, saveOpenCharge } from '../charges/chargeStore.ts';
 
 /**
  * Statuses the form answers with 'Payment Error: Please try again later.' instead of the global
- * error screen (SPEC 8 "Payment"); 401 and 502 still sign in again and show maintenance.
+ * error screen (rules §8 "Payment"); 401 and 502 still sign in again and show maintenance.
  */
 const CREATE_HANDLED_STATUSES = [400, 403, 404, 409, 422, 429, 500, 503, 504] as const;
 
 /**
- * `POST /crypto/create` (SPEC 7 "Payment calls"): `amount` in integer cents. The created charge is
- * kept in local storage for the form to show until it is reset, paid or expired (SPEC 4). A 403
+ * `POST /crypto/create` (rules §7 "Payment calls"): `amount` in integer cents. The created charge is
+ * kept in local storage for the form to show until it is reset, paid or expired (rules §4). A 403
  * (DEPOSIT revoked meanwhile) reloads the account, so the form turns to 'Your account is under review'.
  */
 export function useCreateChargeMutation() {

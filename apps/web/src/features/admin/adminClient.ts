@@ -3,7 +3,7 @@ import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
 
-/** SPEC 8 (Admin): a 400 shows the server's text; every other failure is this. */
+/** Rules §8 (Admin): a 400 shows the server's text; every other failure is this. */
 export const ADMIN_GLOBAL_ERROR = 'global error';
 
 /** The one error every admin call throws: the status (null: no answer) and the text to show. */
@@ -30,7 +30,7 @@ export function serverText(body: unknown): string | undefined {
 }
 
 /**
- * Maps any failure of an admin call to the one error model (SPEC 8): a 400 is the server's text;
+ * Maps any failure of an admin call to the one error model (rules §8): a 400 is the server's text;
  * anything else is 'global error', followed by the status and the server's text when there is one
  * (staff need to know a 409 "Balance cannot go below zero" from an outage).
  */
@@ -45,7 +45,7 @@ export function toAdminError(e: unknown): AdminError {
   return new AdminError(null, ADMIN_GLOBAL_ERROR);
 }
 
-/** Identity host's user data for staff (SPEC 3, Admin user data, plus the user id). */
+/** Identity host's user data for staff (rules §3, Admin user data, plus the user id). */
 export type AdminUserInfo = TIdentityUserInfo;
 
 /** Admin calls answer their errors to the screen, not to the global error (401 still signs in again). */
@@ -54,7 +54,7 @@ const handled = { ignoreStatuses: HANDLED };
 
 /**
  * The admin area's one typed client. Users (info, block, password, reset link) live on the identity
- * host's admin API (`/administator/user/*`, kept as SPEC 7 names it for outside callers); accounts,
+ * host's admin API (`/administator/user/*`, kept as rules §7 names it for outside callers); accounts,
  * leases, payments and the audit trail on the market API's staff routes; a customer's ports on the
  * ports API (`GET /users/{id}/packages`, which lets staff read anyone's). Both go through the app's
  * transport (bearer token, timeout, 401 → sign-in) and every failure becomes an `AdminError`.
@@ -136,7 +136,7 @@ export function createAdminClient({
         }),
       ),
 
-    /** SPEC 7: a 404 gives null. */
+    /** Rules §7: a 404 gives null. */
     lease: async (id: string): Promise<TAdminLease | null> => {
       try {
         return await call(() => callEndpoint(api, ENDPOINTS.getAdminLease, { ...handled, params: { id } }));
@@ -147,7 +147,7 @@ export function createAdminClient({
     },
     leases: (filter: { uid?: string; ip?: string }, limit = 1000) =>
       call(() => callEndpoint(api, ENDPOINTS.findAdminLeases, q({ ...filter, offset: 0, limit }))),
-    /** SPEC 6's refund for a lease, on the customer's request: the customer's rule (static: 1 hour, unused). */
+    /** Rules §6's refund for a lease, on the customer's request: the customer's rule (static: 1 hour, unused). */
     refundLease: (id: string, reason: string) =>
       call(() =>
         callEndpoint(api, ENDPOINTS.staffRefundLease, {
@@ -188,7 +188,7 @@ export function createAdminClient({
       ),
     vanished: () => call(() => callEndpoint(api, ENDPOINTS.listVanishedPayments, handled)),
 
-    /** SPEC 7/9: the admin payments load is offset 0, limit 1000, dates YYYY-MM-DD. */
+    /** Rules §7/9: the admin payments load is offset 0, limit 1000, dates YYYY-MM-DD. */
     payments: (uid: string, start: string, end: string) =>
       call(() => callEndpoint(api, ENDPOINTS.listTxRecords, q({ uid, offset: 0, limit: 1000, start, end }))),
 

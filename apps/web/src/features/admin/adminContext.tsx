@@ -27,7 +27,7 @@ export function useAdmin(): AdminState {
   return state;
 }
 
-/** One admin action's state: busy while it runs, the error text (SPEC 8) or the last result. */
+/** One admin action's state: busy while it runs, the error text (rules §8) or the last result. */
 export function useAction<A extends unknown[], T>(run: (...args: A) => Promise<T>) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);

@@ -11,7 +11,7 @@ import {
   pickDay,
 } from './rules.ts';
 
-describe('admin rules (SPEC 5, 8, 9)', () => {
+describe('admin rules (rules §5, 8, 9)', () => {
   test('the lease id is found in pasted text, in the form the product stores', () => {
     assert.equal(extractLeaseId('ab12-0042'), 'ab12-0042');
     assert.equal(extractLeaseId('Lease AB12-0042 (shared, 1.2.3.4)'), 'ab12-0042');

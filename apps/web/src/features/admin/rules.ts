@@ -1,12 +1,12 @@
 import { LEASE_ID_SEARCH } from '@pm/contracts';
 
-/** SPEC 9: admin payments show traffic over 100 MB highlighted. */
+/** Rules §9: admin payments show traffic over 100 MB highlighted. */
 export const ADMIN_TRAFFIC_HIGHLIGHT_BYTES = 100 * 1024 * 1024;
-/** SPEC 7/9: the admin payments load. */
+/** Rules §7/9: the admin payments load. */
 export const ADMIN_PAYMENTS_LIMIT = 1000;
 
 /**
- * The lease id in pasted text (SPEC 5: 4 word characters, a dash and 4 digits), lowercased as this
+ * The lease id in pasted text (rules §5: 4 word characters, a dash and 4 digits), lowercased as this
  * product's ids are (`abcd-1234`), so "Lease AB12-0042 (shared)" finds `ab12-0042`; null when none.
  */
 export function extractLeaseId(text: string): string | null {
@@ -15,7 +15,7 @@ export function extractLeaseId(text: string): string | null {
 }
 
 /**
- * A balance change typed by staff: whole cents (SPEC 5); zero, empty, fractional or non-numeric
+ * A balance change typed by staff: whole cents (rules §5); zero, empty, fractional or non-numeric
  * input is ignored (null). A leading + or - is allowed.
  */
 export function parseBalanceDelta(text: string): number | null {
@@ -38,7 +38,7 @@ export function pickDay(previous: string, picked: string, today: string): string
   return picked > today ? previous : picked;
 }
 
-/** The day after `day` (the range end sent is the last date plus one day, SPEC 5). */
+/** The day after `day` (the range end sent is the last date plus one day, rules §5). */
 export function nextDay(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);

@@ -2,7 +2,7 @@ import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { createApiClient, REQUEST_TIMEOUT_MS } from '../../lib/api/transport.ts';
 
-/** Password reset state (SPEC section 4): nothing asked yet, e-mail sent, or the request failed. */
+/** Password reset state (rules §4): nothing asked yet, e-mail sent, or the request failed. */
 export type PasswordResetState = 'NONE' | 'SUCCESS' | 'FAILED';
 
 export const PASSWORD_CHANGE_SENT_TEXT = 'Password change email has been sent';

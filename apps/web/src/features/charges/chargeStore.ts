@@ -1,6 +1,6 @@
 /**
  * The charge the add-funds form created last, kept in local storage while its address waits for a
- * payment (SPEC 4 "Add funds": the form shows the created charge until it is reset; its stored data
+ * payment (rules §4 "Add funds": the form shows the created charge until it is reset; its stored data
  * is removed when the charge is paid or expired). Free of React so Node can test it.
  */
 import type { CurrencyId, TCryptoCreateResponse } from '@pm/contracts';

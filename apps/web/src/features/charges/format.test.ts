@@ -14,7 +14,7 @@ it('shows the rate in dollars per coin with thousands grouped', () => {
   assert.equal(formatRate(100, 'trc20usdt'), '$1.00 per USDT');
 });
 
-it('rounds the bonus to the cent (SPEC 9)', () => {
+it('rounds the bonus to the cent (rules §9)', () => {
   assert.equal(bonusCents(2000, 5), 100);
   assert.equal(bonusCents(1010, 5), 51); // 50.5 rounds up
   assert.equal(bonusCents(1009, 5), 50); // 50.45

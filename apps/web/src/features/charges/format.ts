@@ -25,7 +25,7 @@ export function formatRate(rateC: number, currency: CurrencyId): string {
   return `${usdGrouped.format(rateC / 100)} per ${currencyUnit(currency)}`;
 }
 
-/** The bonus a charge earns: amountUsd times the percent, rounded to the cent (SPEC 9). */
+/** The bonus a charge earns: amountUsd times the percent, rounded to the cent (rules §9). */
 export function bonusCents(amountUsdC: number, percent: number): number {
   return Math.round((amountUsdC * percent) / 100);
 }

@@ -17,8 +17,8 @@ export const chargeKeys = {
 export const isChargeCode = (code: string): boolean => ZChargeCode.safeParse(code).success;
 
 /**
- * A charge page (SPEC 2): first `GET /crypto/charges/{code}`, then `POST /crypto/check` with its uid
- * every CHARGE_POLL_MS (30 s) until it is paid (SPEC 4 "Charge", 7 "Payment calls"). A 404 answers
+ * A charge page (rules §2): first `GET /crypto/charges/{code}`, then `POST /crypto/check` with its uid
+ * every CHARGE_POLL_MS (30 s) until it is paid (rules §4 "Charge", 7 "Payment calls"). A 404 answers
  * null (no such charge, or another user's). Polls that find the server unreachable are ignored, so
  * a tab left open through an outage keeps its page.
  */

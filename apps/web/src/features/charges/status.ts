@@ -1,4 +1,4 @@
-/** What the charge page says about a charge's state, in plain words (SPEC 2 "Charge page", contracts' CHARGE_STATUSES). */
+/** What the charge page says about a charge's state, in plain words (rules §2 "Charge page", contracts' CHARGE_STATUSES). */
 import type { TChargePage } from '@pm/contracts';
 
 export type StatusTone = 'success' | 'info' | 'warning' | 'error';
@@ -70,9 +70,9 @@ export function describeCharge(c: ChargeState): ChargeStatusView {
   }
 }
 
-/** The charge page polls `POST /crypto/check` until the charge is paid (SPEC 4 "Charge"). */
+/** The charge page polls `POST /crypto/check` until the charge is paid (rules §4 "Charge"). */
 export const isPollingDone = (status: TChargePage['status']): boolean => status === 'paid';
 
-/** The kept add-funds data of a charge is removed once it is paid or expired (SPEC 4 "Add funds"). */
+/** The kept add-funds data of a charge is removed once it is paid or expired (rules §4 "Add funds"). */
 export const isChargeClosed = (status: TChargePage['status']): boolean =>
   status === 'paid' || status === 'expired';

@@ -13,7 +13,7 @@ import { SCORE_TOAST_MS, type ScoreCheckResult, scoreCheckResultOf, scoreToastOf
 /** Statuses the score check explains with a toast; 401 and 502 still go to sign-in and maintenance. */
 const SCORE_HANDLED_STATUSES = [400, 402, 403, 404, 409, 429, 500, 503] as const;
 
-/** The 3-second toast of a score check result (SPEC 8). */
+/** The 3-second toast of a score check result (rules §8). */
 function useScoreToast() {
   const showToast = useToast();
   return (result: ScoreCheckResult) => {
@@ -43,7 +43,7 @@ export function useScoreQuoteMutation() {
 
 /**
  * Update Score, once confirmed: `PATCH /agents/scorecheck` at the quoted price with its token.
- * The result shows as a 3-second toast (SPEC 8), from the hook rather than the button: the button
+ * The result shows as a 3-second toast (rules §8), from the hook rather than the button: the button
  * moves when the panel gets its first check, and a `mutate()` callback of an unmounted button
  * would never run. Then the agent (its score check), the balance and the payments reload.
  */

@@ -13,7 +13,7 @@ const check = (over: Partial<TSpeedCheck>): TSpeedCheck => ({
   ...over,
 });
 
-it('maps score check answers to SPEC 4 results and SPEC 8 toasts', () => {
+it('maps score check answers to rules §4 results and rules §8 toasts', () => {
   assert.equal(scoreCheckResultOf(402), 'SCORECHECK_INSUFFICENT_FUNDS');
   assert.equal(scoreCheckResultOf(429), 'SCORECHECK_RATE_LIMITED');
   assert.equal(scoreCheckResultOf(503), 'SCORECHECK_OTHER');

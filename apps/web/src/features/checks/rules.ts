@@ -1,8 +1,8 @@
-/** What the checks' panels show (SPEC 2, 4, 8): pure, so Node tests it. */
+/** What the checks' panels show (rules §2, 4, 8): pure, so Node tests it. */
 import type { TSpeedCheck } from '@pm/contracts';
 import { formatTime, type TimeFormatOptions } from '../../lib/format/time.ts';
 
-/** SPEC 8: score check toasts, shown 3 s. */
+/** Rules §8: score check toasts, shown 3 s. */
 export const SCORE_TOAST_MS = 3000;
 export const SCORE_TOASTS = {
   ok: 'IP Score information updated',
@@ -11,7 +11,7 @@ export const SCORE_TOASTS = {
   other: 'An error happened, try again later',
 } as const;
 
-/** SPEC 4's result codes of a score check call, from an answer's status (null: no answer). */
+/** Rules §4's result codes of a score check call, from an answer's status (null: no answer). */
 export type ScoreCheckResult =
   | 'SCORECHECK_OK'
   | 'SCORECHECK_INSUFFICENT_FUNDS'
@@ -41,7 +41,7 @@ export function scoreToastOf(result: ScoreCheckResult): { message: string; sever
 export const SPEED_FAILED_TEXT = 'Speed could not be tested';
 
 /**
- * The speed panel's state (SPEC 4 "Speed check UI"): loading the existing result, not found (Test
+ * The speed panel's state (rules §4 "Speed check UI"): loading the existing result, not found (Test
  * Now), checking, failed (a failed or rejected test, or a speed of 0: retest after 6 minutes), or
  * success. `canRetest` says whether Test Now is offered now.
  */

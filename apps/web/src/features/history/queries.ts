@@ -13,8 +13,8 @@ export const historyKeys = {
 };
 
 /**
- * One page of `GET /leaseHistory` (SPEC 7); refreshes every 20 s like the other lease data, and a
- * refresh that finds the server unreachable is ignored. A failed load simply ends (SPEC 8).
+ * One page of `GET /leaseHistory` (rules §7); refreshes every 20 s like the other lease data, and a
+ * refresh that finds the server unreachable is ignored. A failed load simply ends (rules §8).
  */
 export const leaseHistoryQuery = (api: ApiClient, queryClient: QueryClient, view: HistoryView) =>
   queryOptions({

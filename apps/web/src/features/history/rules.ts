@@ -1,5 +1,5 @@
 /**
- * Lease history rules (SPEC 4 "Lists", 5, 9): the 60-day date window, the query `GET /leaseHistory`
+ * Lease history rules (rules §4 "Lists", 5, 9): the 60-day date window, the query `GET /leaseHistory`
  * takes, the 3-second search lockout and the end reasons in words. Pure, so Node tests it.
  */
 import { HISTORY_MAX_DAYS, type LeaseEndReason, type TAgent, type TLeaseHistoryQuery } from '@pm/contracts';
@@ -9,7 +9,7 @@ import { canBuyPrivate, canBuyShared } from '../shop/format.ts';
 /** The history's first and last date pickers go back 60 days, and not past today. */
 export const historyBounds = (today: string): DayBounds => dayBounds(today, HISTORY_MAX_DAYS);
 
-/** The search button stays disabled this long after a click (SPEC 9). */
+/** The search button stays disabled this long after a click (rules §9). */
 export const SEARCH_LOCKOUT_MS = 3_000;
 
 /** True while a search clicked at `clickedAt` (null: never) still locks the button at `now`. */

@@ -21,7 +21,7 @@ export interface BuyAgain {
   /** The lease whose proxy is being checked. */
   checkingId: string | null;
   isUnavailable: boolean;
-  /** Closing the unavailable message clears it (SPEC 4 "Lists"). */
+  /** Closing the unavailable message clears it (rules §4 "Lists"). */
   clearUnavailable(): void;
   /** The shop's purchase flow (desktop dialogs). */
   flow: PurchaseFlow;
@@ -30,7 +30,7 @@ export interface BuyAgain {
 }
 
 /**
- * Buy Again (SPEC 8): a proxy the customer holds now opens that lease in My Proxies, which says so
+ * Buy Again (rules §8): a proxy the customer holds now opens that lease in My Proxies, which says so
  * (buying it again would only be refused); an available proxy goes into the shop's purchase (the
  * dialogs on desktop, the Confirm Purchase page on phones), as the lease type bought before when
  * that is still possible; a static proxy still on sale goes into the static shop's purchase

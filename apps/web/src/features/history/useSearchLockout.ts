@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { isSearchLocked, SEARCH_LOCKOUT_MS } from './rules.ts';
 
 /**
- * The history search button's lockout (SPEC 4 "Lists"): `tryLock()` at a search starts 3 s in which
+ * The history search button's lockout (rules §4 "Lists"): `tryLock()` at a search starts 3 s in which
  * the button is disabled; it answers false (and the search is skipped) while a lockout runs.
  */
 export function useSearchLockout(): { isLocked: boolean; tryLock: () => boolean } {

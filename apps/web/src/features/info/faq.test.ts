@@ -29,7 +29,7 @@ test('the FAQ states the rules with the values the server enforces', () => {
   assert.ok(
     answer('ports').includes(`every ${PORT_TIMERS.slice(0, -1).join(', ')} or ${PORT_TIMERS.at(-1)} minutes`),
   );
-  // SPEC 9's clean score, from the function the server scores with.
+  // Rules §9's clean score, from the function the server scores with.
   assert.ok(
     answer('clean-score').includes(
       'on no list: 5; 1 to 2 lists: 4; 3 to 6 lists: 3; 7 to 9 lists: 2; 10 or more lists: 1',

@@ -1,5 +1,5 @@
 /**
- * The FAQ's questions and answers (SPEC 2 and 9), written from the constants the server enforces
+ * The FAQ's questions and answers (rules §2 and 9), written from the constants the server enforces
  * (`@pm/contracts`: the server's refund, renewal, whitelist, score and port rules import the same
  * values), so changing a rule changes the FAQ. Pure, so Node tests it.
  */

@@ -23,7 +23,7 @@ import { faqEntries } from './faq.ts';
 import { termsSections } from './legal.ts';
 
 const H = 3_600_000;
-const SPEC_NOTE =
+const RULES_NOTE =
   'Note: if 40% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically.';
 
 test('the short rule says what counts, the window, the minimum and that static proxies are left out', () => {
@@ -45,7 +45,7 @@ test('every place that promises the auto-refund quotes the rule', () => {
   };
   const terms = termsSections('ProxyMarket', 'help@op.example').flatMap((s) => s.paragraphs);
   const places: Record<string, string> = {
-    'shop note (SPEC 2)': AUTO_REFUND_NOTE,
+    'shop note (rules §2)': AUTO_REFUND_NOTE,
     'static confirm dialog': STATIC_REFUND_NOTE,
     'test failed dialog': FAILURE_TEXTS.TEST_FAILED.text,
     'refund hint': refundHint(lease, H),
@@ -59,8 +59,8 @@ test('every place that promises the auto-refund quotes the rule', () => {
   }
 });
 
-test("SPEC's own words stay where SPEC quotes them; the static dialog never promises the auto-refund", () => {
-  assert.ok(AUTO_REFUND_NOTE.startsWith(SPEC_NOTE), AUTO_REFUND_NOTE);
+test("the rules' own words stay where the rules quote them; the static dialog never promises the auto-refund", () => {
+  assert.ok(AUTO_REFUND_NOTE.startsWith(RULES_NOTE), AUTO_REFUND_NOTE);
   assert.ok(!STATIC_REFUND_NOTE.includes('refunded to the balance automatically'));
   assert.match(STATIC_REFUND_NOTE, /refunded by support within 1 hour of purchase, only if it was not used/);
 });

@@ -1,5 +1,5 @@
 /**
- * Renew and refund of a lease (SPEC 4 "Renew", "Refund result"; SPEC 8 "Renew", "Refund"): the answer
+ * Renew and refund of a lease (rules §4 "Renew", "Refund result"; rules §8 "Renew", "Refund"): the answer
  * of `PATCH /leases/{id}` and `DELETE /leases/{id}` mapped to a result, and the texts the dialogs show.
  * Pure, so Node tests it.
  */
@@ -56,7 +56,7 @@ export type RefundResult =
   | 'REFUND_STATUS_FAILED';
 
 /**
- * A refused refund (SPEC 8): 409 with agentNotDead or notRefundable means the proxy is still alive;
+ * A refused refund (rules §8): 409 with agentNotDead or notRefundable means the proxy is still alive;
  * 400 (leaseNotEligible or another reason) means ineligible; anything else (or no answer) failed.
  */
 export function refundResultOf(status: number | null, body: unknown): RefundResult {
@@ -95,12 +95,12 @@ export const REFUND_CONFIRM_TEXT =
 
 export const REFUND_SUCCESS_TEXT = 'The proxy was refunded to your balance';
 
-/** A static lease is refunded by staff (SPEC 1, 9): the dialog tells the customer what to send support. */
+/** A static lease is refunded by staff (rules §1, 9): the dialog tells the customer what to send support. */
 export const STATIC_REFUND_TEXT =
   'Static proxies are refunded by our support team within 1 hour of purchase if the proxy was not used. ' +
   'Send support the lease ID below:';
 
-/** What a renewal costs (SPEC 9): the purchase price divided by the hours leased, times 24, rounded down. */
+/** What a renewal costs (rules §9): the purchase price divided by the hours leased, times 24, rounded down. */
 export function renewPriceC(lease: { purchasePriceC: number; start: string; until: string }): number {
   const hours = (Date.parse(lease.until) - Date.parse(lease.start)) / 3_600_000;
   return hours > 0 ? renewalPriceC(lease.purchasePriceC, hours) : lease.purchasePriceC;
@@ -118,7 +118,7 @@ type LifecycleLease = Pick<TLease, 'start' | 'until' | 'renewable' | 'static' | 
 
 /**
  * Why Renew is greyed (shown beside the button), or null when it is enabled: it opens in the last 5
- * hours of the lease (SPEC 9), so before that the customer learns when.
+ * hours of the lease (rules §9), so before that the customer learns when.
  */
 export function renewHint(lease: LifecycleLease, nowMs: number): string | null {
   if (lease.renewable) return null;
@@ -131,7 +131,7 @@ export function renewHint(lease: LifecycleLease, nowMs: number): string | null {
 }
 
 /**
- * Why Refund is greyed, or what it does when enabled, by the server's rule (SPEC 9): a proxy in the
+ * Why Refund is greyed, or what it does when enabled, by the server's rule (rules §9): a proxy in the
  * first 4 hours while it is offline, under 100 MB and slow; a static proxy within 1 hour if unused.
  */
 export function refundHint(lease: LifecycleLease, nowMs: number): string {

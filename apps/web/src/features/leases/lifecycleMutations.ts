@@ -19,7 +19,7 @@ const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
 
 /**
  * Renew (`PATCH /leases/{id}`): resolves with the result, never rejects. RENEWED refreshes the
- * balance and the leases (SPEC 4).
+ * balance and the leases (rules §4).
  */
 export function useRenewMutation(leaseId: string) {
   const api = useApi();
@@ -51,7 +51,7 @@ export function useRenewMutation(leaseId: string) {
 
 /**
  * Refund (`DELETE /leases/{id}`): resolves with the result, never rejects. REFUNDED reloads the
- * account, the leases and the payments (SPEC 4).
+ * account, the leases and the payments (rules §4).
  */
 export function useRefundMutation(leaseId: string) {
   const api = useApi();

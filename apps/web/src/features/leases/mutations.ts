@@ -13,7 +13,7 @@ export const AUTH_PORT_SAVED_TEXT = 'Whitelist saved';
 const TOAST_MS = 3_000;
 
 /**
- * The Automatically renew switch (SPEC 4): the cached lease flips at once, `PATCH
+ * The Automatically renew switch (rules §4): the cached lease flips at once, `PATCH
  * /leases/{id}/autoRenew?set=` follows, and a refusal puts the switch back.
  */
 export function useAutoRenewMutation(leaseId: string) {
@@ -42,7 +42,7 @@ export function useAutoRenewMutation(leaseId: string) {
 }
 
 /**
- * The lease note (SPEC 4): `PUT /agentnotes/{agentId}` with the trimmed text, or `DELETE` when it is
+ * The lease note (rules §4): `PUT /agentnotes/{agentId}` with the trimmed text, or `DELETE` when it is
  * empty. The note belongs to the agent, so every lease on it shows the new text.
  */
 export function useNoteMutation(agentId: string) {
@@ -65,7 +65,7 @@ export function useNoteMutation(agentId: string) {
 }
 
 /**
- * Port NoAuth's Save: `POST /authport/create/{leaseId}` with the whitelist string as JSON (SPEC 7).
+ * Port NoAuth's Save: `POST /authport/create/{leaseId}` with the whitelist string as JSON (rules §7).
  * The answer's port goes into the cached lease; a failure shows 'Error creating port'.
  */
 export function useAuthPortMutation(leaseId: string) {

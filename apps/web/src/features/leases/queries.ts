@@ -14,8 +14,8 @@ export const leaseKeys = {
 const MAX_LEASE_PAGES = 100;
 
 /**
- * The caller's active leases: `GET /leases?cursor=` repeated until the cursor is 0 (SPEC 7).
- * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (SPEC 4).
+ * The caller's active leases: `GET /leases?cursor=` repeated until the cursor is 0 (rules §7).
+ * Refreshes every 20 s; a refresh that finds the server unreachable is ignored (rules §4).
  */
 export const activeLeasesQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({

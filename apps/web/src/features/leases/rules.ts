@@ -1,4 +1,4 @@
-/** My Proxies rules: the connection strings (on the ports the lease answer names), the whitelist of SPEC 5, the filter box. Pure. */
+/** My Proxies rules: the connection strings (on the ports the lease answer names), the whitelist of rules §5, the filter box. Pure. */
 import {
   MAX_WHITELIST_ENTRIES,
   parseWhitelist,
@@ -28,13 +28,13 @@ export const httpConnectionString = (socks: TSocks): string =>
 /** The format the connection string follows, for the button's explanation. */
 export const CONNECTION_STRING_FORMAT = 'socks5h://USERNAME:PASSWORD@SOCKS_IP:PORT';
 
-/** How a masked password is shown (SPEC 2: masked to 10 dots, whatever its length). */
+/** How a masked password is shown (rules §2: masked to 10 dots, whatever its length). */
 export const MASKED_PASSWORD = '••••••••••';
 
 export type WhitelistCheck = { ok: true; entries: string[] } | { ok: false; error: string };
 
 /**
- * The no-auth port's whitelist (SPEC 5): comma-separated IPv4 addresses (or CIDR ranges up to /24,
+ * The no-auth port's whitelist (rules §5): comma-separated IPv4 addresses (or CIDR ranges up to /24,
  * which the server also takes), each octet 0-255. Empty is allowed and means nobody.
  */
 export function checkWhitelist(text: string): WhitelistCheck {

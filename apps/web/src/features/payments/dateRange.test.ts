@@ -15,7 +15,7 @@ import {
 const TODAY = '2026-11-25';
 const bounds = dayBounds(TODAY);
 
-describe('payments date range (SPEC 5)', () => {
+describe('payments date range (rules §5)', () => {
   it('goes back 90 days and not past today', () => {
     assert.deepEqual(bounds, { min: '2026-08-27', max: '2026-11-25' });
     assert.deepEqual(defaultRange(bounds), { first: '2026-08-27', last: '2026-11-25' });

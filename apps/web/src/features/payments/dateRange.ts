@@ -1,10 +1,10 @@
 /**
- * The Payments page's first and last date pickers (SPEC 5): back 90 days, no future dates, moving
+ * The Payments page's first and last date pickers (rules §5): back 90 days, no future dates, moving
  * one past the other moves the other, and the range sent ends the day after the last date. Days are
  * the visitor's calendar days, written `YYYY-MM-DD` as a date input holds them.
  */
 
-/** How far back the Payments page's dates go (SPEC 5). */
+/** How far back the Payments page's dates go (rules §5). */
 export const PAYMENTS_DAYS_BACK = 90;
 
 export interface DateRange {

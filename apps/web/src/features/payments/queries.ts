@@ -10,7 +10,7 @@ import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
 import { type DateRange, rangeQuery } from './dateRange.ts';
 
-/** The Payments page shows 10 rows a page, with no other choice (SPEC 2, 9). */
+/** The Payments page shows 10 rows a page, with no other choice (rules §2, 9). */
 export const PAYMENTS_PAGE_SIZE = 10;
 
 /**
@@ -38,7 +38,7 @@ function fetchTxRecords(
 
 /**
  * One page of the desktop table (`GET /txrecords`, newest first). The previous page stays on screen
- * while the next loads; refreshes every 20 s like the other history data (SPEC 4), ignoring an
+ * while the next loads; refreshes every 20 s like the other history data (rules §4), ignoring an
  * unreachable server on a refresh.
  */
 export const txRecordsPageQuery = (

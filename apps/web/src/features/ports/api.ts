@@ -6,7 +6,7 @@ import { accountKeys } from '../account/queries.ts';
 import { useMyAccount } from '../account/useMyAccount.ts';
 import { usePortsApi } from './portsApi.ts';
 
-/** Statuses the Ports page answers with its own toasts (SPEC 8), not the global error. */
+/** Statuses the Ports page answers with its own toasts (rules §8), not the global error. */
 const HANDLED = [400, 402, 403, 404, 409, 429, 503] as const;
 
 export const portsKeys = {

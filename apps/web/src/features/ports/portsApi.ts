@@ -3,8 +3,8 @@ import { useEnvironment, useSession } from '../../app/context.tsx';
 import { type ApiClient, createApiClient } from '../../lib/api/transport.ts';
 
 /**
- * The Ports API's client: its own base address (`portsApiUrl`, SPEC 7), the same bearer token.
- * A 401 signs in again; every other failure is the Ports page's to toast (SPEC 8, ports toasts),
+ * The Ports API's client: its own base address (`portsApiUrl`, rules §7), the same bearer token.
+ * A 401 signs in again; every other failure is the Ports page's to toast (rules §8, ports toasts),
  * so none of them raises the global error.
  */
 export function usePortsApi(): ApiClient {

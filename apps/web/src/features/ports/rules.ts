@@ -9,7 +9,7 @@ import {
 
 const OCTET = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
-/** SPEC 5: one IPv4 address, each octet 0-255. */
+/** Rules §5: one IPv4 address, each octet 0-255. */
 export function isIpv4(text: string): boolean {
   const parts = text.split('.');
   return parts.length === 4 && parts.every((p) => OCTET.test(p));
@@ -24,7 +24,7 @@ export function whitelistEntries(text: string): string[] {
 }
 
 /**
- * The whitelist field's state (SPEC 5): an invalid entry (or too many) is an error; Save is
+ * The whitelist field's state (rules §5): an invalid entry (or too many) is an error; Save is
  * enabled only when the field was touched, is not empty (ports) and every entry is valid.
  */
 export function whitelistState(
@@ -40,7 +40,7 @@ export function whitelistState(
   return { error, canSave: o.touched && entries.length > 0 && error === null };
 }
 
-/** SPEC 5: Buy is disabled when the price exceeds the balance or is 0 or less. */
+/** Rules §5: Buy is disabled when the price exceeds the balance or is 0 or less. */
 export function canBuy(priceC: number | undefined, balanceC: number | undefined): boolean {
   return priceC !== undefined && balanceC !== undefined && priceC > 0 && priceC <= balanceC;
 }
@@ -61,7 +61,7 @@ export function geoText(p: TPortPackage): string {
   return `${[p.geo.country, p.geo.state, p.geo.city].filter(Boolean).join(' / ')}, ${conn}`;
 }
 
-/** The rotation link of one port (SPEC 2: a GET on the ports host, the contract's `rotatePortIp`). */
+/** The rotation link of one port (rules §2: a GET on the ports host, the contract's `rotatePortIp`). */
 export function rotationLink(portsApiUrl: string, port: number, apiKey: string): string {
   const path = fillPath(ENDPOINTS.rotatePortIp.path, { port: String(port), key: apiKey });
   return `${portsApiUrl.replace(/\/+$/, '')}${path}`;

@@ -1,6 +1,6 @@
 /**
  * Country names (ISO 3166-1 alpha-2 plus Kosovo's XK, as IP databases use it), continents and US state
- * abbreviations: the shop's More menu, chips and detail views name countries with these (SPEC 2).
+ * abbreviations: the shop's More menu, chips and detail views name countries with these (rules §2).
  */
 import { US_STATE_ABBREVIATIONS } from '@pm/contracts';
 
@@ -295,7 +295,7 @@ export const continentOf = (cc: string): Continent | null => CONTINENT_OF.get(cc
 /** A country's name; an unknown code is shown as itself. */
 export const countryName = (cc: string): string => COUNTRY_NAMES[cc] ?? cc;
 
-/** The More menu cuts country names to this many characters (SPEC 9). */
+/** The More menu cuts country names to this many characters (rules §9). */
 export const MENU_NAME_MAX_CHARS = 15;
 
 /** Cuts a name to `max` characters, marking the cut with an ellipsis inside the limit. */

@@ -18,7 +18,7 @@ import {
   withCountry,
 } from './filters.ts';
 
-describe('IP prefix (SPEC 5)', () => {
+describe('IP prefix (rules §5)', () => {
   it('takes the first part when it is a number above 0 and below 256', () => {
     assert.deepEqual(parseIpPrefix('198'), { ip1: 198 });
     assert.deepEqual(parseIpPrefix('198.'), { ip1: 198 });
@@ -147,7 +147,7 @@ describe('filter in the address', () => {
   });
 });
 
-describe("the Filter page's Cleanliness slider (SPEC 9: default 6)", () => {
+describe("the Filter page's Cleanliness slider (rules §9: default 6)", () => {
   it('starts at 6 when the shop has no clean-score filter, and after Reset', () => {
     assert.equal(CLEANLINESS_DEFAULT, 6);
     assert.equal(filterPageDraft(new URLSearchParams('city=Austin')).stars, 6);

@@ -1,5 +1,5 @@
 /**
- * The shop's filter (SPEC 3 "Filter fields", SPEC 5): its defaults, how it lives in the address
+ * The shop's filter (rules §3 "Filter fields", rules §5): its defaults, how it lives in the address
  * (`/shop?cc=GB&city=London&page=2`), and how it becomes a `GET /agents` query. Pure, so Node tests it.
  */
 import {
@@ -61,7 +61,7 @@ export const isEmptyFilter = (f: ShopFilter): boolean =>
   JSON.stringify({ ...f, cc: '' }) === JSON.stringify(emptyFilter(''));
 
 /**
- * The IP filter of SPEC 5: the text split on dots; the first part counts when it is a number above 0
+ * The IP filter of rules §5: the text split on dots; the first part counts when it is a number above 0
  * and below 256, the second when it is a number from 0 to 255; a part that fails is ignored.
  */
 export function parseIpPrefix(text: string): { ip1?: number; ip2?: number } {
@@ -90,7 +90,7 @@ export function ipPrefixProblem(text: string): string | null {
 
 const RADIUS_COUNTRIES: ReadonlySet<string> = new Set(RADIUS_SEARCH_COUNTRIES);
 
-/** Advanced Search is offered only for the countries of SPEC 5. */
+/** Advanced Search is offered only for the countries of rules §5. */
 export const isRadiusSearchCountry = (cc: string): boolean => RADIUS_COUNTRIES.has(cc);
 
 /** The radius search is active only with both a centre postal code and a radius above 0. */
@@ -152,7 +152,7 @@ export function filterFromParams(params: URLSearchParams): ShopFilter {
   };
 }
 
-/** Where the phone's Cleanliness slider starts when the shop has no clean-score filter (SPEC 9). */
+/** Where the phone's Cleanliness slider starts when the shop has no clean-score filter (rules §9). */
 export const CLEANLINESS_DEFAULT = 6;
 
 /**

@@ -1,4 +1,4 @@
-/** How the shop and My Proxies show an agent's fields (SPEC 2, 5, 9). Pure, so Node tests it. */
+/** How the shop and My Proxies show an agent's fields (rules §2, 5, 9). Pure, so Node tests it. */
 import {
   ACTIVITY_MEDIUM,
   ACTIVITY_OK,
@@ -22,7 +22,7 @@ export const sharedLabel = (activeLeases: number): string =>
 /** Clean scores are coloured in two bands: 1-5 and 6-10. */
 export const cleanBand = (stars: number): 'low' | 'high' => (stars <= 5 ? 'low' : 'high');
 
-/** Activity bands of SPEC 9: 0.7 or above ok, 0.4 or above medium, else low. */
+/** Activity bands of rules §9: 0.7 or above ok, 0.4 or above medium, else low. */
 export function activityBand(actv: number): 'ok' | 'medium' | 'low' {
   if (actv >= ACTIVITY_OK) return 'ok';
   if (actv >= ACTIVITY_MEDIUM) return 'medium';
@@ -40,7 +40,7 @@ export const connLabel = (conn: TConn): string => (conn === 'wifi' ? 'Wifi' : 'C
 /** "New" means not sold in the last 30 days (`leases.worn` false). */
 export const newLabel = (agent: Pick<TAgent, 'leases'>): 'Yes' | 'No' => (agent.leases.worn ? 'No' : 'Yes');
 
-/** The lease type offered first: shared when the agent already has leases, else private (SPEC 4). */
+/** The lease type offered first: shared when the agent already has leases, else private (rules §4). */
 export const isPrivateByDefault = (agent: Pick<TAgent, 'leases'>): boolean => agent.leases.count === 0;
 
 /** Private is possible only without active leases; shared only below four. */
@@ -66,7 +66,7 @@ export function formatSpan(ms: number): string {
   return `${minutes}m`;
 }
 
-/** Dates before 2000 are placeholders (a device clock never set): shown as Unknown (SPEC 5). */
+/** Dates before 2000 are placeholders (a device clock never set): shown as Unknown (rules §5). */
 const EARLIEST_KNOWN_MS = Date.UTC(2000, 0, 1);
 
 /** Time since `since` (uptime, age); unknown, future or pre-2000 starts say "Unknown". */
@@ -83,7 +83,7 @@ export function formatTimeLeft(until: string, nowMs: number): string {
   return end <= nowMs ? 'Expired' : formatSpan(end - nowMs);
 }
 
-/** Speed in Mbps with one decimal (SPEC 5). */
+/** Speed in Mbps with one decimal (rules §5). */
 export const formatMbps = (bps: number): string => `${(bps / 1_000_000).toFixed(1)} Mbps`;
 
 /** Byte counts in decimal units: "0 B", "1.5 kB", "12.3 MB", "2.0 GB". */
@@ -99,11 +99,11 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/** Scores of a score check are shown rounded to 2 decimals (SPEC 5). */
+/** Scores of a score check are shown rounded to 2 decimals (rules §5). */
 export const formatScore = (score: number): string => String(Math.round(score * 100) / 100);
 
 /**
- * The blacklists to show (SPEC 5): empty entries and the two ignored lists dropped, known ids by
+ * The blacklists to show (rules §5): empty entries and the two ignored lists dropped, known ids by
  * their friendly names (the catalogue in contracts), each once.
  */
 export function blacklistNames(listIds: readonly string[]): string[] {

@@ -17,7 +17,7 @@ const PURCHASE_HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] 
 
 export interface PurchaseRequest {
   order: PurchaseOrder;
-  /** True first: the server tests the proxy before selling it (SPEC 7 `probe`). */
+  /** True first: the server tests the proxy before selling it (rules §7 `probe`). */
   probe: boolean;
 }
 

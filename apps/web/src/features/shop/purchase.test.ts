@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { changeLabels, FAILURE_TEXTS, purchaseFailureOf, reloadsProxies } from './purchase.ts';
 
-it('maps a refused purchase to its state (SPEC 8)', () => {
+it('maps a refused purchase to its state (rules §8)', () => {
   assert.deepEqual(purchaseFailureOf(402, { error: 'PAYMENT_REQUIRED' }), { step: 'NOT_ENOUGH_FUNDS' });
   assert.deepEqual(purchaseFailureOf(409, { errorCode: 'probeErrAgent' }), { step: 'TEST_FAILED' });
   assert.deepEqual(purchaseFailureOf(409, { errorCode: 'priceChanged' }), { step: 'PRICE_CHANGED' });

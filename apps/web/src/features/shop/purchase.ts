@@ -1,5 +1,5 @@
 /**
- * The lease purchase of SPEC 4 and its failure mapping of SPEC 8: states, the answer of a refused
+ * The lease purchase of rules §4 and its failure mapping of rules §8: states, the answer of a refused
  * `POST /leases` mapped to a state, and the dialog texts. Pure, so Node tests it.
  */
 import {
@@ -44,7 +44,7 @@ export type PurchaseState =
 export type PurchaseStep = PurchaseState['step'];
 
 /**
- * Maps a refused purchase to its state (SPEC 8 "Lease purchase mapping"): 402 is not enough funds,
+ * Maps a refused purchase to its state (rules §8 "Lease purchase mapping"): 402 is not enough funds,
  * a 409's or 403's `errorCode` (one `POST /leases` declares) names the rest, anything else (or no
  * answer at all) is the generic failure.
  */
@@ -80,14 +80,14 @@ export function purchaseFailureOf(status: number | null, body: unknown): Purchas
   }
 }
 
-/** Failures after which the selected proxy and the list are reloaded: the proxy moved on (SPEC 4). */
+/** Failures after which the selected proxy and the list are reloaded: the proxy moved on (rules §4). */
 export const reloadsProxies = (step: PurchaseStep): boolean =>
   step === 'PRICE_CHANGED' ||
   step === 'INFO_CHANGED' ||
   step === 'ALREADY_LEASED' ||
   step === 'AGENT_NOT_FOUND';
 
-/** The success dialog closes itself after this long (SPEC 9). */
+/** The success dialog closes itself after this long (rules §9). */
 export const SUCCESS_DIALOG_MS = 1_000;
 
 export interface FailureText {
@@ -95,7 +95,7 @@ export interface FailureText {
   text: string;
 }
 
-/** Titles and texts of the failure dialogs (SPEC 8). */
+/** Titles and texts of the failure dialogs (rules §8). */
 export const FAILURE_TEXTS: Record<PurchaseFailure['step'], FailureText> = {
   TEST_FAILED: {
     title: 'The proxy is not responding',
@@ -136,7 +136,7 @@ export const changeLabels = (changes: readonly LeaseChange[]): string[] =>
   changes.map((c) => LEASE_CHANGE_LABELS[c]);
 
 /**
- * Information shown before buying (SPEC 2, "Proxy detail and purchase"): SPEC's words, then the rule
+ * Information shown before buying (rules §2, "Proxy detail and purchase"): the rules' words, then the rule
  * the server applies (what counts, the window and the minimum).
  */
 export const AUTO_REFUND_NOTE = `Note: if ${AUTO_REFUND_FAIL_PCT}% or more of SOCKS requests through the purchased proxy fail, its price is refunded to the balance automatically. ${AUTO_REFUND_RULE_SHORT}`;

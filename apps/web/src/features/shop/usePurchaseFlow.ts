@@ -19,7 +19,7 @@ export interface PurchaseFlow {
 }
 
 /**
- * The lease purchase of SPEC 4: OFF, CONFIRM, LEASING, then SUCCESS (closes itself after 1 s and
+ * The lease purchase of rules §4: OFF, CONFIRM, LEASING, then SUCCESS (closes itself after 1 s and
  * calls `onSuccessClosed`) or one of the failures, each a dialog until dismissed.
  */
 export function usePurchaseFlow(onSuccessClosed?: () => void): PurchaseFlow {

@@ -13,7 +13,7 @@ import { reloadsStaticList, type StaticLeaseFailure, staticLeaseFailureOf } from
 const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
 
 /**
- * `POST /static/lease` with the agent id as a string and the price shown (SPEC 5, 7). Success
+ * `POST /static/lease` with the agent id as a string and the price shown (rules §5, 7). Success
  * reloads the static list, account, leases and payments; a refusal comes back as its failure.
  */
 export function useStaticLeaseMutation() {

@@ -1,5 +1,5 @@
 /**
- * The static-proxy shop (SPEC 2, 4 "Static lease", 9): its filter and paging as `GET /static/list/`
+ * The static-proxy shop (rules §2, 4 "Static lease", 9): its filter and paging as `GET /static/list/`
  * takes them, and a refused `POST /static/lease` mapped to its state. Pure, so Node tests it.
  */
 import {
@@ -49,7 +49,7 @@ export function toStaticListQuery(
   };
 }
 
-/** A filter change starts again at page 0 (SPEC 4 "Lists"), keeping the rows per page. */
+/** A filter change starts again at page 0 (rules §4 "Lists"), keeping the rows per page. */
 export const withFilter = (paging: StaticPaging): StaticPaging => ({ ...paging, page: 0 });
 
 export type StaticLeaseFailure =
@@ -59,7 +59,7 @@ export type StaticLeaseFailure =
   | 'EMAIL_NOT_CONFIRMED'
   | 'GENERIC_ERROR';
 
-/** The static lease's states (SPEC 4): OFF, CONFIRM, LEASING, SUCCESS or a failure. */
+/** The static lease's states (rules §4): OFF, CONFIRM, LEASING, SUCCESS or a failure. */
 export type StaticLeaseStep = 'OFF' | 'CONFIRM' | 'LEASING' | 'SUCCESS' | StaticLeaseFailure;
 
 /**
@@ -79,7 +79,7 @@ export function staticLeaseFailureOf(status: number | null, body: unknown): Stat
       return 'NOT_ENOUGH_FUNDS';
     case 'emailNotConfirmed':
       return 'EMAIL_NOT_CONFIRMED';
-    // A changed price has no dialog of its own here (SPEC 8): the list reloads with the new one.
+    // A changed price has no dialog of its own here (rules §8): the list reloads with the new one.
     case 'priceChanged':
     case 'accountBlocked':
     case 'idempotencyKeyReused':
@@ -90,11 +90,11 @@ export function staticLeaseFailureOf(status: number | null, body: unknown): Stat
   }
 }
 
-/** ALREADY_LEASED reloads the static list (SPEC 4); so do a gone proxy and a changed price. */
+/** ALREADY_LEASED reloads the static list (rules §4); so do a gone proxy and a changed price. */
 export const reloadsStaticList = (failure: StaticLeaseFailure): boolean =>
   failure !== 'NOT_ENOUGH_FUNDS' && failure !== 'EMAIL_NOT_CONFIRMED';
 
-/** The failure dialogs say what the shop's purchase dialogs say (SPEC 8). */
+/** The failure dialogs say what the shop's purchase dialogs say (rules §8). */
 export const STATIC_FAILURE_TEXTS: Record<StaticLeaseFailure, FailureText> = {
   NOT_ENOUGH_FUNDS: FAILURE_TEXTS.NOT_ENOUGH_FUNDS,
   ALREADY_LEASED: FAILURE_TEXTS.ALREADY_LEASED,
@@ -103,6 +103,6 @@ export const STATIC_FAILURE_TEXTS: Record<StaticLeaseFailure, FailureText> = {
   GENERIC_ERROR: FAILURE_TEXTS.GENERIC_ERROR,
 };
 
-/** The shop's empty message (SPEC 2). */
+/** The shop's empty message (rules §2). */
 export const NOTHING_FOUND_TEXT =
   'Nothing found :( We are working hard on getting IPs you have requested, they will be available soon!';

@@ -12,7 +12,7 @@ export interface StaticPurchase {
   close(): void;
 }
 
-/** The static lease of SPEC 4: CONFIRM, LEASING, then SUCCESS (gone after 1 s) or a failure dialog. */
+/** The static lease of rules §4: CONFIRM, LEASING, then SUCCESS (gone after 1 s) or a failure dialog. */
 export function useStaticPurchase(): StaticPurchase {
   const [step, setStep] = useState<StaticLeaseStep>('OFF');
   const [agent, setAgent] = useState<TStaticAgent | null>(null);

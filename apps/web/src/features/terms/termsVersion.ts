@@ -1,4 +1,4 @@
-/** Name of the cookie that keeps the Terms version the visitor accepted (SPEC section 2, Terms modal). */
+/** Name of the cookie that keeps the Terms version the visitor accepted (rules §2, Terms modal). */
 export const TERMS_COOKIE = 'acceptedTermsVersion';
 const ONE_YEAR_S = 365 * 24 * 3600;
 

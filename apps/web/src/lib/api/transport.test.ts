@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ApiError, classifyFailure, createApiClient, type FailureAction } from './transport.ts';
 
 describe('classifyFailure', () => {
-  it('maps statuses to the actions of SPEC section 8', () => {
+  it('maps statuses to the actions of rules §8', () => {
     assert.equal(classifyFailure(401), 'sign-in');
     assert.equal(classifyFailure(502), 'maintenance');
     assert.equal(classifyFailure(null), 'offline');

@@ -1,5 +1,5 @@
 /**
- * The one fetch wrapper every market call goes through (SPEC section 8, "Transport"): bearer token,
+ * The one fetch wrapper every market call goes through (rules §8, "Transport"): bearer token,
  * 60-second timeout, and the mapping of failures to the app's global states. Free of DOM and React
  * so Node can test it.
  */
@@ -16,7 +16,7 @@ export interface CallOptions {
   ignoreOffline?: boolean;
 }
 
-/** Maps a failed call (`status` null: no response at all) to the action SPEC section 8 prescribes. */
+/** Maps a failed call (`status` null: no response at all) to the action rules §8 prescribes. */
 export function classifyFailure(status: number | null, options: CallOptions = {}): FailureAction {
   if (status === null) return options.ignoreOffline ? 'none' : 'offline';
   if (status === 401) return 'sign-in';

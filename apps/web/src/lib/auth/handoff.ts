@@ -1,5 +1,5 @@
 /**
- * The spec's `?token=` hand-off (SPEC section 6), bound to the tab that started it (issue 37): a
+ * The spec's `?token=` hand-off (rules §6), bound to the tab that started it (issue 37): a
  * `?token=` is honoured only as the end of a hand-off this tab began. The tab keeps a random
  * state and a PKCE verifier (sessionStorage), goes to the sign-in host's `/handoff` with the state
  * and the verifier's S256 challenge, and comes back with `?token=<one-time code>&state=`; the code

@@ -1,7 +1,7 @@
 /**
  * Sign-in for the web app: authorization code + PKCE against the environment's issuer (oidc-client-ts),
  * the access token kept in memory only and renewed silently with rotating refresh tokens. The spec's
- * `?token=` hand-off (SPEC section 6) is honoured too, bound to the tab that started it (handoff.ts):
+ * `?token=` hand-off (rules §6) is honoured too, bound to the tab that started it (handoff.ts):
  * its parameters leave the address at once and the token it brings is kept for this tab only
  * (sessionStorage).
  */

@@ -1,5 +1,5 @@
 /**
- * Pure helpers for access tokens: the `?token=` hand-off's address parameters (SPEC section 6) and
+ * Pure helpers for access tokens: the `?token=` hand-off's address parameters (rules §6) and
  * reading claims for display.
  * The browser never trusts these claims for security; the API verifies every token.
  */

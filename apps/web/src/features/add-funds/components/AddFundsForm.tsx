@@ -66,7 +66,7 @@ interface Created {
 }
 
 /**
- * The form, or the charge it created (kept until reset, paid or expired: SPEC 4). The kept charge is
+ * The form, or the charge it created (kept until reset, paid or expired: rules §4). The kept charge is
  * shown as the server's page of it says (keptCharge.ts); an expired or unknown one gives the form.
  */
 function DepositFlow({ account }: { account: TAccount }) {

@@ -7,7 +7,7 @@ export const POPUP_NOTE =
   "After you click Add Funds, a new tab opens with the payment provider's wallet address and QR code. Please allow pop-ups for this site.";
 export const USDT_FEE_NOTE = 'For USDT TRC20, sending under $10 has a transfer fee of about $3 deducted.';
 
-/** The explanatory texts of SPEC 2 "Add funds" (and the USDT TRC20 fee note of SPEC 5). */
+/** The explanatory texts of rules §2 "Add funds" (and the USDT TRC20 fee note of rules §5). */
 export function AddFundsNotes({ currency, dollars }: { currency: CurrencyId; dollars: number | null }) {
   return (
     <Box

@@ -26,7 +26,7 @@ const NOTICES = {
 
 /**
  * The charge Add Funds created or kept, as the server sees it now (keptCharge.ts): an open one with
- * its currency, address and amount (SPEC 4 "Add funds"); one on its way, partly paid or paid with
+ * its currency, address and amount (rules §4 "Add funds"); one on its way, partly paid or paid with
  * what was credited. Each offers New payment, which resets the form.
  */
 export function ChargeCreated({
@@ -83,7 +83,7 @@ export function ChargeCreated({
   );
 }
 
-/** What to send, and where: SPEC 4 "Add funds" (currency, address, amount). */
+/** What to send, and where: rules §4 "Add funds" (currency, address, amount). */
 function chargeItems(charge: OpenCharge): DetailItem[] {
   return [
     { label: 'Currency', value: currencyLabel(charge.currency) },

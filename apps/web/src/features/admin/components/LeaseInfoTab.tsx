@@ -12,7 +12,7 @@ import { PortsSection } from './PortsSection.tsx';
 const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 
 /**
- * Lease Info: id search from pasted text, details, a running lease's refund (SPEC 6, on the
+ * Lease Info: id search from pasted text, details, a running lease's refund (rules §6, on the
  * customer's request, under the customer's rule) and the credit of the purchase price once ended;
  * both need a reason and confirm with the amount. Leases by customer or IP.
  */

@@ -6,7 +6,7 @@ import { toAdminError } from '../adminClient.ts';
 import { ActionError, useAdmin } from '../adminContext.tsx';
 import type { Parsed } from '../pricing.ts';
 
-/** SPEC 9: the price tables are at most 620 px wide and scroll sideways inside that box. */
+/** Rules §9: the price tables are at most 620 px wide and scroll sideways inside that box. */
 export const PRICE_TABLE_MAX_WIDTH = 620;
 const SAVED_TOAST_MS = 4000;
 

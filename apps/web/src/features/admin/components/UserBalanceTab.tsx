@@ -5,7 +5,7 @@ import { formatUsd, parseBalanceDelta } from '../rules.ts';
 import { useConfirmChange } from './ConfirmChange.tsx';
 
 /**
- * User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (SPEC 5).
+ * User Balance: a change in integer cents with a reason; zero or non-numeric input is ignored (rules §5).
  * The change confirms first, naming the user, the amount and the balance it leads to.
  */
 export function UserBalanceTab() {

@@ -6,7 +6,7 @@ import { txTypeLabel } from '../../payments/txTypes.ts';
 import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
 import { formatMb, formatUsd, isHeavyTraffic, leaseIdInMemo, nextDay, pickDay, todayDay } from '../rules.ts';
 
-/** A date input that refuses future days (SPEC 5): `max` is today and a typed future day is dropped. */
+/** A date input that refuses future days (rules §5): `max` is today and a typed future day is dropped. */
 export function PastDayField({
   label,
   value,

@@ -13,7 +13,7 @@ import { UserBalanceTab } from '../components/UserBalanceTab.tsx';
 import { UserInfoTab } from '../components/UserInfoTab.tsx';
 import { UserPaymentsTab } from '../components/UserPaymentsTab.tsx';
 
-/** SPEC 2's five tabs, then the audit trail and the price tables. */
+/** Rules §2's five tabs, then the audit trail and the price tables. */
 const ADMIN_TABS = [
   'User Info',
   'User Balance',
@@ -42,7 +42,7 @@ export function AdminArea() {
   const [user, setUser] = useState<LoadedUser | null>(null);
   const client = useMemo(() => {
     // The identity host's admin API and the ports API through the same transport: bearer token,
-    // timeout, 401 → sign-in; every other failure is shown by the tab (SPEC 8, Admin).
+    // timeout, 401 → sign-in; every other failure is shown by the tab (rules §8, Admin).
     const other = (baseUrl: string) =>
       createApiClient({
         baseUrl,

@@ -19,7 +19,7 @@ import {
 import { publicDocQuery } from '../queries.ts';
 
 /**
- * API documentation (SPEC 2 and 7), rendered from the public OpenAPI document the API serves: the
+ * API documentation (rules §2 and 7), rendered from the public OpenAPI document the API serves: the
  * token request first, then each operation with its parameters, a request and an answer example
  * and a curl line with this environment's addresses and the visitor's email; API keys managed here.
  */

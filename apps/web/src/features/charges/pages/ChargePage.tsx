@@ -12,7 +12,7 @@ import { useChargeSideEffects } from '../useChargeSideEffects.ts';
 export const CHARGE_NOT_FOUND_TEXT = 'This payment was not found.';
 
 /**
- * `/charges/{transactionId}` (SPEC 2): the charge the add-funds flow opened in this tab, polled every
+ * `/charges/{transactionId}` (rules §2): the charge the add-funds flow opened in this tab, polled every
  * 30 s until it is paid; then the balance and the Payments page reload.
  */
 export function ChargePage() {

@@ -29,7 +29,7 @@ const BAND_COLOR: Record<ScoreBand, 'success' | 'warning' | 'error'> = {
 };
 
 /**
- * The IP score of the last check (SPEC 2: providers G, I and M with their scores and warnings):
+ * The IP score of the last check (rules §2: providers G, I and M with their scores and warnings):
  * one verdict with its rule, then each provider's score on its own scale with what it means and
  * the band it falls in; a provider that did not answer says so.
  */

@@ -12,7 +12,7 @@ import { retestText, SPEED_FAILED_TEXT, speedViewOf } from '../rules.ts';
 export const NOT_TESTED_TEXT = 'Not tested yet';
 
 /**
- * The speed panel (SPEC 2, 4): the last test through the proxy in Mbps with its time, or 'Speed
+ * The speed panel (rules §2, 4): the last test through the proxy in Mbps with its time, or 'Speed
  * could not be tested' with the retest time; Test Now asks the gateway for a new test (at most one
  * per proxy every 6 minutes) and the panel follows the job until it is done.
  */

@@ -5,7 +5,7 @@ import { useScoreCheckMutation, useScoreQuoteMutation } from '../mutations.ts';
 import { ConfirmScoreCheckDialog } from './ConfirmScoreCheckDialog.tsx';
 
 /**
- * Update Score (SPEC 2, 8): asks the server's price first and charges nothing until the customer
+ * Update Score (rules §2, 8): asks the server's price first and charges nothing until the customer
  * confirms it in a dialog; the hook says how it went in a 3-second toast, and the new G, I and M
  * scores arrive with the reloaded agent.
  */

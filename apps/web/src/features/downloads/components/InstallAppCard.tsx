@@ -38,7 +38,7 @@ function Lines({ items, title }: { items: readonly string[]; title: string }) {
 }
 
 /**
- * Downloads' Android entry (SPEC 2): the site itself, installable as an app (a web app manifest
+ * Downloads' Android entry (rules §2): the site itself, installable as an app (a web app manifest
  * and an offline shell), with an Install button where the browser offers it, the steps where it
  * does not, and what the app does and does not do.
  */

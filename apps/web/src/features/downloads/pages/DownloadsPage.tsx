@@ -14,7 +14,7 @@ const STEPS = (site: string) => [
   'Your active proxies are listed. Click Use on one: the add-on adds this browser’s address to that proxy’s no-auth whitelist and sends the browser’s traffic through its no-auth port. Direct connection switches it off.',
 ];
 
-/** Downloads (SPEC 2): the browser add-on built in this repository, with install steps, and the site as an installable Android app. */
+/** Downloads (rules §2): the browser add-on built in this repository, with install steps, and the site as an installable Android app. */
 export function DownloadsPage() {
   return (
     <Page title="Downloads">

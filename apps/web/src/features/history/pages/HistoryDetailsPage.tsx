@@ -16,7 +16,7 @@ import { useBuyAgain } from '../useBuyAgain.ts';
 export const HISTORY_ITEM_GONE_TEXT = 'No lease with this IP address in the last 60 days.';
 
 /**
- * `/my/history-details/{ip}` (mobile, SPEC 2): the newest lease of the last 60 days on that IP, with
+ * `/my/history-details/{ip}` (mobile, rules §2): the newest lease of the last 60 days on that IP, with
  * Lease ID, IP Address, Country, City, State, Zip, Isp and Buy Again.
  */
 export function HistoryDetailsPage() {

@@ -17,7 +17,7 @@ import { type HistoryView, historyBounds, NO_HISTORY_TEXT } from '../rules.ts';
 import { useBuyAgain } from '../useBuyAgain.ts';
 
 /**
- * `/my/history` (SPEC 2): past leases searched by IP or note between two dates of the last 60 days,
+ * `/my/history` (rules §2): past leases searched by IP or note between two dates of the last 60 days,
  * 10 or 20 rows a page, Buy Again. On phones it is My Proxies with Show history on; a card opens the
  * history details.
  */
@@ -30,7 +30,7 @@ export function HistoryPage() {
     page: 0,
     rowsPerPage: HISTORY_PAGE_SIZES[0],
   }));
-  // A new search, range or page size starts again at the first page (SPEC 4 "Lists").
+  // A new search, range or page size starts again at the first page (rules §4 "Lists").
   const refilter = (patch: Partial<HistoryView>) => setView((v) => ({ ...v, ...patch, page: 0 }));
   return (
     <Page title={isMobile ? 'My Proxies' : 'Lease History'}>

@@ -6,7 +6,7 @@ import { faqEntries } from '../faq.ts';
 
 const ENTRIES = faqEntries();
 
-/** FAQ (SPEC 2): an accordion of the product's rules, written from the values the server enforces. */
+/** FAQ (rules §2): an accordion of the product's rules, written from the values the server enforces. */
 export function FaqPage() {
   // `/faq#refunds` opens that answer.
   const opened = useLocation().hash.slice(1);

@@ -22,7 +22,7 @@ export const LEASE_TABS = [
 ] as const;
 type LeaseTab = (typeof LEASE_TABS)[number];
 
-/** The lease detail tabs (SPEC 2): the desktop sidebar and the mobile /my/{id} page. */
+/** The lease detail tabs (rules §2): the desktop sidebar and the mobile /my/{id} page. */
 export function LeaseDetail({ lease }: { lease: TLease }) {
   const [tab, setTab] = useState<LeaseTab>('Info');
   return (

@@ -14,7 +14,7 @@ import { LeaseNoteField } from './LeaseNoteField.tsx';
 const LeaseTraffic = lazyNamed(() => import('./LeaseTraffic.tsx'), 'LeaseTraffic');
 
 /**
- * The lease's Info tab (SPEC 2): note, Lease ID, IP, Country, Show more (Hostname, City, State, Zip,
+ * The lease's Info tab (rules §2): note, Lease ID, IP, Country, Show more (Hostname, City, State, Zip,
  * Isp, Shared, Connection), Uptime, Activity, the traffic totals and Automatically renew.
  */
 export function LeaseInfoTab({ lease }: { lease: TLease }) {

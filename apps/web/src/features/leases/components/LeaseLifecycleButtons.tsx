@@ -12,7 +12,7 @@ import type { RefundStep } from './RefundDialog.tsx';
 const RenewDialog = lazyNamed(() => import('./RenewDialog.tsx'), 'RenewDialog');
 const RefundDialog = lazyNamed(() => import('./RefundDialog.tsx'), 'RefundDialog');
 
-/** The refund toast stays 2 s (SPEC 9). */
+/** The refund toast stays 2 s (rules §9). */
 const REFUND_TOAST_MS = 2_000;
 
 interface LeaseLifecycleButtonsProps {
@@ -22,7 +22,7 @@ interface LeaseLifecycleButtonsProps {
 }
 
 /**
- * The Proxy Details popup's Renew and Refund (SPEC 2, 4, 8): enabled only when the lease is
+ * The Proxy Details popup's Renew and Refund (rules §2, 4, 8): enabled only when the lease is
  * renewable or its stats say refundable; each opens its dialogs. Beside each button a line says
  * why it is greyed (or what Refund does), so a disabled button is never a riddle.
  */

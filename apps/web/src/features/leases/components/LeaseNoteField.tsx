@@ -4,7 +4,7 @@ import { InputField } from '../../../components/ui/InputField.tsx';
 import { useNoteMutation } from '../mutations.ts';
 
 /**
- * The lease's 'Add note' field (SPEC 4, 5): up to 200 characters over at most 3 rows, changed
+ * The lease's 'Add note' field (rules §4, 5): up to 200 characters over at most 3 rows, changed
  * locally while typing, saved trimmed on blur, and deleted at once when cleared.
  */
 export function LeaseNoteField({ lease }: { lease: Pick<TLease, 'agentId' | 'note'> }) {

@@ -10,7 +10,7 @@ export const NO_AUTH_PORT_TEXT =
   'No port yet: save the IP addresses that may use this proxy without a password to create one.';
 
 /**
- * Port NoAuth (SPEC 2, 5): the no-auth SOCKS IP and port, and the whitelist of addresses allowed on
+ * Port NoAuth (rules §2, 5): the no-auth SOCKS IP and port, and the whitelist of addresses allowed on
  * it. Save stays disabled until the field changes and while an entry is invalid.
  */
 export function PortNoAuthTab({ lease }: { lease: Pick<TLease, 'id' | 'authPort'> }) {

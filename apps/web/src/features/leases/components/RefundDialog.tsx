@@ -27,7 +27,7 @@ interface RefundDialogProps {
 }
 
 /**
- * The refund dialogs (SPEC 2, 4, 8): the confirmation (full amount returned, the proxy stops), the
+ * The refund dialogs (rules §2, 4, 8): the confirmation (full amount returned, the proxy stops), the
  * progress, and 'Refund Canceled'. A static lease gets only the instructions for support.
  */
 export function RefundDialog({ lease, state, onConfirm, onClose }: RefundDialogProps) {

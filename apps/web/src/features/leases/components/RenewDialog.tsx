@@ -16,7 +16,7 @@ interface RenewDialogProps {
   onClose: () => void;
 }
 
-/** The renew dialogs (SPEC 4, 8): confirm, progress, and the three messages of SPEC 8. */
+/** The renew dialogs (rules §4, 8): confirm, progress, and the three messages of rules §8. */
 export function RenewDialog({ lease, step, onConfirm, onClose }: RenewDialogProps) {
   if (step === 'OFF') return null;
   if (step === 'CONFIRM') {
@@ -40,7 +40,7 @@ export function RenewDialog({ lease, step, onConfirm, onClose }: RenewDialogProp
   return <RenewResultDialog step={step} onClose={onClose} />;
 }
 
-/** SPEC 8's renew messages; each message is its dialog's title. */
+/** Rules §8's renew messages; each message is its dialog's title. */
 function RenewResultDialog({
   step,
   onClose,

@@ -19,7 +19,7 @@ export const COPIED_TEXT = 'Copied to clipboard';
 const COPIED_TOAST_MS = 3_000;
 
 /**
- * Socks Auth (SPEC 2): username, the password masked to 10 dots with a reveal toggle, the SOCKS IP,
+ * Socks Auth (rules §2): username, the password masked to 10 dots with a reveal toggle, the SOCKS IP,
  * the four SOCKS ports and Copy connection string. The ports are the lease answer's (`socks.ports`,
  * `socks.httpPort`): the server knows what the node listens on, so nothing here adds offsets.
  */

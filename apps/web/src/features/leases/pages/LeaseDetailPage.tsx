@@ -8,7 +8,7 @@ import { useActiveLeases } from '../useActiveLeases.ts';
 
 export const LEASE_GONE_TEXT = 'This lease is not active any more.';
 
-/** `/my/{id}` (mobile): one lease's tabs (SPEC 2). */
+/** `/my/{id}` (mobile): one lease's tabs (rules §2). */
 export function LeaseDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();

@@ -29,7 +29,7 @@ import { useActiveLeases } from '../useActiveLeases.ts';
 
 export const NO_LEASES_TEXT = 'No active proxies found';
 
-/** `/my` (SPEC 2): the active leases with a filter box; a detail sidebar on desktop, cards on phones. */
+/** `/my` (rules §2): the active leases with a filter box; a detail sidebar on desktop, cards on phones. */
 export function MyProxiesPage() {
   const isMobile = useIsMobile();
   const { data: leases } = useActiveLeases();

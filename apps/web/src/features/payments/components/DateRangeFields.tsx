@@ -5,7 +5,7 @@ import { type DateRange, type DayBounds, isDay, isWithin, withFirst, withLast } 
 
 /**
  * First and last date pickers: the browser's own date inputs (no date-picker library in the bundle),
- * limited to the bounds; moving one past the other moves the other (SPEC 5).
+ * limited to the bounds; moving one past the other moves the other (rules §5).
  */
 export function DateRangeFields({
   range,

@@ -7,7 +7,7 @@ import { Amount } from './Amount.tsx';
 
 export const SHOW_MORE_TEXT = 'Show more payments';
 
-/** The phone's list of transactions with a Show more payments button (SPEC 2 "Routes"). */
+/** The phone's list of transactions with a Show more payments button (rules §2 "Routes"). */
 export function PaymentCards({
   records,
   hasMore,

@@ -10,7 +10,7 @@ import { Amount } from './Amount.tsx';
 const COLUMNS = ['Time', 'Type', 'Memo', 'Amount', 'Balance'] as const;
 const isMoney = (c: string) => c === 'Amount' || c === 'Balance';
 
-/** The desktop transactions table, 10 rows a page (SPEC 2 "Payments"). */
+/** The desktop transactions table, 10 rows a page (rules §2 "Payments"). */
 export function PaymentsTable({
   records,
   total,

@@ -16,7 +16,7 @@ import { txRecordsMoreQuery, txRecordsPageQuery } from '../queries.ts';
 export const NO_TRANSACTIONS_TEXT = 'No transactions found';
 
 /**
- * `/payments` (SPEC 2): the caller's transactions between two dates of the last 90 days, with an
+ * `/payments` (rules §2): the caller's transactions between two dates of the last 90 days, with an
  * Add Funds link; a paged table on desktop, a list with Show more payments on phones. Referral
  * rewards and charge bonuses are rows like any other.
  */
@@ -29,7 +29,7 @@ export function PaymentsPage() {
     <Page title="Payments" actions={<AddFundsLink isMobile={isMobile} />}>
       <Stack spacing={2}>
         <DateRangeFields range={range} bounds={bounds} onChange={setRange} isMobile={isMobile} />
-        {/* A new range starts again at the first page (SPEC 4 "Lists"). */}
+        {/* A new range starts again at the first page (rules §4 "Lists"). */}
         {isMobile ? (
           <MobilePayments key={rangeKey} range={range} />
         ) : (

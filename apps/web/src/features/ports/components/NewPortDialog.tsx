@@ -28,7 +28,7 @@ import { canBuy, whitelistState } from '../rules.ts';
 const TOAST = { autoHideMs: 3000, severity: 'error' as const };
 const UNLIMITED = 'unlimited';
 
-/** The New Port dialog (SPEC 2): every field, the live price, Buy (disabled per SPEC 5) and its confirm step. */
+/** The New Port dialog (rules §2): every field, the live price, Buy (disabled per rules §5) and its confirm step. */
 export function NewPortDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const showToast = useToast();
   const { data: account } = useMyAccount();

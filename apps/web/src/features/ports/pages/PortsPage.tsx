@@ -22,7 +22,7 @@ import { NewPortDialog } from '../components/NewPortDialog.tsx';
 import { PortSettings } from '../components/PortSettings.tsx';
 import { geoText, portRanges, portsSummary, statusText, trafficText } from '../rules.ts';
 
-/** Ports page (SPEC 2): the table of the user's packages, the settings sidebar of the selected one, New Port. */
+/** Ports page (rules §2): the table of the user's packages, the settings sidebar of the selected one, New Port. */
 export function PortsPage() {
   const isMobile = useIsMobile();
   const { data, isLoading } = usePackages();

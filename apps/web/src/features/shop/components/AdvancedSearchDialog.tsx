@@ -24,8 +24,8 @@ interface AdvancedSearchDialogProps {
 }
 
 /**
- * Advanced Search (SPEC 2, 5): a centre ZIP/postal code and a radius in miles. Offered only for the
- * countries of SPEC 5; the search counts only with both set; the code is upper-cased when applied.
+ * Advanced Search (rules §2, 5): a centre ZIP/postal code and a radius in miles. Offered only for the
+ * countries of rules §5; the search counts only with both set; the code is upper-cased when applied.
  */
 export function AdvancedSearchDialog({ open, filter, onApply, onClose }: AdvancedSearchDialogProps) {
   return (

@@ -4,7 +4,7 @@ import { Box } from '@mui/material';
 import type { TConn } from '@pm/contracts';
 import { cleanBand, connLabel } from '../format.ts';
 
-/** The clean score 1-10 on a shield, green for 6-10 and orange for 1-5 (SPEC 2). */
+/** The clean score 1-10 on a shield, green for 6-10 and orange for 1-5 (rules §2). */
 export function CleanScore({ stars }: { stars: number }) {
   const band = cleanBand(stars);
   return (

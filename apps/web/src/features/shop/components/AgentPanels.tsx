@@ -11,7 +11,7 @@ import { activityLabel, blacklistNames, formatDuration, formatMbps, maskIp } fro
 export const NO_BLACKLIST_TEXT = 'No blacklist records';
 export const NOT_TESTED_TEXT = 'Not tested yet';
 
-/** The proxy detail's Info tab (SPEC 2): Domain or IP, place, ISP, IP Address, Uptime, Activity. */
+/** The proxy detail's Info tab (rules §2): Domain or IP, place, ISP, IP Address, Uptime, Activity. */
 export function AgentInfoPanel({ agent }: { agent: TAgent }) {
   const now = useNow();
   const ip = maskIp(agent.ip);

@@ -12,7 +12,7 @@ import { countryTotalsQuery } from '../queries.ts';
 const CountryMenu = lazyNamed(() => import('./CountryMenu.tsx'), 'CountryMenu');
 
 /**
- * The country picker (SPEC 2): chips US, GB, AE, CA, IT and CN with their proxy counts, the chosen
+ * The country picker (rules §2): chips US, GB, AE, CA, IT and CN with their proxy counts, the chosen
  * country as a chip of its own when it is another one, and a More menu of every country with proxies,
  * grouped by continent, names cut at 15 characters.
  */

@@ -10,7 +10,7 @@ interface CountryMenuProps {
   onClose: () => void;
 }
 
-/** The More menu: every other country with proxies, by continent, names cut at 15 characters (SPEC 2). */
+/** The More menu: every other country with proxies, by continent, names cut at 15 characters (rules §2). */
 export function CountryMenu({ anchorEl, cc, totals, onChoose, onClose }: CountryMenuProps) {
   const more = Object.entries(totals ?? {})
     .filter(([code, n]) => n > 0 && !(SHOP_CHIP_COUNTRIES as readonly string[]).includes(code))

@@ -24,7 +24,7 @@ const FilterRow = lazyNamed(() => import('./FilterRow.tsx'), 'FilterRow');
 const AdvancedSearchDialog = lazyNamed(() => import('./AdvancedSearchDialog.tsx'), 'AdvancedSearchDialog');
 const PurchaseDialogs = lazyNamed(() => import('./PurchaseDialogs.tsx'), 'PurchaseDialogs');
 
-/** The desktop shop (SPEC 2): country chips, filter row, Advanced Search, table, sidebar, purchase dialogs. */
+/** The desktop shop (rules §2): country chips, filter row, Advanced Search, table, sidebar, purchase dialogs. */
 export function DesktopShop() {
   const api = useApi();
   const { filter, paging, setFilter, setPaging } = useShopFilter();
@@ -33,7 +33,7 @@ export function DesktopShop() {
   const [isFilterRowShown, setFilterRowShown] = useState(() => !isEmptyFilter(filter));
   const [isAdvancedOpen, setAdvancedOpen] = useState(false);
   const [selected, setSelected] = useState<TAgent | null>(null);
-  // After a sale the list is cleared and reloaded (SPEC 4), and the proxy bought leaves the sidebar:
+  // After a sale the list is cleared and reloaded (rules §4), and the proxy bought leaves the sidebar:
   // as it was selected it can no longer be bought.
   const clearSelected = useCallback(() => setSelected(null), []);
   const flow = usePurchaseFlow(clearSelected);

@@ -11,7 +11,7 @@ import {
 } from '../filters.ts';
 import { SegmentPicker } from './SegmentPicker.tsx';
 
-/** The IP prefix reaches the list this long after the last keystroke (SPEC 9). */
+/** The IP prefix reaches the list this long after the last keystroke (rules §9). */
 export const IP_FILTER_DEBOUNCE_MS = 1_000;
 
 /** A select's choices: the value and the text shown. */
@@ -48,7 +48,7 @@ interface FilterRowProps {
   onChange: (filter: ShopFilter) => void;
 }
 
-/** The desktop filter row (SPEC 2): IP prefix, region, city, ZIP, ISP, score, type, connection, age. */
+/** The desktop filter row (rules §2): IP prefix, region, city, ZIP, ISP, score, type, connection, age. */
 export function FilterRow({ filter, segments = NO_SEGMENTS, onChange }: FilterRowProps) {
   const set = <K extends keyof ShopFilter>(key: K, value: ShopFilter[K]) =>
     onChange({ ...filter, [key]: value });
@@ -107,7 +107,7 @@ export function FilterRow({ filter, segments = NO_SEGMENTS, onChange }: FilterRo
   );
 }
 
-/** The IP prefix, applied 1 s after typing stops; a part SPEC 5 ignores is flagged under the field. */
+/** The IP prefix, applied 1 s after typing stops; a part rules §5 ignores is flagged under the field. */
 function IpPrefixField({ value, onCommit }: { value: string; onCommit: (ip: string) => void }) {
   const [text, setText] = useState(value);
   const commit = useRef(onCommit);

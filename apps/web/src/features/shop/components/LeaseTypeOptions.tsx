@@ -4,7 +4,7 @@ import { formatUsd } from '@pm/money';
 import { canBuyPrivate, canBuyShared } from '../format.ts';
 
 /**
- * The price options Private and Shared (SPEC 2); an option the agent cannot take now (private with
+ * The price options Private and Shared (rules §2); an option the agent cannot take now (private with
  * leases on it, shared when four share it) is disabled.
  */
 export function LeaseTypeOptions({

@@ -14,7 +14,7 @@ import { CountryChips } from './CountryChips.tsx';
 import { ProxyCard } from './ProxyCard.tsx';
 import { NOTHING_FOUND_TEXT } from './ShopTable.tsx';
 
-/** The mobile shop (SPEC 2): country chips, a Filter link to /filter, cards and Show more. */
+/** The mobile shop (rules §2): country chips, a Filter link to /filter, cards and Show more. */
 export function MobileShop() {
   const api = useApi();
   const { search } = useLocation();

@@ -8,7 +8,7 @@ import { AgentInfoPanel, BlacklistsPanel } from './AgentPanels.tsx';
 const TABS = ['Info', 'Blacklists', 'IP Score', 'Speed'] as const;
 type TabName = (typeof TABS)[number];
 
-/** The proxy detail's tabs (SPEC 2): Info, Blacklists, IP Score, Speed. */
+/** The proxy detail's tabs (rules §2): Info, Blacklists, IP Score, Speed. */
 export function ProxyDetailTabs({ agent }: { agent: TAgent }) {
   const [tab, setTab] = useState<TabName>('Info');
   return (

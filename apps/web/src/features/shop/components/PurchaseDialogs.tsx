@@ -15,7 +15,7 @@ export const PURCHASING_TEXT = 'Purchasing the proxy…';
 export const SUCCESS_TITLE = 'Purchase Successful';
 
 /**
- * Every dialog of the purchase (SPEC 2 and 8): confirm (desktop only; the phone has its page),
+ * Every dialog of the purchase (rules §2 and 8): confirm (desktop only; the phone has its page),
  * purchasing, success, and the failures. `withConfirm` false leaves CONFIRM to the page.
  */
 export function PurchaseDialogs({ flow, withConfirm = true }: { flow: PurchaseFlow; withConfirm?: boolean }) {
@@ -74,7 +74,7 @@ function FailureDialog({ state, flow }: { state: FailureState; flow: PurchaseFlo
   return (
     <MessageDialog
       title={title}
-      // SPEC's text when someone else holds it; the server's plainer one when the buyer does.
+      // The rules' text when someone else holds it; the server's plainer one when the buyer does.
       text={heldLeaseId ? ALREADY_HELD_TEXT : text}
       onClose={flow.close}
       data-testid={`purchase-${state.step}`}

@@ -4,8 +4,8 @@ import { AUTO_REFUND_NOTE, STATIC_REFUND_NOTE } from '../purchase.ts';
 export const LEASE_DURATION_TEXT = 'The proxy is leased for 24 hours.';
 
 /**
- * What a buyer is told before buying (SPEC 2, Confirm Purchase); a static proxy's buyer is told it
- * is never refunded automatically instead of SPEC's auto-refund note.
+ * What a buyer is told before buying (rules §2, Confirm Purchase); a static proxy's buyer is told it
+ * is never refunded automatically instead of the rules' auto-refund note.
  */
 export function PurchaseTerms({ isStatic = false }: { isStatic?: boolean }) {
   return (

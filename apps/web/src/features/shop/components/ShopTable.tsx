@@ -22,7 +22,7 @@ interface ShopTableProps {
   onPagingChange: (paging: ShopPaging) => void;
 }
 
-/** The desktop proxy table (SPEC 2) with its pagination (10, 20 or 50 rows). */
+/** The desktop proxy table (rules §2) with its pagination (10, 20 or 50 rows). */
 export function ShopTable({ agents, total, paging, selectedId, onSelect, onPagingChange }: ShopTableProps) {
   return (
     <Paper variant="outlined">

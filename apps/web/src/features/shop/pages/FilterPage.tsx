@@ -38,7 +38,7 @@ const RADIUS_MARKS = Array.from({ length: MAX_SEARCH_RADIUS_MI / 10 + 1 }, (_, i
 }));
 
 /**
- * `/filter` (mobile, SPEC 2): region, city and ISP pickers, type, cleanliness, connection and age,
+ * `/filter` (mobile, rules §2): region, city and ISP pickers, type, cleanliness, connection and age,
  * and the advanced options; Apply Filter goes to the shop with them. The top bar's Reset clears them.
  */
 export function FilterPage() {

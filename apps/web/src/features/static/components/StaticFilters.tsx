@@ -8,7 +8,7 @@ import type { StaticCountry, StaticFilter } from '../rules.ts';
 /** Text filters wait this long after the last key before they apply. */
 const TYPING_MS = 600;
 
-/** The quick countries US, CA, GB, AU, DE, FR as chips (SPEC 2). */
+/** The quick countries US, CA, GB, AU, DE, FR as chips (rules §2). */
 export function StaticCountryChips({
   cc,
   onChange,
@@ -32,7 +32,7 @@ export function StaticCountryChips({
   );
 }
 
-/** The ip, city, isp and conn filters of the static list (SPEC 2). */
+/** The ip, city, isp and conn filters of the static list (rules §2). */
 export function StaticFilterFields({
   filter,
   onChange,

@@ -9,7 +9,7 @@ import { PurchaseTerms } from '../../shop/components/PurchaseTerms.tsx';
 import { STATIC_FAILURE_TEXTS, type StaticLeaseFailure } from '../rules.ts';
 import type { StaticPurchase } from '../useStaticPurchase.ts';
 
-/** The static lease's dialogs (SPEC 4): confirm, leasing, success (closes itself), the failures. */
+/** The static lease's dialogs (rules §4): confirm, leasing, success (closes itself), the failures. */
 export function StaticPurchaseDialogs({ purchase }: { purchase: StaticPurchase }) {
   const { step, agent } = purchase;
   if (step === 'OFF' || !agent) return null;

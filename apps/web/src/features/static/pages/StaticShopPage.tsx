@@ -21,7 +21,7 @@ import {
 import { useStaticPurchase } from '../useStaticPurchase.ts';
 
 /**
- * `/static` (SPEC 2 "A static-proxy shop"): static proxies by quick country, filtered by ip, city,
+ * `/static` (rules §2 "A static-proxy shop"): static proxies by quick country, filtered by ip, city,
  * isp and conn, 10, 20 or 50 rows a page (default 10), each leased private for 24 hours.
  */
 export function StaticShopPage() {

@@ -13,7 +13,7 @@ import { PRODUCT_NAME } from '../../../app/product.ts';
 import { acceptedTermsCookie, needsTermsAcceptance, readAcceptedTermsVersion } from '../termsVersion.ts';
 
 /**
- * Blocks the app until the current Terms version is accepted (SPEC section 2, Terms modal). It has no
+ * Blocks the app until the current Terms version is accepted (rules §2, Terms modal). It has no
  * close action: backdrop clicks and Escape do nothing; only Accept dismisses it.
  */
 export function TermsModal() {
