@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { RADIUS_SEARCH_COUNTRIES } from '@pm/contracts';
@@ -105,15 +105,4 @@ test('a missing or headerless file fails clearly, and a later call tries again',
   const headerless = join(dir, 'headerless.tsv');
   writeFileSync(headerless, 'DE\t10115\t52.5323\t13.3846\n');
   await assert.rejects(loadPostalCentroids(headerless), /must name the columns cc, postal, lat and lon/);
-});
-
-// The shared source (119 countries) sits beside the repository on a development machine, not in a clone.
-const SHARED = resolve(import.meta.dirname, '../../../../shared/data/postal-centroids.tsv.gz');
-test('the shared GeoNames file loads as a fuller file', {
-  skip: !existsSync(SHARED) && 'not present',
-}, async () => {
-  const full = await loadPostalCentroids(SHARED);
-  assert.equal(full.size, 759_658);
-  assert.deepEqual(full.lookup('GB', 'SW1A 1AA'), { lat: 51.5018, lon: -0.1328 });
-  assert.deepEqual(full.lookup('US', '10001'), { lat: 40.7484, lon: -73.9967 });
 });

@@ -7,7 +7,7 @@ import { normalizePostal } from './normalize.ts';
 
 /**
  * The postal centroids of the 35 Advanced Search countries (GeoNames, CC BY 4.0), committed with
- * the product; `scripts/extract-postal.ts` makes it from `../shared/data/postal-centroids.tsv.gz`.
+ * the product; `scripts/extract-postal.ts` makes it from a fuller GeoNames file (docs/rules.md §9).
  */
 export const BUNDLED_POSTAL_CENTROIDS_FILE = fileURLToPath(
   new URL('../assets/postal-centroids.tsv.gz', import.meta.url),

@@ -1,6 +1,6 @@
 /**
- * What a user types as a postal code, turned into the form the centroid file keeps (see
- * `../shared/data/README.md`): upper case, single spaces, and each country's own shape.
+ * What a user types as a postal code, turned into the form the centroid file keeps (docs/rules.md
+ * §9 "Postal centroids"): upper case, single spaces, and each country's own shape.
  */
 
 type Rule = (code: string) => string;
