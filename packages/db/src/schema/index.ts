@@ -3,6 +3,7 @@ export * from './apikeys.ts';
 export * from './audit.ts';
 export * from './checks.ts';
 export * from './identity.ts';
+export * from './metering.ts';
 export * from './network.ts';
 export * from './payments.ts';
 export * from './payments-held.ts';
