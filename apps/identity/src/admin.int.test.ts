@@ -136,7 +136,7 @@ describe('admin auth API', () => {
     ]) {
       const res = await call(path, { email: 'ghost@example.com', password: 'long enough pw' }, staffToken);
       assert.equal(res.status, 400, path);
-      assert.deepEqual(await res.json(), { error: 'User not found' });
+      assert.deepEqual(await res.json(), { error: 'VALIDATION_FAILED', message: 'User not found' });
     }
   });
 
@@ -213,7 +213,10 @@ describe('admin auth API', () => {
       staffToken,
     );
     assert.equal(weak.status, 400);
-    assert.deepEqual(await weak.json(), { error: 'Password must be at least 8 characters.' });
+    assert.deepEqual(await weak.json(), {
+      error: 'VALIDATION_FAILED',
+      message: 'Password must be at least 8 characters.',
+    });
     const res = await call(
       '/administator/user/password/change',
       { email: 'carol@example.com', password: 'set by staff 1' },

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { AppError, ENDPOINTS, isAppError, isStaff } from '@pm/contracts';
+import { AppError, ENDPOINTS, isAppError, isStaff, type TUserChangeResult } from '@pm/contracts';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { registerIdentityEndpoint, type UserCaller } from './endpoint.ts';
 import type { HandoffService } from './handoff.service.ts';
 import { type Limits, TOO_MANY } from './limits.ts';
@@ -9,6 +9,9 @@ import { logMailFailure } from './pages/routes.ts';
 import { normalizeEmail } from './passwords.ts';
 import type { StaffCaller, StaffService } from './staff.service.ts';
 import { MSG, type UsersService } from './users.service.ts';
+
+/** A staff change's answer: done, for this (normalised) address. */
+const changed = ({ email }: { email: string }): TUserChangeResult => ({ ok: true, email });
 
 export interface AdminDeps {
   users: UsersService;
@@ -21,24 +24,6 @@ export interface AdminDeps {
   apiAudience: string;
   /** Public signing keys of this issuer. */
   publicJwks: JSONWebKeySet;
-}
-
-function sendError(ctx: Context, e: AppError): void {
-  ctx.status = e.status;
-  ctx.body = { error: e.userMessage, ...e.details };
-}
-
-/**
- * JSON error mapping for the admin and dbconnections endpoints: `{ error }` (and `field` for a bad
- * body field) with the code's status.
- */
-async function jsonErrors(ctx: Context, next: Next): Promise<void> {
-  try {
-    await next();
-  } catch (e) {
-    if (isAppError(e)) return sendError(ctx, e);
-    throw e;
-  }
 }
 
 /**
@@ -94,7 +79,6 @@ export function createAdminRouter(d: AdminDeps): Router {
     userId: (await verifyCaller(ctx)).userId,
   });
 
-  router.use(jsonErrors);
   const api = { router, requireStaff, requireUser };
 
   registerIdentityEndpoint(api, ENDPOINTS.requestPasswordReset, async (ctx, { body }) => {
@@ -130,20 +114,17 @@ export function createAdminRouter(d: AdminDeps): Router {
 
   registerIdentityEndpoint(api, ENDPOINTS.getUserInfo, (_ctx, { body }) => d.staff.getInfo(body.email));
 
-  registerIdentityEndpoint(api, ENDPOINTS.setUserPassword, async (_ctx, { body, caller }) => {
-    const { email } = await d.staff.setPassword(caller, body);
-    return { ok: true, email };
-  });
+  registerIdentityEndpoint(api, ENDPOINTS.setUserPassword, async (_ctx, { body, caller }) =>
+    changed(await d.staff.setPassword(caller, body)),
+  );
 
-  registerIdentityEndpoint(api, ENDPOINTS.resetUserTwoFactor, async (_ctx, { body, caller }) => {
-    const { email } = await d.staff.resetTwoFactor(caller, body);
-    return { ok: true, email };
-  });
+  registerIdentityEndpoint(api, ENDPOINTS.resetUserTwoFactor, async (_ctx, { body, caller }) =>
+    changed(await d.staff.resetTwoFactor(caller, body)),
+  );
 
-  registerIdentityEndpoint(api, ENDPOINTS.mailUserResetLink, async (_ctx, { body, caller }) => {
-    const { email } = await d.staff.mailResetLink(caller, body);
-    return { ok: true, email };
-  });
+  registerIdentityEndpoint(api, ENDPOINTS.mailUserResetLink, async (_ctx, { body, caller }) =>
+    changed(await d.staff.mailResetLink(caller, body)),
+  );
 
   return router;
 }

@@ -110,7 +110,10 @@ describe('address confirmation: the token claim and the resent link', () => {
     const seen3 = mail.mails.length;
     const refused = await resend(token);
     assert.equal(refused.status, 429);
-    assert.equal(((await refused.json()) as { error: string }).error, 'Too many attempts, try again later.');
+    assert.deepEqual(await refused.json(), {
+      error: 'RATE_LIMITED',
+      message: 'Too many attempts, try again later.',
+    });
     assert.equal(mail.mails.length, seen3, 'no mail over the limit');
     assert.equal((await fetch(last)).status, 200, 'the last link sent still confirms');
   });

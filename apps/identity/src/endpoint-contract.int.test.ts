@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ENDPOINTS, type Endpoint, ZIdentityError } from '@pm/contracts';
+import { ENDPOINTS, type Endpoint, ZErrorBody } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import type { z } from 'zod';
 import { servedPaths } from './endpoint.ts';
@@ -117,7 +117,7 @@ describe('identity endpoint contract', () => {
         if (e.visibility === 'staff' || e.visibility === 'customer') {
           const anonymous = await call(e, path, {});
           assert.equal(anonymous.status, 401, path);
-          assert.ok(ZIdentityError.safeParse(await anonymous.json()).success, path);
+          assert.equal(ZErrorBody.parse(await anonymous.json()).error, 'UNAUTHENTICATED', path);
         }
         // An operation without a body has no field to get wrong.
         if (!e.body) continue;
@@ -125,9 +125,10 @@ describe('identity endpoint contract', () => {
         const field = Object.keys((e.body as z.ZodObject).shape)[0] ?? 'email';
         const bad = await call(e, path, { [field]: 42 }, staffToken);
         assert.equal(bad.status, 400, path);
-        const body = ZIdentityError.parse(await bad.json());
+        const body = ZErrorBody.parse(await bad.json());
         assert.equal(body.field, field, path);
-        assert.match(body.error, new RegExp(`^${field}: `), path);
+        assert.equal(body.error, 'VALIDATION_FAILED', path);
+        assert.match(body.message, new RegExp(`^${field}: `), path);
       }
     }
   });

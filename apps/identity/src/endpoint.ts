@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
-import { AppError, type Endpoint } from '@pm/contracts';
+import { AppError, type Endpoint, type SuccessOf } from '@pm/contracts';
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { errorAnswer, sendChecked } from './answers.ts';
 import { readBody } from './http.ts';
 import type { StaffCaller } from './staff.service.ts';
 
@@ -39,7 +40,7 @@ export function servedPaths(e: Endpoint): string[] {
   return e.path.endsWith('/') && e.path.length > 1 ? [e.path, e.path.slice(0, -1)] : [e.path];
 }
 
-/** Parses a body with the declaration's schema; a 400 `{ error: 'field: reason', field }` when it fails. */
+/** Parses a body with the declaration's schema; a 400 naming the field (`message` 'field: reason') when it fails. */
 function parseBody(schema: z.ZodType, raw: Record<string, unknown>): unknown {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
@@ -55,13 +56,15 @@ function parseBody(schema: z.ZodType, raw: Record<string, unknown>): unknown {
 /**
  * Registers an operation of the endpoint contract (`@pm/contracts` ENDPOINTS, `api: 'identity'`) on
  * the host's JSON router: its method at `servedPaths(e)`, staff's token checked first (as before the
- * body is read), then the body parsed by the declaration's schema. The handler's answer goes out
- * with the declaration's success status: JSON, or `text/plain` for a string.
+ * body is read), then the body parsed by the declaration's schema. The handler returns the success
+ * answer typed by the declaration's success schema (a misspelt field fails the compiler); it goes
+ * out with the declared success status, and every answer, errors included, is checked against its
+ * schema on the way (answers.ts).
  */
 export function registerIdentityEndpoint<E extends Endpoint>(
   api: IdentityApi,
   e: E,
-  handler: (ctx: Context, input: IdentityInput<E>) => Promise<unknown>,
+  handler: (ctx: Context, input: IdentityInput<E>) => Promise<SuccessOf<E>>,
 ): void {
   if (e.api !== 'identity') throw new Error(`${e.operationId} is not declared for the identity host`);
   if (e.visibility === 'public') {
@@ -72,16 +75,18 @@ export function registerIdentityEndpoint<E extends Endpoint>(
   }
   const success = Number(Object.keys(e.response)[0]);
   api.router.register(servedPaths(e), [e.method], async (ctx: Context) => {
-    const caller =
-      e.visibility === 'staff'
-        ? await api.requireStaff(ctx)
-        : e.visibility === 'customer'
-          ? await api.requireUser(ctx)
-          : undefined;
-    const body = e.body ? parseBody(e.body, await readBody(ctx)) : undefined;
-    const answer = await handler(ctx, { body, caller } as IdentityInput<E>);
-    ctx.status = success;
-    if (typeof answer === 'string') ctx.type = 'text/plain';
-    ctx.body = answer;
+    try {
+      const caller =
+        e.visibility === 'staff'
+          ? await api.requireStaff(ctx)
+          : e.visibility === 'customer'
+            ? await api.requireUser(ctx)
+            : undefined;
+      const body = e.body ? parseBody(e.body, await readBody(ctx)) : undefined;
+      sendChecked(ctx, e, success, await handler(ctx, { body, caller } as IdentityInput<E>));
+    } catch (err) {
+      const failed = errorAnswer(e, err);
+      sendChecked(ctx, e, failed.status, failed.body);
+    }
   });
 }

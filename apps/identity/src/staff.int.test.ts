@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ZErrorBody } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { ensureUser, type IdentityHandle } from './index.ts';
 import {
@@ -132,7 +133,7 @@ describe('block with an explicit intent (issue 30 item 12)', () => {
     await ensureUser(db, { email: 'colleague@example.com', password: 'colleague pw', permissions: STAFF });
     const res = await block('colleague@example.com', { blocked: true });
     assert.equal(res.status, 403);
-    assert.match(((await res.json()) as { error: string }).error, /update:staff/);
+    assert.match(ZErrorBody.parse(await res.json()).message, /update:staff/);
     assert.equal((await block('colleague@example.com', { blocked: true }, superToken)).status, 200);
     await block('colleague@example.com', { blocked: false }, superToken);
   });
@@ -146,7 +147,7 @@ describe('staff-set passwords (issue 30 items 11, 13)', () => {
       password: 'taken over 123',
     });
     assert.equal(res.status, 403);
-    assert.match(((await res.json()) as { error: string }).error, /update:staff/);
+    assert.match(ZErrorBody.parse(await res.json()).message, /update:staff/);
     assert.equal(
       (await passwordGrant(idp.url, { username: 'victim@example.com', password: 'taken over 123' })).status,
       400,

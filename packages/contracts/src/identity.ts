@@ -2,11 +2,11 @@ import { z } from 'zod';
 
 /**
  * The identity host's JSON API (rules §7, "Auth API (admin)" and "Identity service"): the bodies it
- * reads and the answers it gives. Its errors are `{ error }` (the text to show), with `field` when a
- * body field is missing or of the wrong type.
+ * reads and the answers it gives. Its errors have the market API's body (`ZErrorBody` in
+ * common.ts: `error` the code, `message` the text to show, `field` for a body field at fault);
+ * oidc-provider's OAuth endpoints (`/token`, `/auth`, ...) keep the standard's `{ error,
+ * error_description }`.
  */
-export const ZIdentityError = z.object({ error: z.string(), field: z.string().optional() });
-export type TIdentityError = z.infer<typeof ZIdentityError>;
 
 /** An e-mail address as typed; the host trims and lower-cases it and answers for a malformed one. */
 const email = z.string().max(320);

@@ -185,7 +185,7 @@ export async function installMockBackend(
         body: '<!doctype html><title>Sign in</title><h1>Mock sign-in host</h1>',
       });
     }
-    return json(route, 404, { error: 'not mocked' });
+    return json(route, 404, { error: 'NOT_FOUND', message: 'not mocked' });
   });
   return state;
 }

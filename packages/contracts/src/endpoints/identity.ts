@@ -1,9 +1,9 @@
+import { ZErrorBody } from '../common.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import {
   ZHandoffRedeemBody,
   ZHandoffToken,
   ZIdentityEmailBody,
-  ZIdentityError,
   ZIdentityUserInfo,
   ZPasswordResetSent,
   ZUserBlockBody,
@@ -15,8 +15,11 @@ import {
   ZVerificationEmailSent,
 } from '../identity.ts';
 
-/** A staff call's errors: bad input or unknown user, no valid token, not staff (or a staff target). */
-const staffErrors = { 400: ZIdentityError, 401: ZIdentityError, 403: ZIdentityError };
+/**
+ * A staff call's errors: bad input or unknown user, no valid token, not staff (or a staff target),
+ * each in the market API's error body.
+ */
+const staffErrors = { 400: ZErrorBody, 401: ZErrorBody, 403: ZErrorBody };
 
 /** One staff operation of the identity host: a bearer token of this issuer with both staff permissions. */
 const adminOp = <const E extends Omit<Endpoint, 'api' | 'tags' | 'visibility' | 'method'>>(e: E) =>
@@ -54,7 +57,7 @@ export const IDENTITY_ENDPOINTS = {
     path: '/administator/user/password/reset-link',
     summary: 'Mail a user a password reset link (503 when the mail cannot be sent)',
     body: ZUserResetLinkBody,
-    response: { 200: ZUserChangeResult, ...staffErrors, 503: ZIdentityError },
+    response: { 200: ZUserChangeResult, ...staffErrors, 503: ZErrorBody },
   }),
   resetUserTwoFactor: adminOp({
     operationId: 'resetUserTwoFactor',
@@ -72,7 +75,7 @@ export const IDENTITY_ENDPOINTS = {
     api: 'identity',
     tags: ['identity'],
     body: ZHandoffRedeemBody,
-    response: { 200: ZHandoffToken, 400: ZIdentityError },
+    response: { 200: ZHandoffToken, 400: ZErrorBody },
   }),
   requestPasswordReset: defineEndpoint({
     operationId: 'requestPasswordReset',
@@ -83,7 +86,7 @@ export const IDENTITY_ENDPOINTS = {
     api: 'identity',
     tags: ['identity'],
     body: ZIdentityEmailBody,
-    response: { 200: ZPasswordResetSent, 400: ZIdentityError, 429: ZIdentityError },
+    response: { 200: ZPasswordResetSent, 400: ZErrorBody, 429: ZErrorBody },
   }),
   resendVerificationEmail: defineEndpoint({
     operationId: 'resendVerificationEmail',
@@ -94,6 +97,6 @@ export const IDENTITY_ENDPOINTS = {
     visibility: 'customer',
     api: 'identity',
     tags: ['identity'],
-    response: { 200: ZVerificationEmailSent, 401: ZIdentityError, 429: ZIdentityError, 503: ZIdentityError },
+    response: { 200: ZVerificationEmailSent, 401: ZErrorBody, 429: ZErrorBody, 503: ZErrorBody },
   }),
 } as const satisfies Record<string, Endpoint>;

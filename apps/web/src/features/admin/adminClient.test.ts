@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createApiClient } from '../../lib/api/transport.ts';
-import { ADMIN_GLOBAL_ERROR, AdminError, createAdminClient } from './adminClient.ts';
+import { ADMIN_GLOBAL_ERROR, AdminError, createAdminClient, serverText } from './adminClient.ts';
 
 interface Seen {
   method: string;
@@ -63,7 +63,7 @@ describe('the admin client (one client, one error model)', () => {
       r.url.pathname.startsWith('/leases/')
         ? { status: 404, body: { error: 'NOT_FOUND', message: 'Lease not found' } }
         : r.url.hostname === 'id.test'
-          ? { status: 400, body: { error: 'No user with that e-mail' } }
+          ? { status: 400, body: { error: 'VALIDATION_FAILED', message: 'No user with that e-mail' } }
           : { status: 409, body: { error: 'CONFLICT', message: 'Balance cannot go below zero' } },
     );
     assert.equal(await client.lease('abcd-1234'), null);
@@ -78,6 +78,12 @@ describe('the admin client (one client, one error model)', () => {
       return true;
     });
     assert.deepEqual(failures, []);
+  });
+
+  test("the text shown is the error body's message, never its code", () => {
+    assert.equal(serverText({ error: 'VALIDATION_FAILED', message: 'User not found' }), 'User not found');
+    assert.equal(serverText({ error: 'VALIDATION_FAILED' }), undefined);
+    assert.equal(serverText(' plain text '), 'plain text');
   });
 
   test('a 401 still signs in again', async () => {

@@ -1,32 +1,33 @@
 import type { BodyOf, QueryOf, TAdminLease, TIdentityUserInfo } from '@pm/contracts';
 import { ENDPOINTS } from '@pm/contracts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
-import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+import { type ApiClient, ApiError, isApiError } from '../../lib/api/transport.ts';
 
 /** Rules §8 (Admin): a 400 shows the server's text; every other failure is this. */
 export const ADMIN_GLOBAL_ERROR = 'global error';
 
-/** The one error every admin call throws: the status (null: no answer) and the text to show. */
-export class AdminError extends Error {
-  readonly status: number | null;
+/**
+ * The one error every admin call throws: the status (null: no answer) and the text to show. It is
+ * an ApiError the transport has already acted on (401 → sign-in), so a failed admin query shows in
+ * its tab and never raises the app's global error (app/queryClient.ts).
+ */
+export class AdminError extends ApiError {
   constructor(status: number | null, message: string) {
-    super(message);
+    super(status, null, 'none', message);
     this.name = 'AdminError';
-    this.status = status;
   }
 }
 
 /**
- * The server's text from an error body: the market API's `{ message }` and the identity host's
- * `{ error }` (its admin API's shape) alike.
+ * The server's text from an error body: its `message` (the market API, the ports API and the
+ * identity host's admin API answer the same `ZErrorBody`; `error` is the code, not for people), or
+ * a plain-text body.
  */
 export function serverText(body: unknown): string | undefined {
   if (typeof body === 'string' && body.trim()) return body.trim();
   if (!body || typeof body !== 'object') return undefined;
-  const b = body as { message?: unknown; error?: unknown };
-  if (typeof b.message === 'string' && b.message) return b.message;
-  if (typeof b.error === 'string' && b.error) return b.error;
-  return undefined;
+  const { message } = body as { message?: unknown };
+  return typeof message === 'string' && message ? message : undefined;
 }
 
 /**
