@@ -1,4 +1,4 @@
-// HTTP proxy benchmark: the shared SOCKS5 load generator's tests (../shared/bench/socks/bench.mjs:
+// HTTP proxy benchmark: the SOCKS5 load generator's tests (bench.mjs in SOCKS_BENCH:
 // bulk, parallel, rate, idle; the same target servers, loops, bounds, CPU and memory accounting and
 // JSON, so that its summarize.mjs tables both) through an HTTP proxy: `CONNECT` tunnels, Basic
 // `Proxy-Authorization` when the URL carries a user. `--rate-mode forward` runs the rate test with

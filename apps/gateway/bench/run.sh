@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run bench:gateway — our gateway + one agent over a TLS 1.3 tunnel, pinned to PROXY_CPUS
-# (default CPU 0), measured side by side with the reference peers by the shared SOCKS5 load
-# generator (../shared/bench/socks beside the repository).
+# (default CPU 0), measured side by side with the reference peers by the SOCKS5 load generator,
+# which is not in this repository: SOCKS_BENCH names its folder (socks-bench.sh says how to get it).
 #   env: REPS (default 1), PEERS (default: direct, both OpenSSH ciphers, Dante, microsocks, and our
 #        pair on its password port (gateway-tls) and on the bench lease's no-auth port
 #        (gateway-tls-noauth: the SOCKS exchange without a password that the ssh -R peers offer);
@@ -17,8 +17,9 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
-[ -x "$SOCKS_BENCH/run-matrix.sh" ] || { echo "load generator not found at $SOCKS_BENCH (set SOCKS_BENCH)" >&2; exit 1; }
+# shellcheck source=socks-bench.sh
+. "$HERE/socks-bench.sh"
+require_socks_bench
 export PEERS_RUN_DIR=${PEERS_RUN_DIR:-${TMPDIR:-/tmp}/socks-peers-run}
 # run-matrix.sh and bench.mjs call `node`: use the project's Node 24 like npm scripts do.
 export PATH="$ROOT/node_modules/.bin:$PATH"

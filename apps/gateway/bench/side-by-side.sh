@@ -12,7 +12,8 @@
 #          WARMUP_S (3): seconds of c1 and of c64 load through each of our pairs before it is measured,
 #          NOAUTH=1: our pairs are measured on the lease's no-auth port (the ssh -R peers' exchange)
 # The base build is a git worktree of BASE_REF in a temp folder, sharing this checkout's node_modules;
-# with peer:NAME it is that reference peer, started by the shared peers/start.sh on the same CPU.
+# with peer:NAME it is that reference peer, started by the load generator's peers/start.sh on the
+# same CPU. SOCKS_BENCH names the load generator's folder (socks-bench.sh says how to get it).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -21,7 +22,9 @@ ROUNDS=${2:-3}
 shift $(($# >= 2 ? 2 : 1))
 ARGS=("$@")
 [ ${#ARGS[@]} -eq 0 ] && ARGS=(--tests rate)
-SOCKS_BENCH=${SOCKS_BENCH:-$ROOT/../shared/bench/socks}
+# shellcheck source=socks-bench.sh
+. "$HERE/socks-bench.sh"
+require_socks_bench
 NODE=$ROOT/node_modules/.bin/node
 # The node options docs/gateway.md runs both processes with.
 DEFAULT_FLAGS="--no-memory-reducer --max-semi-space-size=4 --no-allocation-site-pretenuring"

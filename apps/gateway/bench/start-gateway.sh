@@ -46,7 +46,9 @@ AG=$!
 sleep 1
 WARMUP_S=${WARMUP_S:-3}
 if [ "$WARMUP_S" != 0 ]; then
-  SOCKS_BENCH=${SOCKS_BENCH:-$HERE_ROOT/../shared/bench/socks}
+  # shellcheck source=socks-bench.sh
+  . "$HERE_ROOT/apps/gateway/bench/socks-bench.sh"
+  require_socks_bench
   LG=${LOADGEN_CPUS:-1}
   if [ "$LG" = none ]; then LGS=(); else LGS=(taskset -c "$LG"); fi
   WARM_OUT=$(mktemp)

@@ -1,6 +1,6 @@
 /**
  * Loopback stand-ins of the three IP score providers, answering in their real request and answer
- * shapes (../shared/geo-notes.md §5):
+ * shapes (docs/rules.md §7, "Score providers"):
  * - GetIPIntel: `GET /check.php?ip=&contact=&format=json` -> `{ status, result, queryIP, … }`;
  * - IPQualityScore: `GET /api/json/ip/{key}/{ip}?strictness=1` -> `{ success, fraud_score, proxy, … }`;
  * - MaxMind minFraud Insights: `POST /minfraud/v2.0/insights` (Basic auth, `{ device: { ip_address } }`)

@@ -1,5 +1,5 @@
-// The HTTP proxy client of the HTTP-proxy benchmark, the twin of the shared generator's SOCKS5
-// client (../shared/bench/socks/lib/socks5.mjs): the same callbacks, one shared read buffer (`net`
+// The HTTP proxy client of the HTTP-proxy benchmark, the twin of the load generator's SOCKS5
+// client (lib/socks5.mjs in SOCKS_BENCH): the same callbacks, one shared read buffer (`net`
 // `onread`), not pipelined (like curl: CONNECT, then wait for the proxy's answer head).
 // `connect` mode tunnels with `CONNECT host:port`; `forward` mode is a plain connection to the
 // proxy, ready at once, over which the caller sends an absolute-form request itself.

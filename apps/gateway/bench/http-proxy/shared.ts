@@ -1,10 +1,10 @@
-// What the HTTP-proxy benchmark takes from the shared SOCKS5 load generator (../shared/bench/socks,
-// or SOCKS_BENCH): its target servers (lib/targets.mjs, a child process), its wire constants
+// What the HTTP-proxy benchmark takes from the SOCKS5 load generator (the folder SOCKS_BENCH names;
+// not part of this repository, see docs/benchmarks.md): its target servers (lib/targets.mjs, a child process), its wire constants
 // (lib/proto.mjs) and its /proc sampling (lib/procstat.mjs), so that both generators measure
 // against the same servers with the same accounting. Loaded by path: the folder is not a package.
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Memory } from './tests.ts';
 
@@ -26,13 +26,23 @@ export interface Proto {
 }
 export type Ports = Proto['DEFAULT_TARGET_PORTS'];
 
-/** The shared generator's folder: SOCKS_BENCH, else ../shared/bench/socks beside the repository. */
+/**
+ * The load generator's folder, SOCKS_BENCH; when it is unset or wrong, the reason and how to get the
+ * generator, then exit 3 (the same words as socks-bench.sh, which the shell scripts source).
+ */
 export function socksBenchDir(): string {
-  const dir = process.env.SOCKS_BENCH || resolve(import.meta.dirname, '../../../../../shared/bench/socks');
-  if (!existsSync(join(dir, 'lib', 'targets.mjs'))) {
-    throw new Error(`shared load generator not found at ${dir} (set SOCKS_BENCH)`);
-  }
-  return dir;
+  const dir = process.env.SOCKS_BENCH;
+  if (dir && existsSync(join(dir, 'lib', 'targets.mjs'))) return dir;
+  console.error(dir ? `SOCKS_BENCH=${dir} has no lib/targets.mjs.` : 'SOCKS_BENCH is not set.');
+  console.error(socksBenchHelp());
+  process.exit(3);
+}
+
+/** socks-bench.sh's explanation of what the generator is and how to get it. */
+function socksBenchHelp(): string {
+  const sh = readFileSync(join(import.meta.dirname, '..', 'socks-bench.sh'), 'utf8');
+  const help = /SOCKS_BENCH_HELP="([\s\S]*?)"\n/.exec(sh)?.[1] ?? 'see docs/benchmarks.md';
+  return help.replaceAll('\\"', '"');
 }
 
 export async function loadShared(dir: string): Promise<{ procstat: ProcStat; proto: Proto }> {

@@ -1,5 +1,5 @@
-// The tests of the HTTP-proxy benchmark: the shared SOCKS5 generator's bulk, parallel, rate and idle
-// tests (../shared/bench/socks/bench.mjs), the same loops, bounds and figures, through `dial.ts`.
+// The tests of the HTTP-proxy benchmark: the SOCKS5 load generator's bulk, parallel, rate and idle
+// tests (bench.mjs in SOCKS_BENCH), the same loops, bounds and figures, through `dial.ts`.
 import { performance } from 'node:perf_hooks';
 import type { DialHandlers, HttpProxy } from './dial.ts';
 import { dial } from './dial.ts';

@@ -1,6 +1,6 @@
 /**
  * The three IP score providers behind one interface, each by its real HTTP API
- * (../shared/geo-notes.md §5): G = GetIPIntel (probability 0-1), I = IPQualityScore (fraud score
+ * (docs/rules.md §7, "Score providers"): G = GetIPIntel (probability 0-1), I = IPQualityScore (fraud score
  * 0-100 and flags), M = MaxMind minFraud Insights (IP risk 0.01-99 and traits). Every score is on
  * 0-100, rounded to 2 decimals; a provider that is not configured, times out, or answers an error
  * is `status: 'error'`.
