@@ -1,40 +1,32 @@
 import { Button, MenuItem, Stack, TableCell, TableRow, TextField, Typography } from '@mui/material';
 import { AUDIT_ACTIONS, type AuditAction } from '@pm/contracts';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
-import type { AdminClient } from '../adminClient.ts';
-import { ActionError, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
-import { auditPersonIds, describeAuditChange } from '../auditText.ts';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { describeAuditChange } from '../auditText.ts';
+import { type AuditQuery, adminAuditQuery, useAskedQuery } from '../queries.ts';
 import { nextDay } from '../rules.ts';
+import { ActionError, Section, TableScroll } from './AdminParts.tsx';
 import { PastDayField } from './UserPaymentsTab.tsx';
-
-/** The e-mail of each person id (its market account's); an id without an account stays an id. */
-async function emailsOf(client: AdminClient, ids: string[]): Promise<Map<string, string>> {
-  const found = await Promise.all(
-    ids.map((id) =>
-      client.account(id).then(
-        (a) => [id, a.email] as const,
-        () => [id, id] as const,
-      ),
-    ),
-  );
-  return new Map(found);
-}
 
 /**
  * Audit: who did what to whom (by e-mail where the id is a person's), when, and the change as
  * readable lines; filter by staff, customer, action, date.
  */
 export function AuditTab() {
-  const { client, user } = useAdmin();
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
+  const queryClient = useQueryClient();
   const [actor, setActor] = useState('');
   const [target, setTarget] = useState('');
   const [action, setAction] = useState<AuditAction | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const load = useAction(async () => {
-    const page = await client.audit({
+  const load = useAskedQuery((query: AuditQuery) => adminAuditQuery(queryClient, client, query));
+  const show = () =>
+    load.ask({
       actor: actor.trim() || undefined,
       target: target.trim() || undefined,
       action: action || undefined,
@@ -42,9 +34,7 @@ export function AuditTab() {
       to: to ? nextDay(to) : undefined,
       limit: 200,
     });
-    return { ...page, emails: await emailsOf(client, auditPersonIds(page.items)) };
-  });
-  const name = (id: string) => load.result?.emails.get(id) ?? id;
+  const name = (id: string) => load.data?.emails.get(id) ?? id;
 
   return (
     <Section title="Audit trail">
@@ -89,26 +79,21 @@ export function AuditTab() {
         </TextField>
         <PastDayField label="From" value={from} onChange={setFrom} />
         <PastDayField label="To" value={to} onChange={setTo} />
-        <Button
-          variant="contained"
-          disabled={load.busy}
-          onClick={() => void load.start()}
-          data-testid="admin-load-audit"
-        >
+        <Button variant="contained" disabled={load.busy} onClick={show} data-testid="admin-load-audit">
           Show
         </Button>
       </Stack>
       <ActionError error={load.error} />
-      {load.result && (
+      {load.data && (
         <TableScroll>
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-            {load.result.total} row(s), newest first
+            {load.data.total} row(s), newest first
           </Typography>
           <CompactTable
             label="Audit trail"
             columns={['When', 'Staff', 'Action', 'Target', 'Change', 'Reason']}
           >
-            {load.result.items.map((r) => (
+            {load.data.items.map((r) => (
               <TableRow key={r.id} data-testid="admin-audit-row" data-action={r.action}>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.at)}</TableCell>
                 <TableCell sx={{ maxWidth: 200, overflowWrap: 'break-word' }} title={r.actorId}>

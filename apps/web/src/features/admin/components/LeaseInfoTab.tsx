@@ -4,8 +4,11 @@ import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
-import { ActionError, FieldRow, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { useCreditLease, useRefundLease } from '../mutations.ts';
+import { adminLeaseQuery, adminLeasesQuery, type LeaseFilter, useAskedQuery } from '../queries.ts';
 import { extractLeaseId, formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
+import { ActionError, FieldRow, Section, TableScroll } from './AdminParts.tsx';
 import { useConfirmChange } from './ConfirmChange.tsx';
 import { PortsSection } from './PortsSection.tsx';
 
@@ -17,25 +20,16 @@ const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
  * both need a reason and confirm with the amount. Leases by customer or IP.
  */
 export function LeaseInfoTab() {
-  const { client, user, updateUser } = useAdmin();
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
   const [text, setText] = useState('');
   const [reason, setReason] = useState('');
   const [ip, setIp] = useState('');
   const id = extractLeaseId(text);
-  const lookup = useAction(async (leaseId: string) => ({ leaseId, lease: await client.lease(leaseId) }));
-  const credit = useAction(async (lease: TAdminLease) => {
-    const r = await client.creditLease(lease.id, reason);
-    await lookup.start(lease.id);
-    // The loaded customer's balance shown elsewhere follows the credit.
-    if (user?.userId === r.userId) updateUser({ account: await client.account(r.userId) });
-    return r;
-  });
-  const refund = useAction(async (lease: TAdminLease) => {
-    const r = await client.refundLease(lease.id, reason);
-    await lookup.start(lease.id);
-    if (user?.userId === lease.userId) updateUser({ account: await client.account(lease.userId) });
-    return r;
-  });
+  const lookup = useAskedQuery((leaseId: string) => adminLeaseQuery(client, leaseId));
+  // Both refresh the lease, the loaded customer's balance and the payments (mutations.ts).
+  const credit = useCreditLease(client);
+  const refund = useRefundLease(client);
   const { confirm, dialog } = useConfirmChange();
   const why = reason.trim();
   const ask = (lease: TAdminLease, verb: 'Refund' | 'Credit') =>
@@ -45,11 +39,11 @@ export function LeaseInfoTab() {
         verb === 'Refund' ? ', ending it now' : ''
       }. Reason: ${why}`,
       confirmLabel: `${verb} ${formatUsd(lease.purchasePriceC)}`,
-      run: () => void (verb === 'Refund' ? refund : credit).start(lease),
+      run: () => (verb === 'Refund' ? refund : credit).start({ lease, reason }),
     });
   const busy = credit.busy || refund.busy;
-  const list = useAction(async (filter: { uid?: string; ip?: string }) => client.leases(filter, 200));
-  const lease = lookup.result?.lease ?? null;
+  const list = useAskedQuery((filter: LeaseFilter) => adminLeasesQuery(client, filter));
+  const lease = lookup.data ?? null;
 
   return (
     <>
@@ -60,25 +54,21 @@ export function LeaseInfoTab() {
             label="Lease id or any text containing it"
             value={text}
             onChange={(e) => setText(e.target.value)}
-            onKeyDown={(e) => e.key === 'Enter' && id && void lookup.start(id)}
+            onKeyDown={(e) => e.key === 'Enter' && id && lookup.ask(id)}
             helperText={
               text.trim() ? (id ? `Lease id: ${id}` : 'No lease id (4 characters, a dash, 4 digits)') : ' '
             }
             slotProps={{ htmlInput: { 'data-testid': 'admin-lease-search' } }}
             sx={{ flex: 1 }}
           />
-          <Button
-            variant="contained"
-            disabled={!id || lookup.busy}
-            onClick={() => id && void lookup.start(id)}
-          >
+          <Button variant="contained" disabled={!id || lookup.busy} onClick={() => id && lookup.ask(id)}>
             Look up
           </Button>
         </FieldRow>
         <ActionError error={lookup.error} />
-        {lookup.result && !lease && (
+        {lookup.data === null && (
           <Typography sx={{ mt: 1 }} data-testid="admin-lease-missing">
-            No lease {lookup.result.leaseId}
+            No lease {lookup.input}
           </Typography>
         )}
         {lease && (
@@ -168,7 +158,7 @@ export function LeaseInfoTab() {
           <Button
             variant="outlined"
             disabled={!user || list.busy}
-            onClick={() => user && void list.start({ uid: user.userId })}
+            onClick={() => user && list.ask({ uid: user.userId })}
             data-testid="admin-leases-of-user"
           >
             Leases of the loaded user
@@ -177,26 +167,26 @@ export function LeaseInfoTab() {
           <Button
             variant="outlined"
             disabled={!ip.trim() || list.busy}
-            onClick={() => void list.start({ ip: ip.trim() })}
+            onClick={() => list.ask({ ip: ip.trim() })}
           >
             Leases on this IP
           </Button>
         </FieldRow>
         <ActionError error={list.error} />
-        {list.result && (
+        {list.data && (
           <TableScroll>
             <CompactTable
               label="Leases"
               columns={['Lease', 'User', 'IP', 'Start', 'Until', 'Price', 'Traffic', 'State']}
             >
-              {list.result.leases.map((l) => (
+              {list.data.leases.map((l) => (
                 <TableRow
                   key={l.id}
                   hover
                   sx={{ cursor: 'pointer' }}
                   onClick={() => {
                     setText(l.id);
-                    void lookup.start(l.id);
+                    lookup.ask(l.id);
                   }}
                 >
                   <TableCell>{l.id}</TableCell>
@@ -216,7 +206,7 @@ export function LeaseInfoTab() {
                 </TableRow>
               ))}
             </CompactTable>
-            {list.result.leases.length === 0 && <Typography sx={{ mt: 1 }}>No leases found</Typography>}
+            {list.data.leases.length === 0 && <Typography sx={{ mt: 1 }}>No leases found</Typography>}
           </TableScroll>
         )}
       </Section>

@@ -2,8 +2,10 @@ import { Button, IconButton, NativeSelect, TableCell, TableRow } from '@mui/mate
 import { MAX_PRICING_RULES, type TPricingRules } from '@pm/contracts';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { InputField } from '../../../components/ui/InputField.tsx';
-import { Section, useAdmin } from '../adminContext.tsx';
+import { useAdmin } from '../adminContext.tsx';
 import { blankRule, CONN_CHOICES, type RuleDraft, toRuleDrafts, toRulesBody } from '../pricing.ts';
+import { pricingRulesQuery } from '../queries.ts';
+import { Section } from './AdminParts.tsx';
 import { EditorFrame, PriceTableBox, SavedBy, usePriceEditor } from './PricingParts.tsx';
 
 /**
@@ -157,8 +159,7 @@ function RuleRow({
 export function LeasePricingSection() {
   const { client } = useAdmin();
   const editor = usePriceEditor({
-    queryKey: ['admin', 'pricing', 'rules'],
-    load: client.pricingRules,
+    query: pricingRulesQuery(client),
     save: client.savePricingRules,
     toDrafts: drafts,
     toBody: toRulesBody,

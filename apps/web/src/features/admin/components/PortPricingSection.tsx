@@ -2,8 +2,10 @@ import { TableCell, TableRow } from '@mui/material';
 import type { TPortPriceRow } from '@pm/contracts';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { InputField } from '../../../components/ui/InputField.tsx';
-import { Section, useAdmin } from '../adminContext.tsx';
+import { useAdmin } from '../adminContext.tsx';
 import { isPercentKind, toPortBody, toPortDrafts } from '../pricing.ts';
+import { portPricingQuery } from '../queries.ts';
+import { Section } from './AdminParts.tsx';
 import { EditorFrame, PriceTableBox, SavedBy, usePriceEditor } from './PricingParts.tsx';
 
 const drafts = (data: { rows: TPortPriceRow[] }) => toPortDrafts(data.rows);
@@ -15,8 +17,7 @@ const drafts = (data: { rows: TPortPriceRow[] }) => toPortDrafts(data.rows);
 export function PortPricingSection() {
   const { client } = useAdmin();
   const editor = usePriceEditor({
-    queryKey: ['admin', 'pricing', 'ports'],
-    load: client.portPricing,
+    query: portPricingQuery(client),
     save: client.savePortPricing,
     toDrafts: drafts,
     toBody: toPortBody,

@@ -1,33 +1,36 @@
 import { Button, TableCell, TableRow, Typography } from '@mui/material';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
-import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { adminPortsQuery, useAskedQuery } from '../queries.ts';
 import { formatMb, formatUsd, isHeavyTraffic } from '../rules.ts';
+import { ActionError, NeedsUser, Section, TableScroll } from './AdminParts.tsx';
 
 const day = (iso: string) => iso.slice(0, 10);
 
 /** The loaded customer's port packages (ports API), traffic over 100 MB highlighted. */
 export function PortsSection() {
-  const { client, user } = useAdmin();
-  const load = useAction(async (userId: string) => (await client.portPackages(userId)).packages);
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
+  const load = useAskedQuery((userId: string) => adminPortsQuery(client, userId));
   return (
     <Section title="Ports of the loaded user">
       {!user && <NeedsUser />}
       <Button
         variant="outlined"
         disabled={!user || load.busy}
-        onClick={() => user && void load.start(user.userId)}
+        onClick={() => user && load.ask(user.userId)}
         data-testid="admin-load-ports"
       >
         Load ports
       </Button>
       <ActionError error={load.error} />
-      {load.result && (
+      {load.data && (
         <TableScroll>
           <CompactTable
             label="Port packages"
             columns={['Package', 'Status', 'Period', 'Geo', 'Access', 'Ports', 'Price', 'Traffic']}
           >
-            {load.result.map((p) => {
+            {load.data.map((p) => {
               const bytes = p.stats.upload + p.stats.download;
               return (
                 <TableRow key={p.id} data-testid="admin-port-row">
@@ -55,7 +58,7 @@ export function PortsSection() {
               );
             })}
           </CompactTable>
-          {load.result.length === 0 && <Typography sx={{ mt: 1 }}>No ports</Typography>}
+          {load.data.length === 0 && <Typography sx={{ mt: 1 }}>No ports</Typography>}
         </TableScroll>
       )}
     </Section>

@@ -1,10 +1,13 @@
 import { Box, Button, CircularProgress, Stack, Typography } from '@mui/material';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryKey, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { invalidateAudit, invalidatePrices } from '../../../lib/query/invalidate.ts';
 import { toAdminError } from '../adminClient.ts';
-import { ActionError, useAdmin } from '../adminContext.tsx';
+import { useAdmin } from '../adminContext.tsx';
 import type { Parsed } from '../pricing.ts';
+import { adminAccountQuery } from '../queries.ts';
+import { ActionError } from './AdminParts.tsx';
 
 /** Rules §9: the price tables are at most 620 px wide and scroll sideways inside that box. */
 export const PRICE_TABLE_MAX_WIDTH = 620;
@@ -20,8 +23,7 @@ export function PriceTableBox({ children, testId }: { children: ReactNode; testI
 }
 
 interface EditorOptions<TData, TDraft, TBody> {
-  queryKey: readonly string[];
-  load: () => Promise<TData>;
+  query: { queryKey: QueryKey; queryFn: () => Promise<TData> };
   save: (body: TBody) => Promise<TData>;
   toDrafts: (data: TData) => TDraft[];
   toBody: (drafts: TDraft[]) => Parsed<TBody>;
@@ -36,7 +38,7 @@ interface EditorOptions<TData, TDraft, TBody> {
 export function usePriceEditor<TData, TDraft, TBody>(o: EditorOptions<TData, TDraft, TBody>) {
   const queryClient = useQueryClient();
   const showToast = useToast();
-  const query = useQuery({ queryKey: o.queryKey, queryFn: o.load, retry: false });
+  const query = useQuery({ ...o.query, retry: false });
   const [drafts, setDrafts] = useState<TDraft[]>([]);
   const [localError, setLocalError] = useState<string | null>(null);
   const { data } = query;
@@ -47,8 +49,10 @@ export function usePriceEditor<TData, TDraft, TBody>(o: EditorOptions<TData, TDr
   const mutation = useMutation({
     mutationFn: o.save,
     onSuccess: (saved) => {
-      queryClient.setQueryData(o.queryKey, saved);
+      queryClient.setQueryData(o.query.queryKey, saved);
       showToast(o.savedText, { autoHideMs: SAVED_TOAST_MS });
+      // Customers' prices change with the table, and the save is audited.
+      return Promise.all([invalidatePrices(queryClient), invalidateAudit(queryClient)]);
     },
   });
   const save = () => {
@@ -110,12 +114,11 @@ export function EditorFrame({
 export function SavedBy({ at, by }: { at: string | null; by: string | null }) {
   const { client } = useAdmin();
   const email = useQuery({
-    queryKey: ['admin', 'email', by],
-    queryFn: async () => (by ? (await client.account(by)).email : null),
+    ...adminAccountQuery(client, by ?? ''),
+    // A service (an id with a colon) has no account.
     enabled: by !== null && !by.includes(':'),
     retry: false,
-    staleTime: Number.POSITIVE_INFINITY,
-  }).data;
+  }).data?.email;
   if (!at) return null;
   return (
     <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="pricing-saved-by">

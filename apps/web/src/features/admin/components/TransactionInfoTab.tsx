@@ -3,38 +3,40 @@ import { type BodyOf, type CurrencyId, type ENDPOINTS, type THeldCredit, ZCurren
 import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
-import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { useDecideHeld, useDeepCheck } from '../mutations.ts';
+import { adminCryptoQuery, adminHeldQuery, useAskedQuery } from '../queries.ts';
 import { formatUsd } from '../rules.ts';
+import { ActionError, NeedsUser, Section, TableScroll } from './AdminParts.tsx';
 
 const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 const short = (s: string) => (s.length > 18 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s);
 
 /** Transaction Info: the user's crypto transactions, deep check, held credits and flagged outputs. */
 export function TransactionInfoTab() {
-  const { client, user } = useAdmin();
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
   const [txid, setTxid] = useState('');
   const [address, setAddress] = useState('');
   const [uid, setUid] = useState('');
   const [type, setType] = useState<CurrencyId | ''>('');
   const [note, setNote] = useState('');
-  const txs = useAction(async (userId: string) => client.cryptoTransactions(userId));
-  const deep = useAction(async () => {
+  const txs = useAskedQuery((userId: string) => adminCryptoQuery(client, userId));
+  const deep = useDeepCheck(client);
+  const runDeepCheck = () => {
     const q: BodyOf<typeof ENDPOINTS.deepCheckPayments> = {};
     if (txid.trim()) q.txid = txid.trim();
     if (address.trim()) q.address = address.trim();
     if (uid.trim()) q.uid = uid.trim();
     if (type) q.type = type;
     if (Object.keys(q).every((k) => k === 'type') && user) q.user_id = user.userId;
-    return client.deepCheck(q);
-  });
-  const held = useAction(async () => {
-    const [h, v] = await Promise.all([client.heldCredits(user?.userId), client.vanished()]);
-    return { held: h.items, vanished: v.items };
-  });
-  const decide = useAction(async (item: THeldCredit, verb: 'release' | 'return') => {
-    await client.decideHeld(item.id, verb, note.trim());
-    await held.start();
-  });
+    deep.start(q);
+  };
+  const held = useAskedQuery((userId: string | null) => adminHeldQuery(client, userId));
+  // A decision marks the held credits stale (mutations.ts), so the list shown reloads.
+  const decide = useDecideHeld(client);
+  const decideOn = (item: THeldCredit, verb: 'release' | 'return') =>
+    decide.start({ item, verb, note: note.trim() });
 
   return (
     <>
@@ -43,13 +45,13 @@ export function TransactionInfoTab() {
         <Button
           variant="contained"
           disabled={!user || txs.busy}
-          onClick={() => user && void txs.start(user.userId)}
+          onClick={() => user && txs.ask(user.userId)}
           data-testid="admin-load-crypto"
         >
           Load the user's crypto transactions
         </Button>
         <ActionError error={txs.error} />
-        {txs.result && (
+        {txs.data && (
           <TableScroll>
             <CompactTable
               label="Crypto transactions"
@@ -65,7 +67,7 @@ export function TransactionInfoTab() {
                 'State',
               ]}
             >
-              {txs.result.transactions.map((t) => (
+              {txs.data.transactions.map((t) => (
                 <TableRow key={`${t.txid}-${t.uid}`} data-testid="admin-crypto-row">
                   <TableCell sx={{ whiteSpace: 'nowrap' }}>{fmt(t.time_created)}</TableCell>
                   <TableCell sx={{ whiteSpace: 'nowrap' }}>{fmt(t.time_confirmed)}</TableCell>
@@ -93,7 +95,7 @@ export function TransactionInfoTab() {
                 </TableRow>
               ))}
             </CompactTable>
-            {txs.result.transactions.length === 0 && (
+            {txs.data.transactions.length === 0 && (
               <Typography sx={{ mt: 1 }}>No transactions found</Typography>
             )}
           </TableScroll>
@@ -144,7 +146,7 @@ export function TransactionInfoTab() {
           <Button
             variant="contained"
             disabled={deep.busy || (!txid.trim() && !address.trim() && !uid.trim() && !user)}
-            onClick={() => void deep.start()}
+            onClick={runDeepCheck}
             data-testid="admin-deep-check"
           >
             Deep check
@@ -167,7 +169,7 @@ export function TransactionInfoTab() {
           <Button
             variant="outlined"
             disabled={held.busy}
-            onClick={() => void held.start()}
+            onClick={() => held.ask(user?.userId ?? null)}
             data-testid="admin-load-held"
           >
             {user ? "Load the user's held credits" : 'Load all held credits'}
@@ -182,13 +184,13 @@ export function TransactionInfoTab() {
           />
         </Stack>
         <ActionError error={held.error ?? decide.error} />
-        {held.result && (
+        {held.data && (
           <TableScroll>
             <CompactTable
               label="Held credits"
               columns={['Time', 'User', 'Type', 'Amount', 'Would credit', 'Why', 'State', '']}
             >
-              {held.result.held.map((h) => (
+              {held.data.held.map((h) => (
                 <TableRow key={h.id}>
                   <TableCell sx={{ whiteSpace: 'nowrap' }}>{fmt(h.time)}</TableCell>
                   <TableCell sx={{ maxWidth: 140, overflowWrap: 'anywhere' }}>{h.userId}</TableCell>
@@ -203,7 +205,7 @@ export function TransactionInfoTab() {
                         <Button
                           size="small"
                           disabled={!note.trim() || decide.busy}
-                          onClick={() => void decide.start(h, 'release')}
+                          onClick={() => decideOn(h, 'release')}
                         >
                           Release
                         </Button>
@@ -211,7 +213,7 @@ export function TransactionInfoTab() {
                           size="small"
                           color="error"
                           disabled={!note.trim() || decide.busy}
-                          onClick={() => void decide.start(h, 'return')}
+                          onClick={() => decideOn(h, 'return')}
                         >
                           Return
                         </Button>
@@ -221,11 +223,11 @@ export function TransactionInfoTab() {
                 </TableRow>
               ))}
             </CompactTable>
-            {held.result.held.length === 0 && <Typography sx={{ mt: 1 }}>No held credits</Typography>}
+            {held.data.held.length === 0 && <Typography sx={{ mt: 1 }}>No held credits</Typography>}
             <Typography variant="subtitle2" sx={{ mt: 2 }}>
-              Credited payments later gone from the chain: {held.result.vanished.length}
+              Credited payments later gone from the chain: {held.data.vanished.length}
             </Typography>
-            {held.result.vanished.map((v) => (
+            {held.data.vanished.map((v) => (
               <Typography key={`${v.txid}-${v.uid}`} variant="body2">
                 {fmt(v.vanishedAt)} · {v.userId} · {v.type} {v.amount} · {short(v.txid)}
               </Typography>

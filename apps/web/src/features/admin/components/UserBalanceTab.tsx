@@ -1,7 +1,9 @@
 import { Button, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
-import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { useChangeBalance } from '../mutations.ts';
 import { formatUsd, parseBalanceDelta } from '../rules.ts';
+import { ActionError, FieldRow, NeedsUser, Section } from './AdminParts.tsx';
 import { useConfirmChange } from './ConfirmChange.tsx';
 
 /**
@@ -9,18 +11,12 @@ import { useConfirmChange } from './ConfirmChange.tsx';
  * The change confirms first, naming the user, the amount and the balance it leads to.
  */
 export function UserBalanceTab() {
-  const { client, user, updateUser } = useAdmin();
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const delta = parseBalanceDelta(amount);
-  const apply = useAction(async () => {
-    if (!user || delta === null) return null;
-    const account = await client.changeBalance(user.userId, delta, reason);
-    updateUser({ account });
-    setAmount('');
-    setReason('');
-    return account.balanceC;
-  });
+  const apply = useChangeBalance(client);
   const account = user?.account;
   const ready = user !== null && account !== null && account !== undefined;
   const { confirm, dialog } = useConfirmChange();
@@ -32,7 +28,16 @@ export function UserBalanceTab() {
         user.email ?? user.userId
       }: balance ${formatUsd(account.balanceC)} -> ${formatUsd(account.balanceC + delta)}. Reason: ${reason.trim()}`,
       confirmLabel: 'Apply',
-      run: () => void apply.start(),
+      run: () =>
+        apply.start(
+          { userId: user.userId, deltaC: delta, reason },
+          {
+            onSuccess: () => {
+              setAmount('');
+              setReason('');
+            },
+          },
+        ),
     });
   };
 
@@ -82,7 +87,7 @@ export function UserBalanceTab() {
       <ActionError error={apply.error} />
       {apply.result !== null && !apply.busy && !apply.error && (
         <Typography sx={{ mt: 1.5 }} color="success.main" data-testid="admin-balance-done">
-          New balance {formatUsd(apply.result)}
+          New balance {formatUsd(apply.result.balanceC)}
         </Typography>
       )}
     </Section>

@@ -2,9 +2,17 @@ import { Button, Chip, Stack, TextField } from '@mui/material';
 import { useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
-import { AdminError } from '../adminClient.ts';
-import { ActionError, FieldRow, NeedsUser, Section, useAction, useAdmin } from '../adminContext.tsx';
+import { toAdminError } from '../adminClient.ts';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import {
+  useMailResetLink,
+  useResetTwoFactor,
+  useSetBlocked,
+  useSetDeposit,
+  useSetPassword,
+} from '../mutations.ts';
 import { emailVerifiedText, formatUsd } from '../rules.ts';
+import { ActionError, FieldRow, NeedsUser, Section } from './AdminParts.tsx';
 import { useConfirmChange } from './ConfirmChange.tsx';
 
 const fmtTime = (iso: string | null | undefined) => (iso ? formatDateTime(iso) : '');
@@ -15,74 +23,33 @@ const fmtTime = (iso: string | null | undefined) => (iso ? formatDateTime(iso) :
  * drops the loaded user before it asks, so a failed one leaves nothing to act on.
  */
 export function UserInfoTab() {
-  const { client, user, setUser, updateUser } = useAdmin();
+  const { client } = useAdmin();
+  const { user, find: findUser, query: lookup } = useLoadedUser();
   const [email, setEmail] = useState('');
   const [userId, setUserId] = useState('');
   const [password, setPassword] = useState('');
   const [reason, setReason] = useState('');
-  const [blockFailed, setBlockFailed] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const { confirm, dialog } = useConfirmChange();
-  const forget = () => {
-    setUser(null);
+  const block = useSetBlocked(client);
+  const changePassword = useSetPassword(client);
+  const resetLink = useMailResetLink(client);
+  const resetTwoFactor = useResetTwoFactor(client);
+  const deposit = useSetDeposit(client);
+  const changes = [block, changePassword, resetLink, resetTwoFactor, deposit];
+  /** A new search forgets the last one's outcome along with its user. */
+  const find = (by: 'email' | 'id', raw: string) => {
     setDone(null);
-    setBlockFailed(false);
+    for (const c of changes) c.reset();
+    findUser({ by, value: raw.trim() });
   };
-
-  const find = useAction(async (raw: string) => {
-    forget();
-    const info = await client.userInfo(raw.trim());
-    const account = await client.account(info.userId).catch((e: unknown) => {
-      if (e instanceof AdminError && e.status === 404) return null;
-      throw e;
-    });
-    setUser({ info, account, userId: info.userId, email: info.email });
-  });
-  const byId = useAction(async (raw: string) => {
-    forget();
-    const account = await client.account(raw.trim());
-    const info = await client.userInfo(account.email).catch(() => null);
-    setUser({ info, account, userId: account.userID, email: account.email });
-  });
-  const block = useAction(async (blocked: boolean) => {
+  /** Runs a change on the loaded user's e-mail and says what it did once the screens show it. */
+  const onEmail = (run: (who: { email: string; reason: string }) => void) => {
     if (!user?.email) return;
     setDone(null);
-    setBlockFailed(false);
-    try {
-      const r = await client.setBlocked(user.email, blocked, reason);
-      if (user.info) updateUser({ info: { ...user.info, blocked: r.blocked } });
-      setDone(r.blocked ? 'User blocked' : 'User unblocked');
-    } catch (e) {
-      setBlockFailed(true);
-      throw e;
-    }
-  });
-  const changePassword = useAction(async () => {
-    if (!user?.email) return;
-    setDone(null);
-    await client.setPassword(user.email, password, reason);
-    setPassword('');
-    setDone('Password changed; the user was mailed that support changed it');
-  });
-  const resetLink = useAction(async () => {
-    if (!user?.email) return;
-    setDone(null);
-    await client.mailResetLink(user.email, reason);
-    setDone('Reset link mailed');
-  });
-  const resetTwoFactor = useAction(async () => {
-    if (!user?.email) return;
-    setDone(null);
-    await client.resetTwoFactor(user.email, reason);
-    if (user.info) updateUser({ info: { ...user.info, twoFactor: false } });
-    setDone('Two-factor sign-in turned off; the user signs in with the password and may turn it on again');
-  });
-  const deposit = useAction(async (grant: boolean) => {
-    if (!user) return;
-    setDone(null);
-    updateUser({ account: await client.setDeposit(user.userId, grant, reason) });
-    setDone(grant ? 'DEPOSIT granted' : 'DEPOSIT revoked');
-  });
+    run({ email: user.email, reason });
+  };
+  const lookupError = lookup.error ? toAdminError(lookup.error).message : null;
 
   const loaded = user !== null;
   const info = user?.info;
@@ -100,14 +67,39 @@ export function UserInfoTab() {
       title: blocked ? 'Unblock this user?' : 'Block this user?',
       text: `${blocked ? 'Unblock' : 'Block'} ${who}. Reason: ${why}`,
       confirmLabel: blocked ? 'Unblock' : 'Block',
-      run: () => void block.start(!blocked),
+      run: () =>
+        onEmail((who) =>
+          block.start(
+            { ...who, blocked: !blocked },
+            { onSuccess: (r) => setDone(r.blocked ? 'User blocked' : 'User unblocked') },
+          ),
+        ),
     });
+  const depositChange = (grant: boolean) => {
+    if (!user) return;
+    setDone(null);
+    deposit.start(
+      { userId: user.userId, grant, reason },
+      { onSuccess: () => setDone(grant ? 'DEPOSIT granted' : 'DEPOSIT revoked') },
+    );
+  };
   const askPassword = () =>
     confirm({
       title: 'Change this user’s password?',
       text: `Set a new password for ${who}; they are mailed that support changed it. Reason: ${why}`,
       confirmLabel: 'Change password',
-      run: () => void changePassword.start(),
+      run: () =>
+        onEmail((who) =>
+          changePassword.start(
+            { ...who, password },
+            {
+              onSuccess: () => {
+                setPassword('');
+                setDone('Password changed; the user was mailed that support changed it');
+              },
+            },
+          ),
+        ),
     });
 
   return (
@@ -119,14 +111,14 @@ export function UserInfoTab() {
             label="E-mail"
             value={email}
             onChange={(e) => setEmail(e.target.value)}
-            onKeyDown={(e) => e.key === 'Enter' && email.trim() && void find.start(email)}
+            onKeyDown={(e) => e.key === 'Enter' && email.trim() && find('email', email)}
             slotProps={{ htmlInput: { 'data-testid': 'admin-email' } }}
             sx={{ minWidth: { sm: 280 } }}
           />
           <Button
             variant="contained"
-            disabled={!email.trim() || find.busy}
-            onClick={() => void find.start(email)}
+            disabled={!email.trim() || lookup.isFetching}
+            onClick={() => find('email', email)}
           >
             Find by e-mail
           </Button>
@@ -140,13 +132,13 @@ export function UserInfoTab() {
           />
           <Button
             variant="outlined"
-            disabled={!userId.trim() || byId.busy}
-            onClick={() => void byId.start(userId)}
+            disabled={!userId.trim() || lookup.isFetching}
+            onClick={() => find('id', userId)}
           >
             Load account
           </Button>
         </FieldRow>
-        <ActionError error={find.error ?? byId.error} testId="admin-find-error" />
+        <ActionError error={lookupError} testId="admin-find-error" />
       </Section>
 
       <Section title="User data" testId="admin-user-data">
@@ -222,7 +214,7 @@ export function UserInfoTab() {
           <Button
             variant="outlined"
             disabled={cannot || !account || hasDeposit}
-            onClick={() => void deposit.start(true)}
+            onClick={() => depositChange(true)}
             data-testid="admin-grant-deposit"
           >
             Grant DEPOSIT
@@ -230,7 +222,7 @@ export function UserInfoTab() {
           <Button
             variant="outlined"
             disabled={cannot || !account || !hasDeposit}
-            onClick={() => void deposit.start(false)}
+            onClick={() => depositChange(false)}
             data-testid="admin-revoke-deposit"
           >
             Revoke DEPOSIT
@@ -238,7 +230,9 @@ export function UserInfoTab() {
           <Button
             variant="outlined"
             disabled={cannot || !user.email}
-            onClick={() => void resetLink.start()}
+            onClick={() =>
+              onEmail((who) => resetLink.start(who, { onSuccess: () => setDone('Reset link mailed') }))
+            }
             data-testid="admin-reset-link"
           >
             Mail a reset link
@@ -247,7 +241,16 @@ export function UserInfoTab() {
             variant="outlined"
             color="warning"
             disabled={cannot || !user.email || !hasTwoFactor}
-            onClick={() => void resetTwoFactor.start()}
+            onClick={() =>
+              onEmail((who) =>
+                resetTwoFactor.start(who, {
+                  onSuccess: () =>
+                    setDone(
+                      'Two-factor sign-in turned off; the user signs in with the password and may turn it on again',
+                    ),
+                }),
+              )
+            }
             data-testid="admin-reset-2fa"
             title="For a user who lost their phone and recovery codes; needs a reason"
           >
@@ -273,11 +276,8 @@ export function UserInfoTab() {
             Change password
           </Button>
         </Stack>
-        {blockFailed && (
-          <ActionError
-            error={`Block/unblock failed: ${block.error ?? 'global error'}`}
-            testId="admin-block-error"
-          />
+        {block.error && (
+          <ActionError error={`Block/unblock failed: ${block.error}`} testId="admin-block-error" />
         )}
         <ActionError
           error={changePassword.error ?? resetLink.error ?? deposit.error ?? resetTwoFactor.error}

@@ -3,8 +3,10 @@ import { useState } from 'react';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
 import { txTypeLabel } from '../../payments/txTypes.ts';
-import { ActionError, NeedsUser, Section, TableScroll, useAction, useAdmin } from '../adminContext.tsx';
+import { useAdmin, useLoadedUser } from '../adminContext.tsx';
+import { adminTxRecordsQuery, useAskedQuery } from '../queries.ts';
 import { formatMb, formatUsd, isHeavyTraffic, leaseIdInMemo, nextDay, pickDay, todayDay } from '../rules.ts';
+import { ActionError, NeedsUser, Section, TableScroll } from './AdminParts.tsx';
 
 /** A date input that refuses future days (rules §5): `max` is today and a typed future day is dropped. */
 export function PastDayField({
@@ -33,7 +35,8 @@ export function PastDayField({
 
 /** User Payments: the user's ledger rows (offset 0, limit 1000, YYYY-MM-DD), traffic over 100 MB highlighted. */
 export function UserPaymentsTab() {
-  const { client, user } = useAdmin();
+  const { client } = useAdmin();
+  const { user } = useLoadedUser();
   const today = todayDay();
   const [first, setFirst] = useState(() => {
     const d = new Date();
@@ -41,14 +44,9 @@ export function UserPaymentsTab() {
     return todayDay(d);
   });
   const [last, setLast] = useState(today);
-  const load = useAction(async (uid: string, from: string, to: string) => {
-    const [payments, leases] = await Promise.all([
-      client.payments(uid, from, nextDay(to)),
-      client.leases({ uid }, 1000),
-    ]);
-    const traffic = new Map(leases.leases.map((l) => [l.id, l.trafficBytes]));
-    return { payments, traffic };
-  });
+  const load = useAskedQuery(({ uid, from, to }: { uid: string; from: string; to: string }) =>
+    adminTxRecordsQuery(client, uid, from, nextDay(to)),
+  );
 
   return (
     <Section title="User payments">
@@ -75,25 +73,25 @@ export function UserPaymentsTab() {
         <Button
           variant="contained"
           disabled={!user || load.busy}
-          onClick={() => user && void load.start(user.userId, first, last)}
+          onClick={() => user && load.ask({ uid: user.userId, from: first, to: last })}
           data-testid="admin-load-payments"
         >
           Load payments
         </Button>
       </Stack>
       <ActionError error={load.error} />
-      {load.result && (
+      {load.data && (
         <TableScroll>
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-            {load.result.payments.total} record(s); traffic over 100 MB is highlighted.
+            {load.data.payments.total} record(s); traffic over 100 MB is highlighted.
           </Typography>
           <CompactTable
             label="User payments"
             columns={['Time', 'Type', 'Memo', 'Amount', 'Balance', 'Lease traffic']}
           >
-            {load.result.payments.txRecords.map((r) => {
+            {load.data.payments.txRecords.map((r) => {
               const leaseId = leaseIdInMemo(r.memo);
-              const bytes = leaseId ? load.result?.traffic.get(leaseId) : undefined;
+              const bytes = leaseId ? load.data?.traffic.get(leaseId) : undefined;
               const heavy = isHeavyTraffic(bytes);
               return (
                 <TableRow
@@ -114,7 +112,7 @@ export function UserPaymentsTab() {
               );
             })}
           </CompactTable>
-          {load.result.payments.txRecords.length === 0 && (
+          {load.data.payments.txRecords.length === 0 && (
             <Typography sx={{ mt: 1 }}>No transactions found</Typography>
           )}
         </TableScroll>

@@ -1,0 +1,114 @@
+import type { BodyOf, ENDPOINTS, TAdminLease, THeldCredit } from '@pm/contracts';
+import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
+import {
+  invalidateAdminUsers,
+  invalidateAgents,
+  invalidateAudit,
+  invalidateBalance,
+  invalidateLeases,
+} from '../../lib/query/invalidate.ts';
+import { type AdminClient, toAdminError } from './adminClient.ts';
+
+/**
+ * One staff change: it runs, then what it changed goes stale (awaited, so the change reads as done
+ * only once the screens show its result), the audit trail included: every staff change adds a row.
+ * The error is the admin error's text (rules §8), or null.
+ */
+function useStaffChange<I, T>(
+  run: (input: I) => Promise<T>,
+  changed: (queryClient: QueryClient, input: I) => Promise<unknown>,
+) {
+  const queryClient = useQueryClient();
+  const mutation = useMutation({
+    mutationFn: run,
+    onSuccess: (_, input) => Promise.all([changed(queryClient, input), invalidateAudit(queryClient)]),
+  });
+  return {
+    start: mutation.mutate,
+    busy: mutation.isPending,
+    error: mutation.error ? toAdminError(mutation.error).message : null,
+    result: mutation.isSuccess ? mutation.data : null,
+    reset: mutation.reset,
+  };
+}
+
+const nothingElse = () => Promise.resolve();
+
+export interface UserChange {
+  email: string;
+  reason: string;
+}
+
+/** Block or unblock (explicitly, never a toggle). */
+export const useSetBlocked = (client: AdminClient) =>
+  useStaffChange(
+    ({ email, reason, blocked }: UserChange & { blocked: boolean }) =>
+      client.setBlocked(email, blocked, reason),
+    invalidateAdminUsers,
+  );
+
+export const useSetPassword = (client: AdminClient) =>
+  useStaffChange(
+    ({ email, reason, password }: UserChange & { password: string }) =>
+      client.setPassword(email, password, reason),
+    nothingElse,
+  );
+
+export const useMailResetLink = (client: AdminClient) =>
+  useStaffChange(({ email, reason }: UserChange) => client.mailResetLink(email, reason), nothingElse);
+
+export const useResetTwoFactor = (client: AdminClient) =>
+  useStaffChange(
+    ({ email, reason }: UserChange) => client.resetTwoFactor(email, reason),
+    invalidateAdminUsers,
+  );
+
+/** Grant or revoke DEPOSIT on a market account. */
+export const useSetDeposit = (client: AdminClient) =>
+  useStaffChange(
+    ({ userId, grant, reason }: { userId: string; grant: boolean; reason: string }) =>
+      client.setDeposit(userId, grant, reason),
+    invalidateAdminUsers,
+  );
+
+/** A balance change in cents: money moved. */
+export const useChangeBalance = (client: AdminClient) =>
+  useStaffChange(
+    ({ userId, deltaC, reason }: { userId: string; deltaC: number; reason: string }) =>
+      client.changeBalance(userId, deltaC, reason),
+    invalidateBalance,
+  );
+
+/** Rules §6's refund of a running lease: it ends (the agent is free again) and money moves. */
+export const useRefundLease = (client: AdminClient) =>
+  useStaffChange(
+    ({ lease, reason }: { lease: TAdminLease; reason: string }) => client.refundLease(lease.id, reason),
+    (queryClient) =>
+      Promise.all([
+        invalidateLeases(queryClient),
+        invalidateAgents(queryClient),
+        invalidateBalance(queryClient),
+      ]),
+  );
+
+/** The credit of an ended lease's price: money moves. */
+export const useCreditLease = (client: AdminClient) =>
+  useStaffChange(
+    ({ lease, reason }: { lease: TAdminLease; reason: string }) => client.creditLease(lease.id, reason),
+    (queryClient) => Promise.all([invalidateLeases(queryClient), invalidateBalance(queryClient)]),
+  );
+
+/** A deep check credits what the watcher missed: money may move. */
+export const useDeepCheck = (client: AdminClient) =>
+  useStaffChange(
+    (body: BodyOf<typeof ENDPOINTS.deepCheckPayments>) => client.deepCheck(body),
+    invalidateBalance,
+  );
+
+/** Release a held credit to the balance or mark it returned. */
+export const useDecideHeld = (client: AdminClient) =>
+  useStaffChange(
+    ({ item, verb, note }: { item: THeldCredit; verb: 'release' | 'return'; note: string }) =>
+      client.decideHeld(item.id, verb, note),
+    invalidateBalance,
+  );
