@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@pm/db';
 import type { LeaseMeter } from '../policy/types.ts';
 
@@ -39,10 +40,15 @@ interface Counters {
 // The agent-caused failures (what the auto-refund reads) are kept by the hour only. Refused
 // credentials (auth_fails) are apart from requests and failures. A row with no delta (asked for by
 // `markForFlush`) only stamps stats_flushed_at and writes no hour.
+// The flush's id ($8) goes into meter_flushes in the same statement: a retry of a flush that did
+// commit finds its id there, claims nothing, and its counters join nothing (written once).
 const FLUSH_SQL = `
-  WITH v AS (
+  WITH claim AS (
+    INSERT INTO meter_flushes (id) VALUES ($8::uuid) ON CONFLICT (id) DO NOTHING RETURNING id
+  ), v AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
       $7::bigint[]) AS v(id, reqs, fails, up, down, agent_fails, auth_fails)
+    WHERE EXISTS (SELECT 1 FROM claim)
   ), packages AS (
     -- Package ports meter under their package id, whatever its status now: bytes relayed before a
     -- suspension reached the data path count too. An active package at its volume is suspended
@@ -98,10 +104,26 @@ const FLUSH_SQL = `
     in_bytes = h.in_bytes + excluded.in_bytes,
     out_bytes = h.out_bytes + excluded.out_bytes`;
 
+/** Applied flush ids older than this are deleted (a node retries one flush for far less). */
+const PRUNE_SQL = `
+  DELETE FROM meter_flushes WHERE id IN (
+    SELECT id FROM meter_flushes WHERE flushed_at < now() - interval '1 day' LIMIT 1000 FOR UPDATE SKIP LOCKED
+  )`;
+/** Prune once in this many flushes (an hour at the default period). */
+const PRUNE_EVERY = 1800;
+
+/** A batch being written or to be written again, with the id that makes its write happen once. */
+interface Batch {
+  id: string;
+  counters: Map<string, Counters>;
+}
+
 /**
  * Traffic counters per lease, kept in memory by the data path (never waiting on the database) and
- * written in one batched UPDATE every `flushMs`. When the database is unreachable the deltas stay in
- * memory and are added to the next flush, so nothing is lost unless the gateway process dies.
+ * written in one batched UPDATE every `flushMs`. When a flush fails (the database unreachable, or
+ * a timeout that may have committed after all), its batch is kept as it is, with its id, and sent
+ * again before anything newer: the id makes the write happen exactly once (meter_flushes). Nothing
+ * is lost unless the gateway process dies, and nothing is counted twice.
  */
 export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
   const flushMs = Math.min(options.flushMs ?? 2000, 5000);
@@ -109,8 +131,9 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
   const onError = options.onError ?? (() => {});
   let buffer = new Map<string, Counters>();
   let inFlight: Promise<void> = Promise.resolve();
-  /** The batch being written, counted as pending until it is in the database. */
-  let writing = new Map<string, Counters>();
+  /** The batch being written, or the one that failed and goes again first; pending either way. */
+  let unwritten: Batch | undefined;
+  let flushes = 0;
 
   const countersOf = (leaseId: string): Counters => {
     let c = buffer.get(leaseId);
@@ -121,19 +144,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
     return c;
   };
 
-  function restore(batch: Map<string, Counters>): void {
-    for (const [id, c] of batch) {
-      const into = countersOf(id);
-      into.reqs += c.reqs;
-      into.fails += c.fails;
-      into.agentFails += c.agentFails;
-      into.authFails += c.authFails;
-      into.up += c.up;
-      into.down += c.down;
-    }
-  }
-
-  async function write(batch: Map<string, Counters>): Promise<void> {
+  async function write(batch: Batch): Promise<void> {
     const ids: string[] = [];
     const reqs: number[] = [];
     const fails: number[] = [];
@@ -141,7 +152,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
     const authFails: number[] = [];
     const up: number[] = [];
     const down: number[] = [];
-    for (const [id, c] of batch) {
+    for (const [id, c] of batch.counters) {
       ids.push(id);
       reqs.push(c.reqs);
       fails.push(c.fails);
@@ -159,7 +170,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
     });
     try {
       await Promise.race([
-        options.db.query(FLUSH_SQL, [ids, reqs, fails, up, down, agentFails, authFails]),
+        options.db.query(FLUSH_SQL, [ids, reqs, fails, up, down, agentFails, authFails, batch.id]),
         timeout,
       ]);
     } finally {
@@ -168,20 +179,22 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
   }
 
   function flush(): Promise<void> {
-    // One flush at a time: the next one takes whatever accumulated meanwhile (and any restored batch).
+    // One flush at a time: a batch that failed goes again first, with its id, then what accumulated.
     const run = inFlight.then(async () => {
-      if (buffer.size === 0) return;
-      const batch = buffer;
-      buffer = new Map();
-      writing = batch;
-      try {
-        await write(batch);
-      } catch (e) {
-        // A timed-out UPDATE might still commit later and then count twice; an outage is the likelier cause.
-        restore(batch);
-        throw e;
-      } finally {
-        writing = new Map();
+      if (!unwritten) {
+        if (buffer.size === 0) return;
+        unwritten = { id: randomUUID(), counters: buffer };
+        buffer = new Map();
+      }
+      // Kept until written: a failure (or a timeout that commits later) leaves it to the next flush.
+      await write(unwritten);
+      unwritten = undefined;
+      if (++flushes % PRUNE_EVERY === 0) await options.db.query(PRUNE_SQL).catch(onError);
+      if (buffer.size > 0) {
+        unwritten = { id: randomUUID(), counters: buffer };
+        buffer = new Map();
+        await write(unwritten);
+        unwritten = undefined;
       }
     });
     inFlight = run.catch(() => {});
@@ -217,7 +230,7 @@ export function createPgLeaseMeter(options: PgLeaseMeterOptions): PgLeaseMeter {
       countersOf(leaseId);
     },
     flush,
-    pendingLeases: () => new Set([...buffer.keys(), ...writing.keys()]).size,
+    pendingLeases: () => new Set([...buffer.keys(), ...(unwritten?.counters.keys() ?? [])]).size,
     async close() {
       clearInterval(timer);
       await flush().catch(onError);
