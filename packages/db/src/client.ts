@@ -46,8 +46,18 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
   return createPglite(dir);
 }
 
+/** How long a pool waits for a connection (made or freed) before the query fails. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 function createPostgres(url: string, max: number): DbHandle & { pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max });
+  // A connection that cannot be made within 5 s fails (a request answers 503, docs/deploying.md) rather
+  // than queueing for as long as the database is away; keepAlive notices a peer that vanished.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;

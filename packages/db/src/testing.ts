@@ -19,22 +19,22 @@ function withDatabase(url: string, name: string): string {
 }
 
 /**
- * Creates a fresh, migrated database on the test server, named after `label`.
- * Each test file calls this once so files never see each other's rows.
+ * Creates a fresh, migrated database on the test server (or `serverUrl`'s: a test's own cluster),
+ * named after `label`. Each test file calls this once so files never see each other's rows.
  */
-export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
+export async function createTestDatabase(label = 'test', serverUrl = TEST_SERVER_URL): Promise<TestDatabase> {
   const name = `t_${label
     .replace(/[^a-z0-9]/gi, '_')
     .toLowerCase()
     .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
   } finally {
     await admin.end();
   }
-  const url = withDatabase(TEST_SERVER_URL, name);
+  const url = withDatabase(serverUrl, name);
   const handle = await createDb({ databaseUrl: url, maxConnections: 20 });
   await migrateDb(handle);
   return {
@@ -42,7 +42,7 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
     url,
     async drop() {
       await handle.close();
-      const c = new pg.Client({ connectionString: TEST_SERVER_URL });
+      const c = new pg.Client({ connectionString: serverUrl });
       await c.connect();
       try {
         await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);

@@ -7,6 +7,10 @@ import {
   type TErrorBody,
 } from '@pm/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDbUnavailable } from './db.ts';
+
+/** What a 503 for an unreachable database tells clients to wait: about a reconnect's time. */
+export const DB_RETRY_AFTER_SECONDS = 5;
 
 interface ValidationIssue {
   instancePath?: string;
@@ -100,7 +104,8 @@ export function handleFrameworkError(err: FastifyError, req: FastifyRequest, rep
 /**
  * The one error handler: maps AppError codes to statuses through HTTP_STATUS (with `Retry-After`
  * when the error's details carry `retryAfterSeconds`), validation and body-parse failures to 400
- * naming the field, and everything else to a masked 500.
+ * naming the field, an unreachable database to 503 with Retry-After, and everything else to a
+ * masked 500.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
@@ -131,6 +136,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (isBody)
         return send(req, reply, status, { error: code, message: bodyProblem(fastifyErr), field: 'body' });
       return send(req, reply, status, { error: code, message: fastifyErr.message });
+    }
+    // The database away (outage, restart): the request may succeed later, so 503 and when to retry.
+    if (isDbUnavailable(err)) {
+      req.log.warn(
+        { err: { message: err.message, code: (err as FastifyError).code } },
+        'database unavailable',
+      );
+      reply.header('retry-after', String(DB_RETRY_AFTER_SECONDS));
+      return send(req, reply, 503, { error: 'UNAVAILABLE', message: 'Service unavailable, retry later' });
     }
     // Database, serialization and programming errors: logged with context, never shown.
     req.log.error({ err }, 'unhandled error');
