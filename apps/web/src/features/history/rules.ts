@@ -3,8 +3,8 @@
  * takes, the 3-second search lockout and the end reasons in words. Pure, so Node tests it.
  */
 import { HISTORY_MAX_DAYS, type LeaseEndReason, type TAgent, type TLeaseHistoryQuery } from '@pm/contracts';
+import { canBuyPrivate, canBuyShared } from '../../lib/format/agent.ts';
 import { type DateRange, type DayBounds, dayBounds, rangeQuery } from '../payments/dateRange.ts';
-import { canBuyPrivate, canBuyShared } from '../shop/format.ts';
 
 /** The history's first and last date pickers go back 60 days, and not past today. */
 export const historyBounds = (today: string): DayBounds => dayBounds(today, HISTORY_MAX_DAYS);

@@ -6,8 +6,8 @@ import {
   type TSocks,
   WHITELIST_MIN_PREFIX,
 } from '@pm/contracts';
-import { countryName } from '../shop/countries.ts';
-import { sharedLabel } from '../shop/format.ts';
+import { countryName } from '../../lib/countries.ts';
+import { sharedLabel } from '../../lib/format/agent.ts';
 
 /** The address the connection string dials: the node's IP, or its host name when the IP is unknown. */
 export const socksAddress = (socks: Pick<TSocks, 'ip' | 'host'>): string => socks.ip || socks.host;

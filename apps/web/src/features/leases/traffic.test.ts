@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { formatBytes } from '../shop/format.ts';
+import { formatBytes } from '../../lib/format/agent.ts';
 import { fillHours, stackedBars, trafficSummary, trafficTotals } from './traffic.ts';
 
 const h = (hour: string, reqs: number, fails = 0, authFails = 0) => ({

@@ -3,9 +3,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
+import { priceFor } from '../../lib/format/agent.ts';
 import { accountKeys } from '../account/queries.ts';
 import { leaseKeys } from '../leases/queries.ts';
-import { priceFor } from './format.ts';
 import { type PurchaseFailure, type PurchaseOrder, purchaseFailureOf, reloadsProxies } from './purchase.ts';
 import { agentKeys } from './queries.ts';
 

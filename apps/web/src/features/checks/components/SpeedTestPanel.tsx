@@ -2,9 +2,9 @@ import { Box, Button, CircularProgress, Stack, Typography } from '@mui/material'
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { formatMbps } from '../../../lib/format/agent.ts';
 import { formatDateTime } from '../../../lib/format/time.ts';
 import { useNow } from '../../../lib/useNow.ts';
-import { formatMbps } from '../../shop/format.ts';
 import { useSpeedTestMutation } from '../mutations.ts';
 import { speedCheckQuery } from '../queries.ts';
 import { retestText, SPEED_FAILED_TEXT, speedViewOf } from '../rules.ts';

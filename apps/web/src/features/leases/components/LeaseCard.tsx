@@ -1,6 +1,6 @@
 import type { TLease } from '@pm/contracts';
+import { formatTimeLeft } from '../../../lib/format/agent.ts';
 import { useNow } from '../../../lib/useNow.ts';
-import { formatTimeLeft } from '../../shop/format.ts';
 import { leaseTypeLabel } from '../rules.ts';
 import { LeaseSummaryCard } from './LeaseSummaryCard.tsx';
 

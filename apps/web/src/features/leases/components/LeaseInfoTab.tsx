@@ -2,10 +2,16 @@ import { Box, Button, Divider, Stack, Typography } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { Suspense, useState } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { countryName } from '../../../lib/countries.ts';
+import {
+  activityLabel,
+  connLabel,
+  formatBytes,
+  formatDuration,
+  formatTimeLeft,
+} from '../../../lib/format/agent.ts';
 import { lazyNamed } from '../../../lib/lazyNamed.ts';
 import { useNow } from '../../../lib/useNow.ts';
-import { countryName } from '../../shop/countries.ts';
-import { activityLabel, connLabel, formatBytes, formatDuration, formatTimeLeft } from '../../shop/format.ts';
 import { leaseSharedLabel } from '../rules.ts';
 import { AutoRenewSwitch } from './AutoRenewSwitch.tsx';
 import { LeaseNoteField } from './LeaseNoteField.tsx';

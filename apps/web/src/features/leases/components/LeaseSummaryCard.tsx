@@ -1,6 +1,6 @@
 import { Box, Stack, Typography } from '@mui/material';
 import { LinkCard } from '../../../components/ui/LinkCard.tsx';
-import { placeLabel } from '../../shop/countries.ts';
+import { placeLabel } from '../../../lib/countries.ts';
 
 interface LeaseSummaryCardProps {
   to: string;

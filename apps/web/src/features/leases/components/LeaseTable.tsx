@@ -1,9 +1,9 @@
 import { Paper, TableCell, TableContainer, TableRow } from '@mui/material';
 import type { TLease } from '@pm/contracts';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
+import { countryName } from '../../../lib/countries.ts';
+import { formatTimeLeft } from '../../../lib/format/agent.ts';
 import { useNow } from '../../../lib/useNow.ts';
-import { countryName } from '../../shop/countries.ts';
-import { formatTimeLeft } from '../../shop/format.ts';
 import { leaseTypeLabel } from '../rules.ts';
 
 const COLUMNS = ['IP Address', 'Country', 'City', 'ISP', 'Type', 'Time left', 'Auto-renew', 'Note'] as const;

@@ -7,7 +7,7 @@ import { useApi } from '../../../app/context.tsx';
 import { DATA_REFRESH_MS } from '../../../app/queryClient.ts';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../../lib/api/endpoint.ts';
-import { formatBytes } from '../../shop/format.ts';
+import { formatBytes } from '../../../lib/format/agent.ts';
 import { leaseKeys } from '../queries.ts';
 import { fillHours, trafficCsvName, trafficSummary, trafficTotals } from '../traffic.ts';
 import { TrafficChart } from './TrafficChart.tsx';

@@ -1,7 +1,7 @@
 import { Box, Stack, Typography, useTheme } from '@mui/material';
 import type { TLeaseTrafficHour } from '@pm/contracts';
+import { formatBytes } from '../../../lib/format/agent.ts';
 import { formatHour } from '../../../lib/format/time.ts';
-import { formatBytes } from '../../shop/format.ts';
 import { type Bar, hoursLabel, requestsLabel, stackedBars } from '../traffic.ts';
 
 const WIDTH = 320;

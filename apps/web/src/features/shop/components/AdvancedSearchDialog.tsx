@@ -12,7 +12,7 @@ import {
 import { SEARCH_RADII_MI } from '@pm/contracts';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
-import { countryName } from '../countries.ts';
+import { countryName } from '../../../lib/countries.ts';
 import type { ShopFilter } from '../filters.ts';
 import { postalCodeProblem } from '../queries.ts';
 

@@ -2,7 +2,7 @@ import AndroidIcon from '@mui/icons-material/Android';
 import ShieldIcon from '@mui/icons-material/Shield';
 import { Box } from '@mui/material';
 import type { TConn } from '@pm/contracts';
-import { cleanBand, connLabel } from '../format.ts';
+import { cleanBand, connLabel } from '../../../lib/format/agent.ts';
 
 /** The clean score 1-10 on a shield, green for 6-10 and orange for 1-5 (rules §2). */
 export function CleanScore({ stars }: { stars: number }) {

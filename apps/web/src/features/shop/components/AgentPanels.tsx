@@ -3,10 +3,16 @@ import { Box, List, ListItem, ListItemText, Stack, Typography } from '@mui/mater
 import type { TAgent, TSpeed } from '@pm/contracts';
 import type { ReactNode } from 'react';
 import { DetailList } from '../../../components/ui/DetailList.tsx';
+import { countryName } from '../../../lib/countries.ts';
+import {
+  activityLabel,
+  blacklistNames,
+  formatDuration,
+  formatMbps,
+  maskIp,
+} from '../../../lib/format/agent.ts';
 import { formatDateTime } from '../../../lib/format/time.ts';
 import { useNow } from '../../../lib/useNow.ts';
-import { countryName } from '../countries.ts';
-import { activityLabel, blacklistNames, formatDuration, formatMbps, maskIp } from '../format.ts';
 
 export const NO_BLACKLIST_TEXT = 'No blacklist records';
 export const NOT_TESTED_TEXT = 'Not tested yet';

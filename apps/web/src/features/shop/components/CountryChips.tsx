@@ -4,8 +4,8 @@ import { SHOP_CHIP_COUNTRIES } from '@pm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
+import { countryName } from '../../../lib/countries.ts';
 import { lazyNamed } from '../../../lib/lazyNamed.ts';
-import { countryName } from '../countries.ts';
 import { countryTotalsQuery } from '../queries.ts';
 
 // The menu's code (and Material UI's popover) loads on the first click.

@@ -1,6 +1,6 @@
 import { ListSubheader, Menu, MenuItem, Typography } from '@mui/material';
 import { SHOP_CHIP_COUNTRIES } from '@pm/contracts';
-import { CONTINENTS, continentOf, countryName, truncateName } from '../countries.ts';
+import { CONTINENTS, continentOf, countryName, truncateName } from '../../../lib/countries.ts';
 
 interface CountryMenuProps {
   anchorEl: HTMLElement | null;

@@ -1,7 +1,7 @@
 import { FormControlLabel, Radio, RadioGroup, Stack, Typography } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
-import { canBuyPrivate, canBuyShared } from '../format.ts';
+import { canBuyPrivate, canBuyShared } from '../../../lib/format/agent.ts';
 
 /**
  * The price options Private and Shared (rules §2); an option the agent cannot take now (private with

@@ -2,8 +2,8 @@ import { Box, Stack, Typography } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
 import { LinkCard } from '../../../components/ui/LinkCard.tsx';
-import { placeLabel } from '../countries.ts';
-import { isPrivateByDefault, maskIp, newLabel, priceFor, sharedLabel } from '../format.ts';
+import { placeLabel } from '../../../lib/countries.ts';
+import { isPrivateByDefault, maskIp, newLabel, priceFor, sharedLabel } from '../../../lib/format/agent.ts';
 import { CleanScore, ConnLabel } from './AgentBadges.tsx';
 
 /** A proxy on the mobile shop; opens its detail page. */

@@ -4,8 +4,14 @@ import { formatUsd } from '@pm/money';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../../app/context.tsx';
-import { placeLabel } from '../countries.ts';
-import { canBuyPrivate, canBuyShared, isPrivateByDefault, maskIp, priceFor } from '../format.ts';
+import { placeLabel } from '../../../lib/countries.ts';
+import {
+  canBuyPrivate,
+  canBuyShared,
+  isPrivateByDefault,
+  maskIp,
+  priceFor,
+} from '../../../lib/format/agent.ts';
 import { agentQuery } from '../queries.ts';
 import { LeaseTypeOptions } from './LeaseTypeOptions.tsx';
 import { ProxyDetailTabs } from './ProxyDetailTabs.tsx';

@@ -4,8 +4,8 @@ import { formatUsd } from '@pm/money';
 import { CompactTable } from '../../../components/ui/CompactTable.tsx';
 import { EmptyState } from '../../../components/ui/EmptyState.tsx';
 import { TablePager } from '../../../components/ui/TablePager.tsx';
+import { isPrivateByDefault, maskIp, newLabel, priceFor, sharedLabel } from '../../../lib/format/agent.ts';
 import type { ShopPaging } from '../filters.ts';
-import { isPrivateByDefault, maskIp, newLabel, priceFor, sharedLabel } from '../format.ts';
 import { CleanScore, ConnLabel } from './AgentBadges.tsx';
 
 export const NOTHING_FOUND_TEXT =

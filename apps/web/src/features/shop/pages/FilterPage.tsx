@@ -19,8 +19,8 @@ import { useApi } from '../../../app/context.tsx';
 import { FILTER_RESET_STATE_KEY } from '../../../app/layout/MobileTopBar.tsx';
 import { InputField } from '../../../components/ui/InputField.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
+import { countryName } from '../../../lib/countries.ts';
 import { SegmentPicker } from '../components/SegmentPicker.tsx';
-import { countryName } from '../countries.ts';
 import {
   emptyFilter,
   filterPageDraft,

@@ -5,10 +5,10 @@ import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useApi } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
+import { placeLabel } from '../../../lib/countries.ts';
+import { canBuyPrivate, canBuyShared, isPrivateByDefault, maskIp } from '../../../lib/format/agent.ts';
 import { LeaseTypeOptions } from '../components/LeaseTypeOptions.tsx';
 import { ProxyDetailTabs } from '../components/ProxyDetailTabs.tsx';
-import { placeLabel } from '../countries.ts';
-import { canBuyPrivate, canBuyShared, isPrivateByDefault, maskIp } from '../format.ts';
 import { AUTO_REFUND_NOTE } from '../purchase.ts';
 import { agentQuery } from '../queries.ts';
 

@@ -2,7 +2,7 @@ import { Chip, FormControl, InputLabel, NativeSelect, OutlinedInput, Stack } fro
 import { STATIC_CHIP_COUNTRIES } from '@pm/contracts';
 import { useEffect, useState } from 'react';
 import { InputField } from '../../../components/ui/InputField.tsx';
-import { countryName } from '../../shop/countries.ts';
+import { countryName } from '../../../lib/countries.ts';
 import type { StaticCountry, StaticFilter } from '../rules.ts';
 
 /** Text filters wait this long after the last key before they apply. */

@@ -13,7 +13,7 @@ import {
 } from '@mui/material';
 import type { TStaticAgent } from '@pm/contracts';
 import { formatUsd } from '@pm/money';
-import { connLabel } from '../../shop/format.ts';
+import { connLabel } from '../../../lib/format/agent.ts';
 
 const COLUMNS = ['IP', 'City', 'ISP', 'Conn', 'Price', ''] as const;
 

@@ -19,7 +19,7 @@ import {
   priceFor,
   proxyCount,
   sharedLabel,
-} from './format.ts';
+} from './agent.ts';
 
 it('shows the hidden part of an IP or host name as asterisks', () => {
   assert.equal(maskIp('198.51.100.___'), '198.51.100.***');

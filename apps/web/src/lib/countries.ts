@@ -1,6 +1,7 @@
 /**
  * Country names (ISO 3166-1 alpha-2 plus Kosovo's XK, as IP databases use it), continents and US state
- * abbreviations: the shop's More menu, chips and detail views name countries with these (rules §2).
+ * abbreviations: the shop's More menu and chips, lease, history and static views name countries with
+ * these (rules §2).
  */
 import { US_STATE_ABBREVIATIONS } from '@pm/contracts';
 

@@ -1,4 +1,7 @@
-/** How the shop and My Proxies show an agent's fields (rules §2, 5, 9). Pure, so Node tests it. */
+/**
+ * How an agent (a proxy) and its numbers are shown, by every screen that shows one: the shop, My
+ * Proxies, the static shop, history and the checks (rules §2, 5, 9). Pure, so Node tests it.
+ */
 import {
   ACTIVITY_MEDIUM,
   ACTIVITY_OK,
