@@ -25,11 +25,15 @@ test('depth arithmetic: a climb that comes back down still went above the root',
 
 test('the folder beside the repository and machine paths are found in any text file', () => {
   const hits = (file: string, text: string) => findOutsideReads(file, text).length;
-  assert.equal(hits('README.md', 'The spec is `../shared/SPEC.md`.'), 1);
+  assert.equal(hits('README.md', 'The spec is `../shared/SPEC.md`.'), 2);
   assert.equal(hits('apps/x/src/a.ts', "const f = '/work/shared/data/postal.tsv.gz';"), 1);
   assert.equal(hits('.ci/run', 'cp /work/main/data/x .'), 1);
   assert.equal(hits('apps/x/src/a.ts', "const f = 'https://example.com/network/work/1';"), 0);
   assert.equal(hits('docs/a.md', 'SOCKS_BENCH=/path/to/bench/socks npm run bench:gateway'), 0);
+  assert.equal(hits('apps/x/src/a.ts', '/** The limit of SPEC section 9. */'), 1);
+  assert.equal(hits('apps/x/src/a.ts', '// SPEC 7: the public API answers 403.'), 1);
+  assert.equal(hits('apps/x/src/a.ts', '// As geo-notes.md says.'), 1);
+  assert.equal(hits('apps/x/src/a.ts', '// Rules §7: the public API answers 403 (IPV4_SPECIAL aside).'), 0);
 });
 
 test('TypeScript resolutions above the root are found, from the file or from a constant', () => {

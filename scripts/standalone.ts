@@ -1,8 +1,9 @@
 /**
  * Finds code that reads beside the repository (issue 35 item 6: a clone with nothing next to it
  * must install, start and pass its tests). Checked in every tracked text file:
- * - the folder the project's material once sat in beside the repository (`../shared`), and absolute
- *   paths of the development machine (`/work/`);
+ * - the folder the project's material once sat in beside the repository (`../shared`), absolute
+ *   paths of the development machine (`/work/`), and citations of the documents kept there (the
+ *   spec's sections, its notes) where docs/rules.md and the repository's own docs now say it;
  * - path resolutions from a file's own folder that climb above the repository root: `resolve`/`join`
  *   from `import.meta.dirname`, `__dirname`, `dirname(fileURLToPath(import.meta.url))` or a constant
  *   made from one, `new URL('..', import.meta.url)`, and in shell `$(dirname "$0")/..` or a
@@ -22,6 +23,10 @@ const SHELL = /(?:\.sh|^\.ci\/[^.]+)$/;
 const OUTSIDE_LITERALS: ReadonlyArray<[RegExp, string]> = [
   [/\.\.\/shared\b/, 'names ../shared, a folder beside the repository'],
   [/(?:^|[\s'"`(=:])\/work\//, 'names /work/, an absolute path of the development machine'],
+  [
+    /\bSPEC(?: sections?)? \d|\bSPEC\.md\b|\b(?:geo|identity|ports)-notes\.md\b|\bREFERENCE\.md\b/,
+    'cites a document that is not in the repository: cite docs/rules.md ("rules §N") or a doc here',
+  ],
 ];
 
 /** Expressions that stand for the folder of the file they are written in. */

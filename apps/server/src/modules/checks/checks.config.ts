@@ -43,7 +43,7 @@ export interface ChecksSettings {
   fetch?: typeof fetch | undefined;
 }
 
-/** Spamhaus ZEN answers one code per list (geo-notes.md, RFC 5782). */
+/** Spamhaus ZEN answers one code per list (RFC 5782; apps/server/README.md, "Checks"). */
 const ZEN_CODES: Record<string, string> = {
   '127.0.0.2': 'spamhaus-sbl',
   '127.0.0.3': 'spamhaus-css',

@@ -249,7 +249,7 @@ interface TronRow {
 }
 
 /**
- * TronGrid's TRC-20 transfers of an account, only USDT, only to the address (REFERENCE.md: a row
+ * TronGrid's TRC-20 transfers of an account, only USDT, only to the address (a row
  * counts only if its type is Transfer, its contract is USDT and its recipient is the address).
  * Values of one transaction to one recipient are summed: that pair is the credited unit.
  */

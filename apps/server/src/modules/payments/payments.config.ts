@@ -79,7 +79,7 @@ export interface PaymentsSettings {
   fetch?: typeof fetch | undefined;
 }
 
-/** The public APIs operators use, with the defaults of rules §9 and REFERENCE.md. */
+/** The public APIs operators use, with the defaults of rules §9 and apps/server/README.md ("Payments"). */
 export const DEFAULT_PAYMENTS_SETTINGS: PaymentsSettings = {
   xpubs: {},
   esplora: { btc: { url: 'https://blockstream.info/api' }, ltc: { url: 'https://litecoinspace.org/api' } },

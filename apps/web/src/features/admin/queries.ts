@@ -54,7 +54,7 @@ export const adminAccountQuery = (client: AdminClient, userId: string) => ({
   staleTime: Number.POSITIVE_INFINITY,
 });
 
-/** SPEC 7: a lease by id; null when there is none (404). */
+/** Rules §7: a lease by id; null when there is none (404). */
 export const adminLeaseQuery = (client: AdminClient, id: string) =>
   read(queryKeys.admin.lease(id), () => client.lease(id));
 
