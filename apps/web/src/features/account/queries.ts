@@ -3,11 +3,7 @@ import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
-
-export const accountKeys = {
-  all: ['account'] as const,
-  my: () => [...accountKeys.all, 'my'] as const,
-};
+import { queryKeys } from '../../lib/query/keys.ts';
 
 /**
  * The signed-in user's account (`GET /accounts/my`), created with `PUT /accounts/my` on a 404.
@@ -15,9 +11,9 @@ export const accountKeys = {
  */
 export const myAccountQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({
-    queryKey: accountKeys.my(),
+    queryKey: queryKeys.account.my(),
     queryFn: async ({ signal }): Promise<TAccount> => {
-      const ignoreOffline = queryClient.getQueryData(accountKeys.my()) !== undefined;
+      const ignoreOffline = queryClient.getQueryData(queryKeys.account.my()) !== undefined;
       try {
         return await callEndpoint(api, ENDPOINTS.getMyAccount, {
           ignoreStatuses: [404],

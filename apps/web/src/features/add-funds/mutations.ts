@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
-import { accountKeys } from '../account/queries.ts';
+import { invalidateAccount } from '../../lib/query/invalidate.ts';
 import { type OpenCharge, saveOpenCharge } from '../charges/chargeStore.ts';
 
 /**
@@ -29,8 +29,7 @@ export function useCreateChargeMutation() {
       return { charge, open: saveOpenCharge(window.localStorage, charge) };
     },
     onError: async (e) => {
-      if (isApiError(e) && e.status === 403)
-        await queryClient.invalidateQueries({ queryKey: accountKeys.all });
+      if (isApiError(e) && e.status === 403) await invalidateAccount(queryClient);
     },
   });
 }

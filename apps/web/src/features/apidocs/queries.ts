@@ -2,8 +2,7 @@ import { ENDPOINTS, type TApiKeyCreated, type TApiKeyList } from '@pm/contracts'
 import { queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
-
-export const apiKeysKeys = { all: ['apikeys'] as const };
+import { queryKeys } from '../../lib/query/keys.ts';
 
 /** The page's lists show their own failure; they never raise the app's global error. */
 const LIST_IGNORES = [400, 403, 404, 429, 500, 503];
@@ -11,7 +10,7 @@ const LIST_IGNORES = [400, 403, 404, 429, 500, 503];
 /** The public API's document, from the API itself (`GET /api/openapi.json`, no token needed). */
 export const publicDocQuery = (apiUrl: string) =>
   queryOptions({
-    queryKey: ['public-openapi', apiUrl],
+    queryKey: queryKeys.content.publicOpenApi(apiUrl),
     queryFn: async ({ signal }): Promise<unknown> => {
       const res = await fetch(`${apiUrl.replace(/\/+$/, '')}/api/openapi.json`, { signal });
       if (!res.ok) throw new Error(`GET /api/openapi.json: ${res.status}`);
@@ -24,7 +23,7 @@ export const publicDocQuery = (apiUrl: string) =>
 /** The caller's API keys (`GET /apikeys`). */
 export const apiKeysQuery = (api: ApiClient) =>
   queryOptions({
-    queryKey: apiKeysKeys.all,
+    queryKey: queryKeys.apiKeys.all,
     queryFn: ({ signal }): Promise<TApiKeyList> =>
       callEndpoint(api, ENDPOINTS.listApiKeys, { signal, ignoreStatuses: LIST_IGNORES }),
   });
@@ -35,15 +34,10 @@ export const createApiKey = (api: ApiClient, name: string): Promise<TApiKeyCreat
 export const revokeApiKey = (api: ApiClient, id: string): Promise<unknown> =>
   callEndpoint(api, ENDPOINTS.revokeApiKey, { params: { id }, ignoreStatuses: [404] });
 
-export const webhookKeys = {
-  endpoints: ['webhooks'] as const,
-  deliveries: ['webhooks', 'deliveries'] as const,
-};
-
 /** The caller's webhook endpoints (`GET /webhooks`). */
 export const webhooksQuery = (api: ApiClient) =>
   queryOptions({
-    queryKey: webhookKeys.endpoints,
+    queryKey: queryKeys.webhooks.endpoints(),
     queryFn: ({ signal }) =>
       callEndpoint(api, ENDPOINTS.listWebhooks, { signal, ignoreStatuses: LIST_IGNORES }),
   });
@@ -51,7 +45,7 @@ export const webhooksQuery = (api: ApiClient) =>
 /** The delivery log (`GET /webhooks/deliveries`), refreshed every 10 s while shown. */
 export const webhookDeliveriesQuery = (api: ApiClient) =>
   queryOptions({
-    queryKey: webhookKeys.deliveries,
+    queryKey: queryKeys.webhooks.deliveries(),
     queryFn: ({ signal }) =>
       callEndpoint(api, ENDPOINTS.listWebhookDeliveries, {
         signal,

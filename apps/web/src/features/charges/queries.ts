@@ -2,16 +2,11 @@ import { CHARGE_POLL_MS, ENDPOINTS, type TChargePage, ZChargeCode } from '@pm/co
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { isPollingDone } from './status.ts';
 
 /** Statuses a background poll shrugs off (401 and 502 still sign in again and show maintenance). */
 const POLL_IGNORED_STATUSES = [404, 429, 500, 503, 504] as const;
-
-/** Query keys of charge pages: `chargeKeys.all` covers every charge. */
-export const chargeKeys = {
-  all: ['charges'] as const,
-  detail: (code: string) => [...chargeKeys.all, code] as const,
-};
 
 /** A code that cannot name a charge is not asked for: the page says "not found" at once. */
 export const isChargeCode = (code: string): boolean => ZChargeCode.safeParse(code).success;
@@ -24,9 +19,9 @@ export const isChargeCode = (code: string): boolean => ZChargeCode.safeParse(cod
  */
 export const chargeQuery = (api: ApiClient, queryClient: QueryClient, code: string) =>
   queryOptions({
-    queryKey: chargeKeys.detail(code),
+    queryKey: queryKeys.charges.detail(code),
     queryFn: async ({ signal }): Promise<TChargePage | null> => {
-      const known = queryClient.getQueryData<TChargePage | null>(chargeKeys.detail(code));
+      const known = queryClient.getQueryData<TChargePage | null>(queryKeys.charges.detail(code));
       if (known) {
         const answer = await callEndpoint(api, ENDPOINTS.checkCharge, {
           body: { uid: known.uid },

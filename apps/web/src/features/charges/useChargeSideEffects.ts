@@ -1,8 +1,7 @@
 import type { ChargeStatus } from '@pm/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { accountKeys } from '../account/queries.ts';
-import { paymentKeys } from '../payments/queries.ts';
+import { invalidateBalance } from '../../lib/query/invalidate.ts';
 import { forgetOpenCharge } from './chargeStore.ts';
 import { isChargeClosed } from './status.ts';
 
@@ -19,8 +18,7 @@ export function useChargeSideEffects(code: string, status: ChargeStatus | undefi
     const turnedPaid = status === 'paid' && lastStatus.current !== undefined && lastStatus.current !== 'paid';
     lastStatus.current = status;
     if (turnedPaid) {
-      void queryClient.invalidateQueries({ queryKey: accountKeys.all });
-      void queryClient.invalidateQueries({ queryKey: paymentKeys.all });
+      void invalidateBalance(queryClient);
     }
   }, [code, status, queryClient]);
 }

@@ -4,10 +4,9 @@ import { useApi } from '../../app/context.tsx';
 import { useToast } from '../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
-import { accountKeys } from '../account/queries.ts';
-import { PAYMENTS_KEY } from '../shop/mutations.ts';
-import { agentKeys } from '../shop/queries.ts';
-import { checkKeys, requestSpeedCheck, type SpeedRequestOutcome } from './queries.ts';
+import { invalidateAgent, invalidateBalance } from '../../lib/query/invalidate.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
+import { requestSpeedCheck, type SpeedRequestOutcome } from './queries.ts';
 import { SCORE_TOAST_MS, type ScoreCheckResult, scoreCheckResultOf, scoreToastOf } from './rules.ts';
 
 /** Statuses the score check explains with a toast; 401 and 502 still go to sign-in and maintenance. */
@@ -64,13 +63,7 @@ export function useScoreCheckMutation(agentId: string) {
     },
     onSuccess: () => toast('SCORECHECK_OK'),
     onError: (result) => toast(result),
-    onSettled: async () => {
-      await Promise.all(
-        [agentKeys.detail(agentId), accountKeys.all, PAYMENTS_KEY].map((queryKey) =>
-          queryClient.invalidateQueries({ queryKey }),
-        ),
-      );
-    },
+    onSettled: () => Promise.all([invalidateAgent(queryClient, agentId), invalidateBalance(queryClient)]),
   });
 }
 
@@ -81,7 +74,7 @@ export function useSpeedTestMutation(agentId: string) {
   return useMutation<SpeedRequestOutcome>({
     mutationFn: () => requestSpeedCheck(api, agentId),
     onSuccess: (outcome) => {
-      if (outcome.check) queryClient.setQueryData(checkKeys.speed(agentId), outcome.check);
+      if (outcome.check) queryClient.setQueryData(queryKeys.agents.speedCheck(agentId), outcome.check);
     },
   });
 }

@@ -2,12 +2,7 @@ import { ENDPOINTS, type TSpeedCheck, ZSpeedCheckErrorBody } from '@pm/contracts
 import { queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
-import { agentKeys } from '../shop/queries.ts';
-
-/** Query keys of the checks, under the agent they check (a purchase's `agentKeys.all` covers them). */
-export const checkKeys = {
-  speed: (agentId: string) => [...agentKeys.detail(agentId), 'speedcheck'] as const,
-};
+import { queryKeys } from '../../lib/query/keys.ts';
 
 /** How often a running speed test is asked about. */
 export const SPEED_POLL_MS = 2000;
@@ -18,7 +13,7 @@ export const SPEED_POLL_MS = 2000;
  */
 export const speedCheckQuery = (api: ApiClient, agentId: string) =>
   queryOptions({
-    queryKey: checkKeys.speed(agentId),
+    queryKey: queryKeys.agents.speedCheck(agentId),
     queryFn: async ({ signal }): Promise<TSpeedCheck | null> => {
       try {
         return await callEndpoint(api, ENDPOINTS.getSpeedCheck, {

@@ -3,14 +3,8 @@ import { keepPreviousData, type QueryClient, queryOptions } from '@tanstack/reac
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
-import { leaseKeys } from '../leases/queries.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { type HistoryView, historyQuery } from './rules.ts';
-
-/** Query keys of the lease history: under the leases' prefix, so a purchase or lease change reloads it. */
-export const historyKeys = {
-  all: [...leaseKeys.all, 'history'] as const,
-  page: (view: HistoryView) => [...historyKeys.all, 'page', view] as const,
-};
 
 /**
  * One page of `GET /leaseHistory` (rules §7); refreshes every 20 s like the other lease data, and a
@@ -18,12 +12,12 @@ export const historyKeys = {
  */
 export const leaseHistoryQuery = (api: ApiClient, queryClient: QueryClient, view: HistoryView) =>
   queryOptions({
-    queryKey: historyKeys.page(view),
+    queryKey: queryKeys.leases.historyPage(view),
     queryFn: ({ signal }): Promise<TLeaseHistoryResponse> =>
       callEndpoint(api, ENDPOINTS.listLeaseHistory, {
         query: historyQuery(view),
         signal,
-        ignoreOffline: queryClient.getQueryData(historyKeys.page(view)) !== undefined,
+        ignoreOffline: queryClient.getQueryData(queryKeys.leases.historyPage(view)) !== undefined,
         ignoreStatuses: [400, 404, 500, 503],
       }),
     placeholderData: keepPreviousData,

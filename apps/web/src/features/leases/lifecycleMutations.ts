@@ -3,8 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
-import { accountKeys } from '../account/queries.ts';
-import { paymentKeys } from '../payments/queries.ts';
+import { invalidateBalance, invalidateLeases } from '../../lib/query/invalidate.ts';
 import {
   type RefundResult,
   type RenewResult,
@@ -12,7 +11,6 @@ import {
   renewResultOf,
   renewResultOfAnswer,
 } from './lifecycle.ts';
-import { leaseKeys } from './queries.ts';
 
 /** Statuses the renew and refund dialogs explain; 401 and 502 still go to sign-in and maintenance. */
 const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
@@ -40,11 +38,7 @@ export function useRenewMutation(leaseId: string) {
     // refunded lease's detail (a callback of an unmounted caller is dropped).
     onSuccess: (result) => {
       if (result !== 'RENEW_STATUS_RENEWED') return;
-      void Promise.all(
-        [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
-          queryClient.invalidateQueries({ queryKey }),
-        ),
-      );
+      void Promise.all([invalidateLeases(queryClient), invalidateBalance(queryClient)]);
     },
   });
 }
@@ -72,11 +66,7 @@ export function useRefundMutation(leaseId: string) {
     // refunded lease's detail (a callback of an unmounted caller is dropped).
     onSuccess: (result) => {
       if (result !== 'REFUND_STATUS_REFUNDED') return;
-      void Promise.all(
-        [accountKeys.all, leaseKeys.all, paymentKeys.all].map((queryKey) =>
-          queryClient.invalidateQueries({ queryKey }),
-        ),
-      );
+      void Promise.all([invalidateLeases(queryClient), invalidateBalance(queryClient)]);
     },
   });
 }

@@ -3,7 +3,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { useToast } from '../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
-import { leaseKeys, updateCachedLease } from './queries.ts';
+import { invalidateLeases } from '../../lib/query/invalidate.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
+import { updateCachedLease } from './queries.ts';
 
 /** Answers these calls' own UI handles (a rollback, a toast) instead of the global error screen. */
 const HANDLED_STATUSES = [400, 403, 404, 409, 422, 429, 500, 503] as const;
@@ -27,17 +29,17 @@ export function useAutoRenewMutation(leaseId: string) {
         ignoreStatuses: HANDLED_STATUSES,
       }),
     onMutate: async (set) => {
-      await queryClient.cancelQueries({ queryKey: leaseKeys.all });
+      await queryClient.cancelQueries({ queryKey: queryKeys.leases.all });
       const before = updateCachedLease(queryClient, leaseId, (l) => ({ ...l, autoRenew: set }));
       return { before };
     },
     onError: (_error, _set, context) => {
-      if (context?.before) queryClient.setQueryData(leaseKeys.active(), context.before);
+      if (context?.before) queryClient.setQueryData(queryKeys.leases.active(), context.before);
     },
     onSuccess: (lease) => {
       updateCachedLease(queryClient, leaseId, () => lease);
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: leaseKeys.all }),
+    onSettled: () => invalidateLeases(queryClient),
   });
 }
 
@@ -56,7 +58,7 @@ export function useNoteMutation(agentId: string) {
       return note;
     },
     onSuccess: (note) => {
-      const leases = queryClient.getQueryData<TLease[]>(leaseKeys.active()) ?? [];
+      const leases = queryClient.getQueryData<TLease[]>(queryKeys.leases.active()) ?? [];
       for (const l of leases.filter((x) => x.agentId === agentId)) {
         updateCachedLease(queryClient, l.id, (lease) => ({ ...lease, note }));
       }

@@ -3,12 +3,7 @@ import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
-
-/** Query keys of the caller's leases; a purchase or a lease change invalidates `leaseKeys.all`. */
-export const leaseKeys = {
-  all: ['leases'] as const,
-  active: () => [...leaseKeys.all, 'active'] as const,
-};
+import { queryKeys } from '../../lib/query/keys.ts';
 
 /** A bound on `GET /leases` pages, so a server that never answers cursor 0 cannot loop us forever. */
 const MAX_LEASE_PAGES = 100;
@@ -19,9 +14,9 @@ const MAX_LEASE_PAGES = 100;
  */
 export const activeLeasesQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({
-    queryKey: leaseKeys.active(),
+    queryKey: queryKeys.leases.active(),
     queryFn: async ({ signal }): Promise<TLease[]> => {
-      const ignoreOffline = queryClient.getQueryData(leaseKeys.active()) !== undefined;
+      const ignoreOffline = queryClient.getQueryData(queryKeys.leases.active()) !== undefined;
       const leases: TLease[] = [];
       let cursor = 0;
       for (let page = 0; page < MAX_LEASE_PAGES; page++) {
@@ -46,10 +41,10 @@ export function updateCachedLease(
   id: string,
   update: (lease: TLease) => TLease,
 ): TLease[] | undefined {
-  const before = queryClient.getQueryData<TLease[]>(leaseKeys.active());
+  const before = queryClient.getQueryData<TLease[]>(queryKeys.leases.active());
   if (before) {
     queryClient.setQueryData<TLease[]>(
-      leaseKeys.active(),
+      queryKeys.leases.active(),
       before.map((l) => (l.id === id ? update(l) : l)),
     );
   }

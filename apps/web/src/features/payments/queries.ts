@@ -8,21 +8,11 @@ import {
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { type DateRange, rangeQuery } from './dateRange.ts';
 
 /** The Payments page shows 10 rows a page, with no other choice (rules §2, 9). */
 export const PAYMENTS_PAGE_SIZE = 10;
-
-/**
- * Query keys of the caller's ledger records. Anything that moves money (a purchase, a paid charge)
- * invalidates `paymentKeys.all` (the shop's purchase uses the same `['payments']` prefix).
- */
-export const paymentKeys = {
-  all: ['payments'] as const,
-  txRecords: (range: DateRange) => [...paymentKeys.all, 'txrecords', range.first, range.last] as const,
-  page: (range: DateRange, page: number) => [...paymentKeys.txRecords(range), 'page', page] as const,
-  more: (range: DateRange) => [...paymentKeys.txRecords(range), 'more'] as const,
-};
 
 function fetchTxRecords(
   api: ApiClient,
@@ -48,11 +38,11 @@ export const txRecordsPageQuery = (
   page: number,
 ) =>
   queryOptions({
-    queryKey: paymentKeys.page(range, page),
+    queryKey: queryKeys.payments.page(range, page),
     queryFn: ({ signal }) =>
       fetchTxRecords(api, range, page * PAYMENTS_PAGE_SIZE, {
         signal,
-        ignoreOffline: queryClient.getQueryData(paymentKeys.page(range, page)) !== undefined,
+        ignoreOffline: queryClient.getQueryData(queryKeys.payments.page(range, page)) !== undefined,
       }),
     placeholderData: keepPreviousData,
     refetchInterval: DATA_REFRESH_MS,
@@ -61,11 +51,11 @@ export const txRecordsPageQuery = (
 /** The phone's list: pages of 10 added by Show more payments until `total` rows are loaded. */
 export const txRecordsMoreQuery = (api: ApiClient, queryClient: QueryClient, range: DateRange) =>
   infiniteQueryOptions({
-    queryKey: paymentKeys.more(range),
+    queryKey: queryKeys.payments.more(range),
     queryFn: ({ signal, pageParam }) =>
       fetchTxRecords(api, range, pageParam, {
         signal,
-        ignoreOffline: queryClient.getQueryData(paymentKeys.more(range)) !== undefined,
+        ignoreOffline: queryClient.getQueryData(queryKeys.payments.more(range)) !== undefined,
       }),
     initialPageParam: 0,
     getNextPageParam: (last, pages) => {

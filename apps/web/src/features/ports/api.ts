@@ -2,21 +2,13 @@ import { type BodyOf, ENDPOINTS, type TPortPackage } from '@pm/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
-import { accountKeys } from '../account/queries.ts';
+import { invalidateBalance, invalidatePorts } from '../../lib/query/invalidate.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { useMyAccount } from '../account/useMyAccount.ts';
 import { usePortsApi } from './portsApi.ts';
 
 /** Statuses the Ports page answers with its own toasts (rules §8), not the global error. */
 const HANDLED = [400, 402, 403, 404, 409, 429, 503] as const;
-
-export const portsKeys = {
-  all: ['ports'] as const,
-  packages: (userId: string) => ['ports', 'packages', userId] as const,
-  price: (req: unknown) => ['ports', 'price', req] as const,
-  countries: ['ports', 'countries'] as const,
-  states: (country: string) => ['ports', 'states', country] as const,
-  cities: (country: string, state: string) => ['ports', 'cities', country, state] as const,
-};
 
 /** The New-port request without the user and price (what the dialog edits), as the contract takes it. */
 export type PortOrder = Omit<BodyOf<typeof ENDPOINTS.createPortPackage>, 'user_id' | 'user_email' | 'price'>;
@@ -31,7 +23,7 @@ export function usePackages() {
   const ports = usePortsApi();
   const userId = useUserId();
   return useQuery({
-    queryKey: portsKeys.packages(userId),
+    queryKey: queryKeys.ports.packages(userId),
     queryFn: ({ signal }) =>
       callEndpoint(ports, ENDPOINTS.listPortPackages, {
         params: { id: userId },
@@ -47,7 +39,7 @@ export function usePackages() {
 export function usePrice(order: PortOrder | null) {
   const ports = usePortsApi();
   return useQuery({
-    queryKey: portsKeys.price(order),
+    queryKey: queryKeys.ports.price(order),
     queryFn: ({ signal }) =>
       callEndpoint(ports, ENDPOINTS.quotePortPrice, {
         body: {
@@ -68,7 +60,7 @@ export function usePrice(order: PortOrder | null) {
 export function useCountries() {
   const ports = usePortsApi();
   return useQuery({
-    queryKey: portsKeys.countries,
+    queryKey: queryKeys.ports.countries(),
     queryFn: ({ signal }) =>
       callEndpoint(ports, ENDPOINTS.listPortCountries, { signal, ignoreStatuses: HANDLED }),
     retry: false,
@@ -78,7 +70,7 @@ export function useCountries() {
 export function useStates(country: string) {
   const ports = usePortsApi();
   return useQuery({
-    queryKey: portsKeys.states(country),
+    queryKey: queryKeys.ports.states(country),
     queryFn: ({ signal }) =>
       callEndpoint(ports, ENDPOINTS.listPortStates, {
         query: { country },
@@ -93,7 +85,7 @@ export function useStates(country: string) {
 export function useCities(country: string, state: string) {
   const ports = usePortsApi();
   return useQuery({
-    queryKey: portsKeys.cities(country, state),
+    queryKey: queryKeys.ports.cities(country, state),
     queryFn: ({ signal }) =>
       callEndpoint(ports, ENDPOINTS.listPortCities, {
         query: { country, state },
@@ -111,10 +103,8 @@ function usePortsMutation<V>(run: (ports: ReturnType<typeof usePortsApi>, v: V) 
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (v: V) => run(ports, v),
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: portsKeys.all });
-      await queryClient.invalidateQueries({ queryKey: accountKeys.all });
-    },
+    // A purchase, reactivation or refund moves money: the balance and the payments reload too.
+    onSettled: () => Promise.all([invalidatePorts(queryClient), invalidateBalance(queryClient)]),
   });
 }
 

@@ -3,10 +3,7 @@ import { type QueryClient, queryOptions } from '@tanstack/react-query';
 import { DATA_REFRESH_MS } from '../../app/queryClient.ts';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
-
-export const referralKeys = {
-  all: ['referral'] as const,
-};
+import { queryKeys } from '../../lib/query/keys.ts';
 
 /**
  * The caller's invite link, how many signed up with it and the rewards earned (`GET /referral`).
@@ -15,10 +12,10 @@ export const referralKeys = {
  */
 export const referralQuery = (api: ApiClient, queryClient: QueryClient) =>
   queryOptions({
-    queryKey: referralKeys.all,
+    queryKey: queryKeys.referral.all,
     queryFn: ({ signal }): Promise<TReferralInfo> =>
       callEndpoint(api, ENDPOINTS.getReferralInfo, {
-        ignoreOffline: queryClient.getQueryData(referralKeys.all) !== undefined,
+        ignoreOffline: queryClient.getQueryData(queryKeys.referral.all) !== undefined,
         signal,
       }),
     refetchInterval: DATA_REFRESH_MS,

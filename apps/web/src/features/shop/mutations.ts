@@ -4,13 +4,8 @@ import { useApi } from '../../app/context.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
 import { priceFor } from '../../lib/format/agent.ts';
-import { accountKeys } from '../account/queries.ts';
-import { leaseKeys } from '../leases/queries.ts';
+import { invalidateAgents, invalidateBalance, invalidateLeases } from '../../lib/query/invalidate.ts';
 import { type PurchaseFailure, type PurchaseOrder, purchaseFailureOf, reloadsProxies } from './purchase.ts';
-import { agentKeys } from './queries.ts';
-
-/** The payments screen (a later issue) keeps its queries under this key; a purchase adds a record there. */
-export const PAYMENTS_KEY = ['payments'] as const;
 
 /** Statuses the purchase dialogs explain; 401 and 502 still go to sign-in and maintenance. */
 const PURCHASE_HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
@@ -46,15 +41,14 @@ export function usePurchaseMutation() {
         throw isApiError(e) ? purchaseFailureOf(e.status, e.body) : { step: 'GENERIC_ERROR' };
       }
     },
-    onSuccess: async () => {
-      await Promise.all(
-        [agentKeys.all, accountKeys.all, leaseKeys.all, PAYMENTS_KEY].map((queryKey) =>
-          queryClient.invalidateQueries({ queryKey }),
-        ),
-      );
-    },
+    onSuccess: () =>
+      Promise.all([
+        invalidateAgents(queryClient),
+        invalidateLeases(queryClient),
+        invalidateBalance(queryClient),
+      ]),
     onError: async (failure) => {
-      if (reloadsProxies(failure.step)) await queryClient.invalidateQueries({ queryKey: agentKeys.all });
+      if (reloadsProxies(failure.step)) await invalidateAgents(queryClient);
     },
   });
 }

@@ -2,6 +2,7 @@ import { ENDPOINTS, type TAgent, type TAgentListResponse, type TCountryTotals } 
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import {
   isRadiusActive,
   rejectedField,
@@ -10,18 +11,6 @@ import {
   toAgentListQuery,
   UNKNOWN_POSTAL_TEXT,
 } from './filters.ts';
-
-/** Query keys of the shop; a purchase invalidates `agentKeys.all`. */
-export const agentKeys = {
-  all: ['agents'] as const,
-  lists: () => [...agentKeys.all, 'list'] as const,
-  page: (filter: ShopFilter, paging: ShopPaging) => [...agentKeys.lists(), 'page', filter, paging] as const,
-  more: (filter: ShopFilter, rowsPerPage: number) =>
-    [...agentKeys.lists(), 'more', filter, rowsPerPage] as const,
-  segments: (filter: ShopFilter) => [...agentKeys.lists(), 'segments', filter] as const,
-  detail: (id: string) => [...agentKeys.all, 'detail', id] as const,
-  totals: () => [...agentKeys.all, 'totals'] as const,
-};
 
 // A 400 names the filter field it refused (from the address): the shop drops it and goes on
 // (useDropRejectedFilter), so it is not the global error screen.
@@ -50,7 +39,7 @@ export async function postalCodeProblem(api: ApiClient, filter: ShopFilter): Pro
  */
 export const agentPageQuery = (api: ApiClient, filter: ShopFilter, paging: ShopPaging) =>
   queryOptions({
-    queryKey: agentKeys.page(filter, paging),
+    queryKey: queryKeys.agents.page(filter, paging),
     queryFn: ({ signal }): Promise<TAgentListResponse> =>
       listAgents(api, toAgentListQuery(filter, paging, true), signal),
     placeholderData: keepPreviousData,
@@ -59,7 +48,7 @@ export const agentPageQuery = (api: ApiClient, filter: ShopFilter, paging: ShopP
 /** The mobile list: pages appended by Show more; the answer's `cursor` is the next offset, 0 at the end. */
 export const agentMoreQuery = (api: ApiClient, filter: ShopFilter, rowsPerPage: number) =>
   infiniteQueryOptions({
-    queryKey: agentKeys.more(filter, rowsPerPage),
+    queryKey: queryKeys.agents.more(filter, rowsPerPage),
     queryFn: ({ signal, pageParam }): Promise<TAgentListResponse> =>
       listAgents(api, { ...toAgentListQuery(filter, { page: 0, rowsPerPage }), cursor: pageParam }, signal),
     initialPageParam: 0,
@@ -69,7 +58,7 @@ export const agentMoreQuery = (api: ApiClient, filter: ShopFilter, rowsPerPage: 
 /** The option lists (regions, cities, ZIPs, ISPs) of a country and filter, for the mobile Filter page. */
 export const agentSegmentsQuery = (api: ApiClient, filter: ShopFilter) =>
   queryOptions({
-    queryKey: agentKeys.segments(filter),
+    queryKey: queryKeys.agents.segments(filter),
     queryFn: ({ signal }) =>
       listAgents(api, toAgentListQuery(filter, { page: 0, rowsPerPage: 1 }, true), signal),
     select: (r) => r.segments ?? { isps: [], zips: [], cities: [], regions: [] },
@@ -79,7 +68,7 @@ export const agentSegmentsQuery = (api: ApiClient, filter: ShopFilter) =>
 /** One agent (`GET /agents/{id}`): the proxy detail, and the uptime of a leased agent. */
 export const agentQuery = (api: ApiClient, id: string) =>
   queryOptions({
-    queryKey: agentKeys.detail(id),
+    queryKey: queryKeys.agents.detail(id),
     queryFn: ({ signal }): Promise<TAgent> =>
       callEndpoint(api, ENDPOINTS.getAgent, { params: { id }, signal, ignoreStatuses: [404] }),
   });
@@ -87,7 +76,7 @@ export const agentQuery = (api: ApiClient, id: string) =>
 /** Proxies on offer per country (`GET /totals/agents?all=true`): the chips' counts and the More menu. */
 export const countryTotalsQuery = (api: ApiClient) =>
   queryOptions({
-    queryKey: agentKeys.totals(),
+    queryKey: queryKeys.agents.totals(),
     queryFn: ({ signal }): Promise<TCountryTotals> =>
       callEndpoint(api, ENDPOINTS.getCountryTotals, { query: { all: 'true' }, signal }),
     select: (r) => r.countries,

@@ -3,10 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../app/context.tsx';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { isApiError } from '../../lib/api/transport.ts';
-import { accountKeys } from '../account/queries.ts';
-import { leaseKeys } from '../leases/queries.ts';
-import { paymentKeys } from '../payments/queries.ts';
-import { staticKeys } from './queries.ts';
+import { invalidateBalance, invalidateLeases, invalidateStatic } from '../../lib/query/invalidate.ts';
 import { reloadsStaticList, type StaticLeaseFailure, staticLeaseFailureOf } from './rules.ts';
 
 /** Statuses the dialogs explain; 401 and 502 still go to sign-in and maintenance. */
@@ -19,8 +16,6 @@ const HANDLED_STATUSES = [400, 402, 403, 404, 409, 422, 429, 500, 503] as const;
 export function useStaticLeaseMutation() {
   const api = useApi();
   const queryClient = useQueryClient();
-  const invalidate = (keys: ReadonlyArray<readonly string[]>) =>
-    Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
   return useMutation<unknown, StaticLeaseFailure, TStaticAgent>({
     mutationFn: async (agent) => {
       const body: TStaticLeaseBody = { agentID: String(agent.id), expPriceC: agent.priceC };
@@ -33,9 +28,14 @@ export function useStaticLeaseMutation() {
         throw isApiError(e) ? staticLeaseFailureOf(e.status, e.body) : 'GENERIC_ERROR';
       }
     },
-    onSuccess: () => invalidate([staticKeys.all, accountKeys.all, leaseKeys.all, paymentKeys.all]),
+    onSuccess: () =>
+      Promise.all([
+        invalidateStatic(queryClient),
+        invalidateLeases(queryClient),
+        invalidateBalance(queryClient),
+      ]),
     onError: async (failure) => {
-      if (reloadsStaticList(failure)) await invalidate([staticKeys.all]);
+      if (reloadsStaticList(failure)) await invalidateStatic(queryClient);
     },
   });
 }

@@ -8,18 +8,13 @@ import {
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import type { ApiClient } from '../../lib/api/transport.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { type StaticFilter, type StaticPaging, toStaticListQuery } from './rules.ts';
-
-/** Query keys of the static shop; a static lease (or its refusal) invalidates `staticKeys.all`. */
-export const staticKeys = {
-  all: ['static'] as const,
-  page: (filter: StaticFilter, paging: StaticPaging) => [...staticKeys.all, 'page', filter, paging] as const,
-};
 
 /** One page of `GET /static/list/`; the previous page stays on screen while the next one loads. */
 export const staticPageQuery = (api: ApiClient, filter: StaticFilter, paging: StaticPaging) =>
   queryOptions({
-    queryKey: staticKeys.page(filter, paging),
+    queryKey: queryKeys.static.page(filter, paging),
     queryFn: ({ signal }): Promise<TStaticListResponse> =>
       callEndpoint(api, ENDPOINTS.listStaticAgents, { query: toStaticListQuery(filter, paging), signal }),
     placeholderData: keepPreviousData,
@@ -31,7 +26,7 @@ export const staticPageQuery = (api: ApiClient, filter: StaticFilter, paging: St
  */
 export const staticOfferQuery = (api: ApiClient, item: Pick<TLeaseHistoryItem, 'agentID' | 'ip' | 'loc'>) =>
   queryOptions({
-    queryKey: [...staticKeys.all, 'offer', item.agentID] as const,
+    queryKey: queryKeys.static.offer(item.agentID),
     queryFn: async ({ signal }): Promise<TStaticAgent | null> => {
       const page = await callEndpoint(api, ENDPOINTS.listStaticAgents, {
         query: { cc: item.loc.cc, ip: item.ip, cursor: 0, limit: STATIC_PAGE_SIZES[2] },

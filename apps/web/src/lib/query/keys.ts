@@ -10,13 +10,18 @@ const account = {
   my: () => [...account.all, 'my'] as const,
 };
 
+/** A range of days, first and last included (YYYY-MM-DD). */
+interface DayRange {
+  first: string;
+  last: string;
+}
+
 /** The ledger (`/txrecords`): the Payments screen's pages. */
 const payments = {
   all: ['payments'] as const,
-  txRecords: (first: string, last: string) => [...payments.all, 'txrecords', first, last] as const,
-  page: (first: string, last: string, page: number) =>
-    [...payments.txRecords(first, last), 'page', page] as const,
-  more: (first: string, last: string) => [...payments.txRecords(first, last), 'more'] as const,
+  txRecords: (range: DayRange) => [...payments.all, 'txrecords', range.first, range.last] as const,
+  page: (range: DayRange, page: number) => [...payments.txRecords(range), 'page', page] as const,
+  more: (range: DayRange) => [...payments.txRecords(range), 'more'] as const,
 };
 
 /** The shop's agents; an agent's speed check lives under its detail, so the agent's prefix covers it. */
@@ -62,6 +67,12 @@ const charges = {
 };
 
 const referral = { all: ['referral'] as const };
+/** Documents and files the app reads but no one changes from it. */
+const content = {
+  publicOpenApi: (apiUrl: string) => ['public-openapi', apiUrl] as const,
+  addon: () => ['downloads', 'addon'] as const,
+  legal: () => ['legal-copy'] as const,
+};
 const apiKeys = { all: ['apikeys'] as const };
 const webhooks = {
   all: ['webhooks'] as const,
@@ -103,6 +114,7 @@ export const queryKeys = {
   ports,
   charges,
   referral,
+  content,
   apiKeys,
   webhooks,
   admin,

@@ -4,6 +4,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useEnvironment, useSession } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
+import { invalidateAccount } from '../../../lib/query/invalidate.ts';
+import { queryKeys } from '../../../lib/query/keys.ts';
 import {
   CONFIRM_EMAIL_TITLE,
   confirmEmailText,
@@ -11,7 +13,6 @@ import {
   resendConfirmation,
   resendToastOf,
 } from '../emailConfirmation.ts';
-import { accountKeys } from '../queries.ts';
 import { useMyAccount } from '../useMyAccount.ts';
 
 const TOAST_MS = 5000;
@@ -37,8 +38,8 @@ export function ConfirmEmailBanner() {
   /** A fresh token, then the account again: confirmed now, or still waiting for the link. */
   const recheck = async (): Promise<boolean> => {
     await session.refreshToken().catch(() => {});
-    await queryClient.invalidateQueries({ queryKey: accountKeys.all });
-    return queryClient.getQueryData<TAccount>(accountKeys.my())?.emailVerified === true;
+    await invalidateAccount(queryClient);
+    return queryClient.getQueryData<TAccount>(queryKeys.account.my())?.emailVerified === true;
   };
   const handleResend = async () => {
     setBusy('resend');

@@ -18,7 +18,8 @@ import { useApi } from '../../../app/context.tsx';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { copyText } from '../../../lib/clipboard.ts';
 import { formatDateTime } from '../../../lib/format/time.ts';
-import { apiKeysKeys, apiKeysQuery, createApiKey, revokeApiKey } from '../queries.ts';
+import { invalidateApiKeys } from '../../../lib/query/invalidate.ts';
+import { apiKeysQuery, createApiKey, revokeApiKey } from '../queries.ts';
 import { CreateForm } from './CreateForm.tsx';
 
 const when = (iso: string | null) => (iso ? formatDateTime(iso) : 'never');
@@ -31,7 +32,7 @@ export function ApiKeysCard() {
   const keys = useQuery(apiKeysQuery(api));
   const [name, setName] = useState('');
   const [created, setCreated] = useState<TApiKeyCreated | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: apiKeysKeys.all });
+  const refresh = () => invalidateApiKeys(queryClient);
   const create = useMutation({
     mutationFn: (n: string) => createApiKey(api, n),
     onSuccess: (key) => {

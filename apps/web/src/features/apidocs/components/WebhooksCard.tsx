@@ -22,12 +22,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi, useEnvironment } from '../../../app/context.tsx';
 import { formatDateTime } from '../../../lib/format/time.ts';
+import { invalidateWebhooks } from '../../../lib/query/invalidate.ts';
 import {
   createWebhook,
   deleteWebhook,
   pingWebhook,
   webhookDeliveriesQuery,
-  webhookKeys,
   webhooksQuery,
 } from '../queries.ts';
 import { CreateForm } from './CreateForm.tsx';
@@ -91,7 +91,7 @@ export function WebhooksCard() {
   const deliveries = useQuery(webhookDeliveriesQuery(api));
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: webhookKeys.endpoints });
+  const refresh = () => invalidateWebhooks(queryClient);
   const add = useMutation({
     mutationFn: (u: string) => createWebhook(api, u),
     onSuccess: (e) => {
@@ -103,7 +103,7 @@ export function WebhooksCard() {
   const remove = useMutation({ mutationFn: (id: string) => deleteWebhook(api, id), onSettled: refresh });
   const ping = useMutation({
     mutationFn: (id: string) => pingWebhook(api, id),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries }),
+    onSettled: refresh,
   });
   const list = endpoints.data?.endpoints ?? [];
   const log = deliveries.data?.deliveries ?? [];

@@ -3,6 +3,7 @@ import ExtensionIcon from '@mui/icons-material/Extension';
 import { Alert, Button, Card, CardContent, Chip, Skeleton, Stack, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { Page } from '../../../components/ui/Page.tsx';
+import { queryKeys } from '../../../lib/query/keys.ts';
 import { ADDON_MISSING_TEXT, ADDON_ZIP_URL, fetchIsAddonOffered } from '../addon.ts';
 import { InstallAppCard } from '../components/InstallAppCard.tsx';
 
@@ -56,7 +57,7 @@ export function DownloadsPage() {
 /** The download button once the site has the add-on's zip; else why there is none. */
 function AddonDownload() {
   const { data: isOffered } = useQuery({
-    queryKey: ['downloads', 'addon'],
+    queryKey: queryKeys.content.addon(),
     queryFn: ({ signal }) => fetchIsAddonOffered(signal),
     staleTime: 60_000,
   });

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEnvironment } from '../../../app/context.tsx';
 import { PRODUCT_NAME } from '../../../app/product.ts';
 import { Page } from '../../../components/ui/Page.tsx';
+import { queryKeys } from '../../../lib/query/keys.ts';
 import { type LegalDoc, type LegalSection, operatorCopy, privacySections, termsSections } from '../legal.ts';
 import { type Inline, parseMarkdown } from '../markdown.ts';
 
@@ -25,7 +26,7 @@ const TEMPLATES: Record<LegalDoc, (product: string, email: string) => LegalSecti
 export function LegalPage({ title, doc }: { title: string; doc: LegalDoc }) {
   const environment = useEnvironment();
   const { data, isPending } = useQuery({
-    queryKey: ['legal-copy'],
+    queryKey: queryKeys.content.legal(),
     queryFn: ({ signal }) => fetchLegalCopy(signal),
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,

@@ -8,7 +8,7 @@ import { DATA_REFRESH_MS } from '../../../app/queryClient.ts';
 import { useToast } from '../../../components/ui/Toasts.tsx';
 import { callEndpoint } from '../../../lib/api/endpoint.ts';
 import { formatBytes } from '../../../lib/format/agent.ts';
-import { leaseKeys } from '../queries.ts';
+import { queryKeys } from '../../../lib/query/keys.ts';
 import { fillHours, trafficCsvName, trafficSummary, trafficTotals } from '../traffic.ts';
 import { TrafficChart } from './TrafficChart.tsx';
 
@@ -20,7 +20,7 @@ import { TrafficChart } from './TrafficChart.tsx';
 export function LeaseTraffic({ leaseId }: { leaseId: string }) {
   const api = useApi();
   const { data, isError } = useQuery({
-    queryKey: [...leaseKeys.all, 'traffic', leaseId],
+    queryKey: queryKeys.leases.traffic(leaseId),
     queryFn: ({ signal }) =>
       callEndpoint(api, ENDPOINTS.getLeaseTraffic, {
         params: { id: leaseId },
