@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import { metricsDenied } from './gateway.ts';
 import { SocksClientError, socksConnect } from './protocol/client.ts';
 import { REP_NOT_ALLOWED } from './protocol/socks5.ts';
@@ -68,8 +69,10 @@ describe("the gateway's exposure through its own agents", () => {
       'the agent exits from 127.0.0.1: a customer from there is closed before the greeting is answered',
     );
     await agent.close();
-    for (let i = 0; i < 100 && net.gateway.agentsOnline().length > 0; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => net.gateway.agentsOnline().length === 0, {
+      timeoutMs: 2000,
+      what: 'the agent is offline',
+    });
     assert.equal(
       await connectResult({ ...socks, user: lease.user, pwd: lease.pwd }),
       1,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import { socksConnect } from './protocol/client.ts';
 import {
   assertPatternBytes,
@@ -9,7 +10,6 @@ import {
   startHttpTarget,
   startTestNetwork,
   type TestNetwork,
-  waitFor,
 } from './session/harness.testkit.ts';
 import { body, httpGet, pipelined } from './session/raw-client.testkit.ts';
 
@@ -39,7 +39,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
     });
   });
   /** Waits until the gateway has no open customer connection (their bytes are then metered). */
-  const settle = () => waitFor(() => net.gateway.openConnections() === 0, 3000);
+  const settle = () => waitFor(() => net.gateway.openConnections() === 0, { timeoutMs: 3000 });
 
   after(async () => {
     await net.close();
@@ -348,7 +348,7 @@ describe('gateway data path over TLS (curl and own client)', () => {
     assertPatternBytes(body(resp), 3000);
     stream.destroy();
     assert.ok(
-      await waitFor(() => net.gateway.tunnel('agent-1')?.streams.size === 0, 2000),
+      await waitFor(() => net.gateway.tunnel('agent-1')?.streams.size === 0, { timeoutMs: 2000 }),
       'stream released',
     );
     await assert.rejects(

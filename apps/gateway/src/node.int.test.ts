@@ -10,9 +10,10 @@ import { after, before, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { SOCKS_PORT_OFFSETS } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from './geo/geo.ts';
 import { type GatewayNode, startGatewayNode } from './node.ts';
-import { insertAgent, waitFor } from './store/network.testkit.ts';
+import { insertAgent } from './store/network.testkit.ts';
 import { makeSelfSignedCert } from './tunnel/self-signed.ts';
 
 let db: TestDatabase;
@@ -129,7 +130,7 @@ test('a purchase probe the market API asks for is answered through the agent, th
        SELECT r.id::text AS id, pg_notify('probe_requested', 'gw-node') FROM r`,
       [agentId],
     );
-    await waitFor(() => done.has(req!.id), 5000);
+    await waitFor(() => done.has(req!.id), { timeoutMs: 5000 });
     const [r] = await db.query<{ ok: boolean; observed: { ip: string; loc: { city: string } } }>(
       'SELECT ok, observed FROM probe_requests WHERE id = $1',
       [req!.id],
@@ -156,17 +157,18 @@ test('a speed check the market API asks for is run through the agent and its res
         [id],
       )
     )[0]!;
-  const until = async (id: string, status: string) => {
-    for (let i = 0; i < 200 && (await statusOf(id)).status !== status; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    assert.equal((await statusOf(id)).status, status);
+  const reaches = async (id: string, status: string) => {
+    await waitFor(async () => (await statusOf(id)).status === status, {
+      timeoutMs: 10_000,
+      what: `speed check ${status}`,
+    });
   };
   const [req] = await insert(agentId);
-  await until(req!.id, 'done');
+  await reaches(req!.id, 'done');
   assert.ok(Number((await statusOf(req!.id)).bps) > 0);
 
   // An agent that is not connected here fails rather than waiting.
   await db.query(`INSERT INTO agents (id, key_hash, node_id) VALUES ('ag-away', 'hash-away', 'gw-node')`);
   const [away] = await insert('ag-away');
-  await until(away!.id, 'failed');
+  await reaches(away!.id, 'failed');
 });

@@ -1,1 +1,1 @@
-export { type WaitOptions, waitFor } from './wait.ts';
+export { type Truthy, type WaitOptions, waitFor } from './wait.ts';

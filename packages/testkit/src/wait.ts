@@ -4,6 +4,9 @@
  * stay unit tests and no package cycle appears.
  */
 
+/** What a condition returns once it holds (`&&` chains return their last operand or a falsy one). */
+export type Truthy<T> = Exclude<T, false | 0 | 0n | '' | null | undefined>;
+
 export interface WaitOptions {
   /** How long the condition may take before the wait fails. */
   timeoutMs: number;
@@ -21,11 +24,11 @@ export interface WaitOptions {
 export async function waitFor<T>(
   condition: () => T | Promise<T>,
   { timeoutMs, what, intervalMs = 20 }: WaitOptions,
-): Promise<NonNullable<T>> {
+): Promise<Truthy<T>> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await condition();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Truthy<T>;
     const left = deadline - performance.now();
     if (left <= 0) {
       const name = what ?? condition.toString().replace(/\s+/g, ' ');

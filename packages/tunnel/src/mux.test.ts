@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import { encodeAddress } from './address.ts';
 import { MAX_CONTROL_FRAME, T_DATA, T_FIN, T_OPEN } from './frames.ts';
 import { Mux, type TunnelTransport } from './mux.ts';
-
-/** Polls `check` every 20 ms until it returns true or `timeoutMs` passes; returns the last result. */
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 /** Two connected sockets over loopback. */
 async function socketPair(): Promise<[net.Socket, net.Socket]> {
@@ -147,7 +138,7 @@ async function echoRoundTrip(window: number): Promise<void> {
   assert.equal(back.length, payload.length, 'bytes echoed before the FIN');
   assert.ok(back.equals(payload), 'echoed bytes equal the payload');
   assert.ok(
-    await waitFor(() => gateway.streams.size === 0 && agent.streams.size === 0, 2000),
+    await waitFor(() => gateway.streams.size === 0 && agent.streams.size === 0, { timeoutMs: 2000 }),
     'streams released',
   );
   gateway.destroy();
@@ -314,7 +305,10 @@ test("the gateway's FIN after the agent's goes at once, so the agent frees its s
     });
     first.customer.end();
     assert.ok(await written, 'the FIN is written at once, by itself');
-    assert.ok(await waitFor(() => agent.streams.size === 0, 2000), "the agent's stream is released");
+    await waitFor(() => agent.streams.size === 0, {
+      timeoutMs: 2000,
+      what: "the agent's stream is released",
+    });
   } finally {
     gateway.destroy();
     await answering.close();
@@ -337,7 +331,10 @@ test("a target's answer and its FIN right behind it leave the agent in one tunne
       assert.equal(withData.length, 1, 'the answer went out in one write');
       assert.ok(withData[0].includes(frameStart(T_FIN, id)), 'and the FIN with it');
       customer.end();
-      assert.ok(await waitFor(() => agent.streams.size === 0, 2000), "the agent's stream is released");
+      await waitFor(() => agent.streams.size === 0, {
+        timeoutMs: 2000,
+        what: "the agent's stream is released",
+      });
     }
   } finally {
     gateway.destroy();
@@ -371,7 +368,7 @@ test('a peer that ignores the window gets the stream reset, not unbounded buffer
   agent.writeFrame(T_DATA, id, Buffer.alloc(3 * 64 * 1024));
   // A cut stream must not look complete to the customer: it is reset, not ended.
   assert.equal(await failure, 'ECONNRESET');
-  assert.ok(await waitFor(() => gateway.streams.size === 0, 2000));
+  await waitFor(() => gateway.streams.size === 0, { timeoutMs: 2000 });
   gateway.destroy();
 });
 

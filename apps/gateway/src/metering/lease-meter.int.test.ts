@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createDb, type DbHandle } from '@pm/db';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { startCutProxy } from '../store/cut-proxy.testkit.ts';
-import { insertAgent, insertLease, insertNode, insertPackage, waitFor } from '../store/network.testkit.ts';
+import { insertAgent, insertLease, insertNode, insertPackage } from '../store/network.testkit.ts';
 import { createPgLeaseMeter } from './lease-meter.ts';
 
 let db: TestDatabase;
@@ -86,12 +87,13 @@ test('flushes by itself within the period', async () => {
   const meter = createPgLeaseMeter({ db, flushMs: 300 });
   meter.countRequest(lease.id, 'ok');
   meter.addBytes(lease.id, 10, 20);
-  let stats = await statsOf(lease.id);
-  const started = Date.now();
-  while (stats.reqs === 0 && Date.now() - started < 3000) {
-    await new Promise((r) => setTimeout(r, 50));
-    stats = await statsOf(lease.id);
-  }
+  const stats = await waitFor(
+    async () => {
+      const s = await statsOf(lease.id);
+      return s.reqs > 0 && s;
+    },
+    { timeoutMs: 3000, what: 'the timed flush' },
+  );
   assert.deepEqual(stats, { reqs: 1, fails: 0, up: 10, down: 20 });
   await meter.close();
 });
@@ -110,12 +112,12 @@ test('keeps the deltas while PostgreSQL is unreachable and writes them after', a
     for (let i = 0; i < 10; i++) {
       meter.countRequest(lease.id, i % 2 === 0 ? 'ok' : 'agent');
       meter.addBytes(lease.id, 1, 2);
-      await new Promise((r) => setTimeout(r, 100));
+      // The counts pile up across failing flushes: two, after the fifth and the tenth.
+      if (i % 5 === 4) await waitFor(() => errors.length >= (i + 1) / 5, { timeoutMs: 5000 });
     }
-    await waitFor(() => errors.length >= 2, 5000);
     assert.deepEqual(await statsOf(lease.id), { reqs: 1, fails: 0, up: 100, down: 200 });
     proxy.restore();
-    await waitFor(() => meter.pendingLeases() === 0, 8000);
+    await waitFor(() => meter.pendingLeases() === 0, { timeoutMs: 8000 });
     assert.deepEqual(await statsOf(lease.id), { reqs: 11, fails: 5, up: 110, down: 220 });
   } finally {
     await meter.close();

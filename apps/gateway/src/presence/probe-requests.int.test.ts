@@ -4,9 +4,10 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo, type Loc } from '../geo/geo.ts';
 import type { AgentDialer } from '../policy/types.ts';
-import { insertAgent, insertNode, waitFor } from '../store/network.testkit.ts';
+import { insertAgent, insertNode } from '../store/network.testkit.ts';
 import { type ProbeRequestWorker, startProbeRequestWorker } from './probe-requests.ts';
 
 let db: TestDatabase;
@@ -96,7 +97,7 @@ test('a request for this node is answered with the exit the echo saw, located; t
   );
   exits.set(agent.id, '192.0.2.41');
   const first = await request(agent.id, 'p1');
-  await waitFor(() => done.has(first), 5000);
+  await waitFor(() => done.has(first), { timeoutMs: 5000 });
   assert.deepEqual((await result(first)).observed, {
     ip: '192.0.2.41',
     host: 'a41.cable.example',
@@ -106,7 +107,7 @@ test('a request for this node is answered with the exit the echo saw, located; t
   // The carrier moves the exit: the next probe sees it and the agent row is updated.
   exits.set(agent.id, '198.51.100.7');
   const second = await request(agent.id, 'p1');
-  await waitFor(() => done.has(second), 5000);
+  await waitFor(() => done.has(second), { timeoutMs: 5000 });
   const r = await result(second);
   assert.equal(r.ok, true);
   assert.deepEqual(r.observed, {
@@ -136,7 +137,7 @@ test('an agent that does not answer gives ok false with the reason, and no obser
   const agent = await insertAgent(db, 'p1');
   broken.add(agent.id);
   const id = await request(agent.id, 'p1');
-  await waitFor(() => done.has(id), 5000);
+  await waitFor(() => done.has(id), { timeoutMs: 5000 });
   const r = await result(id);
   assert.equal(r.ok, false);
   assert.equal(r.error, 'agent offline');
@@ -150,7 +151,7 @@ test("another node's requests and requests the API has given up on are left alon
   const stale = await request(local.id, 'p1', 60);
   // A fresh request after them is answered: by then the worker has looked at both.
   const fresh = await request(local.id, 'p1');
-  await waitFor(() => done.has(fresh), 5000);
+  await waitFor(() => done.has(fresh), { timeoutMs: 5000 });
   for (const id of [other, stale]) {
     const r = await result(id);
     assert.equal(r.done_at, null);
@@ -176,8 +177,9 @@ test('rows the API abandoned are deleted after ten minutes; younger ones stay', 
         [old!.id, young!.id],
       ])
     ).map((r) => r.id);
-  const deadline = Date.now() + 3000;
-  while ((await ids()).includes(old!.id) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
+  await waitFor(async () => !(await ids()).includes(old!.id), {
+    timeoutMs: 3000,
+    what: 'the old row deleted',
+  });
   assert.deepEqual(await ids(), [young!.id]);
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import { encodeGreeting, encodeUserPass } from '../protocol/socks5.ts';
 import { buildLease, startTestNetwork, type TestNetwork } from './harness.testkit.ts';
 import { httpLogin, type LoginResult, type LoginTarget, socksLogin } from './raw-client.testkit.ts';
@@ -104,10 +105,18 @@ describe('login slow-down and handshake cap on SOCKS and the HTTP port, through 
     assert.equal(await readBytes(extra, 2), null, 'closed without an answer');
     assert.ok(performance.now() - t0 < 1000, 'at once, not at the handshake timeout');
     held[0]!.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    const again = await open(port);
-    again.write(encodeGreeting([2]));
-    assert.deepEqual(await readBytes(again, 2), Buffer.from([5, 2]));
+    // The slot frees when the gateway sees the close: a new handshake is answered then.
+    const again = await waitFor(
+      async () => {
+        const s = await open(port);
+        s.on('error', () => {});
+        s.write(encodeGreeting([2]));
+        if ((await readBytes(s, 2))?.equals(Buffer.from([5, 2]))) return s;
+        s.destroy();
+        return null;
+      },
+      { timeoutMs: 2000, what: 'a handshake slot frees' },
+    );
     for (const s of [...held, again]) s.destroy();
   });
 
@@ -129,12 +138,14 @@ describe('login slow-down and handshake cap on SOCKS and the HTTP port, through 
       const busy = await door.login(to, lease.user, lease.pwd);
       assert.equal(busy.answered, false, `${door.name}: the delayed refusals still hold every slot`);
       assert.ok(busy.ms < 500, `${door.name}: closed at once, after ${Math.round(busy.ms)} ms`);
-      let back: LoginResult | undefined;
-      while (performance.now() - t0 < 4000 && !back?.answered) {
-        await new Promise((r) => setTimeout(r, 100));
-        back = await door.login(to, lease.user, lease.pwd);
-      }
-      assert.ok(back?.ok, `${door.name}: a slot came back when its delay was over`);
+      const back = await waitFor(
+        async () => {
+          const r = await door.login(to, lease.user, lease.pwd);
+          return r.answered && r;
+        },
+        { timeoutMs: 4000, intervalMs: 100, what: `${door.name}: a slot comes back` },
+      );
+      assert.ok(back.ok, `${door.name}: a slot came back when its delay was over`);
       assert.ok(performance.now() - t0 >= 550, `${door.name}: not before the first delay was over`);
     }
   });
@@ -150,7 +161,7 @@ describe('login slow-down and handshake cap on SOCKS and the HTTP port, through 
           const r = await door.login(to, target.user, `guess-${tries++}`);
           assert.equal(r.ok, false);
           // Refused at once (source busy): do not spin.
-          if (r.ms < 30) await new Promise((res) => setTimeout(res, 20));
+          if (r.ms < 30) await new Promise((res) => setTimeout(res, 20)); // sleeps: a guesser's pace, in real time
         }
       };
       await Promise.all(Array.from({ length: 2 * HANDSHAKE_CAP }, worker));

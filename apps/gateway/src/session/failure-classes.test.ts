@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import type { LeaseEntry } from '../policy/types.ts';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
-import { buildLease, startTestNetwork, type TestNetwork, waitFor } from './harness.testkit.ts';
+import { buildLease, startTestNetwork, type TestNetwork } from './harness.testkit.ts';
 
 /** A loopback server that accepts connections and holds them open until closed. */
 async function startHoldingTarget(): Promise<{ port: number; held: () => number; close(): Promise<void> }> {
@@ -140,8 +141,11 @@ describe('failure classes', () => {
     socket.on('error', () => {});
     network.gateway.tunnel('agent-a')!.destroy(new Error('test: tunnel cut'));
     await closed;
-    assert.ok(await waitFor(() => network.meter.get(lease.leaseId).agentFails === 1, 2000));
-    assert.ok(await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), 5000), 'agent back');
+    await waitFor(() => network.meter.get(lease.leaseId).agentFails === 1, { timeoutMs: 2000 });
+    await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), {
+      timeoutMs: 5000,
+      what: 'agent back',
+    });
   });
 });
 
@@ -191,7 +195,10 @@ describe('stream shares', () => {
     const mine = await Promise.all([b, c, d].map((l) => fill(l!, 2)));
     for (const m of mine)
       assert.deepEqual({ open: m.open.length, refusal: m.refusal }, { open: 2, refusal: undefined });
-    assert.ok(await waitFor(() => holding.held() >= 8, 2000), `target holds ${holding.held()}`);
+    assert.ok(
+      await waitFor(() => holding.held() >= 8, { timeoutMs: 2000 }),
+      `target holds ${holding.held()}`,
+    );
     const hogCounts = network.meter.get(a!.leaseId);
     assert.deepEqual(
       { reqs: hogCounts.reqs, fails: hogCounts.fails, agentFails: hogCounts.agentFails },
@@ -203,7 +210,7 @@ describe('stream shares', () => {
     );
     for (const l of [b, c, d]) assert.equal(network.meter.get(l!.leaseId).fails, 0);
     for (const s of [...hog.open, ...mine.flatMap((m) => m.open)]) s.destroy();
-    assert.ok(await waitFor(() => network.gateway.openConnections() === 0, 5000));
+    await waitFor(() => network.gateway.openConnections() === 0, { timeoutMs: 5000 });
   });
 
   test('a private lease may use the whole limit', async () => {
@@ -213,7 +220,7 @@ describe('stream shares', () => {
     assert.deepEqual({ open: all.open.length, refusal: all.refusal }, { open: 8, refusal: 1 });
     assert.equal(network.meter.get(lease.leaseId).agentFails, 0);
     for (const s of all.open) s.destroy();
-    assert.ok(await waitFor(() => network.gateway.openConnections() === 0, 5000));
+    await waitFor(() => network.gateway.openConnections() === 0, { timeoutMs: 5000 });
   });
 
   test("the limit is the lower of the gateway's and the agent's HELLO: the agent never refuses for capacity", async () => {

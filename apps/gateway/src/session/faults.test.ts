@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '@pm/testkit';
 import { DEFAULT_WINDOW } from '@pm/tunnel';
 import { freePort } from '../free-port.ts';
 import { type SocksClientError, socksConnect } from '../protocol/client.ts';
@@ -18,7 +19,6 @@ import {
   startHttpTarget,
   startTestNetwork,
   type TestNetwork,
-  waitFor,
 } from './harness.testkit.ts';
 import { body } from './raw-client.testkit.ts';
 
@@ -40,17 +40,29 @@ function readAll(socket: net.Socket, request: string): Promise<{ data: Buffer; e
 
 const get = (path: string) => `GET ${path} HTTP/1.0\r\nHost: t\r\n\r\n`;
 
+/** How far the directory's clock runs ahead of the machine's: a test passes a lease's end by moving it. */
+let skewMs = 0;
+
+/** Resolves once `socket` has received its first bytes: a transfer is under way. */
+function firstBytes(socket: net.Socket): Promise<void> {
+  return new Promise((resolve) => socket.once('data', () => resolve()));
+}
+
 describe('whitelist, revocation, sharing and faults', () => {
   let target: HttpTarget;
   let network: TestNetwork;
-  const settle = () => waitFor(() => network.gateway.openConnections() === 0, 5000);
+  const settle = () => waitFor(() => network.gateway.openConnections() === 0, { timeoutMs: 5000 });
 
   /** The tunnel's certificate, for the agent CLI's `--ca`. */
   let caFile: string;
 
   before(async () => {
     target = await startHttpTarget();
-    network = await startTestNetwork({ keys: { 'key-a': 'agent-a', 'key-b': 'agent-b' }, tls: true });
+    network = await startTestNetwork({
+      keys: { 'key-a': 'agent-a', 'key-b': 'agent-b' },
+      tls: true,
+      now: () => Date.now() + skewMs,
+    });
     await network.addAgent('key-a');
     caFile = join(mkdtempSync(join(tmpdir(), 'faults-ca-')), 'ca.pem');
     writeFileSync(caFile, network.tls!.cert);
@@ -76,7 +88,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     const lease = buildLease('agent-a', { authPort, whitelist: ['127.0.0.3', '127.0.1.0/24'] });
     network.directory.upsert(lease);
     assert.ok(
-      await waitFor(() => network.gateway.authPorts().includes(authPort), 2000),
+      await waitFor(() => network.gateway.authPorts().includes(authPort), { timeoutMs: 2000 }),
       'listening on the auth port',
     );
     const url = `http://127.0.0.1:${target.port}/bytes/3000`;
@@ -118,28 +130,36 @@ describe('whitelist, revocation, sharing and faults', () => {
       (e: SocksClientError) => e.stage === 'method',
     );
     network.directory.remove(lease.leaseId);
-    assert.ok(await waitFor(() => !network.gateway.authPorts().includes(authPort), 2000), 'auth port closed');
+    await waitFor(() => !network.gateway.authPorts().includes(authPort), {
+      timeoutMs: 2000,
+      what: 'auth port closed',
+    });
   });
 
   test('a revoked lease stops working within 2 s, open connections included', async () => {
     const lease = buildLease('agent-a');
     network.directory.upsert(lease);
     const socket = await connectVia(lease);
+    const flowing = firstBytes(socket);
     const transfer = readAll(socket, get('/slow/50000000'));
-    await sleep(100);
+    await flowing;
     const revokedAt = Date.now();
     network.directory.remove(lease.leaseId);
     const result = await transfer;
     assert.ok(Date.now() - revokedAt < 2000, 'connection closed within 2 s');
     assert.ok(result.data.length < 50_000_000);
     await assert.rejects(connectVia(lease), (e: SocksClientError) => e.stage === 'auth');
-    // A lease whose end passes is refused even without a revocation event.
-    // A second is room enough for the first handshake on a loaded machine.
-    const ending = buildLease('agent-a', { untilMs: Date.now() + 1000 });
+    // A lease whose end passes is refused even without a revocation event: the directory's
+    // clock is moved past it.
+    const ending = buildLease('agent-a', { untilMs: Date.now() + 60_000 });
     network.directory.upsert(ending);
     (await connectVia(ending)).destroy();
-    await sleep(Math.max(0, ending.untilMs - Date.now()) + 100);
-    await assert.rejects(connectVia(ending), (e: SocksClientError) => e.stage === 'auth');
+    skewMs = 61_000;
+    try {
+      await assert.rejects(connectVia(ending), (e: SocksClientError) => e.stage === 'auth');
+    } finally {
+      skewMs = 0;
+    }
   });
 
   test('a shared agent serves four customers at once, each metered separately and exactly', async () => {
@@ -175,7 +195,7 @@ describe('whitelist, revocation, sharing and faults', () => {
     try {
       socket.pause();
       socket.write(get('/bytes/30000000'));
-      await sleep(500);
+      await sleep(500); // sleeps: the relay runs into the paused customer's buffers; the bound must hold meanwhile
       const buffered = network.gateway.bufferedBytes();
       assert.ok(
         buffered <= DEFAULT_WINDOW + 256 * 1024,
@@ -188,13 +208,13 @@ describe('whitelist, revocation, sharing and faults', () => {
       let down = downNow();
       const deadline = Date.now() + 10_000;
       for (;;) {
-        await sleep(1200);
+        await sleep(1200); // sleeps: the flow has stopped when a whole meter interval (1 s) passes unchanged
         const now = downNow();
         if (now === down) break;
         assert.ok(Date.now() < deadline, `still relaying to a paused customer after 10 s (${now} bytes)`);
         down = now;
       }
-      await sleep(1200);
+      await sleep(1200); // sleeps: no bytes may be relayed during one more meter interval
       assert.equal(downNow(), down, 'no more bytes relayed while the customer is paused');
       assert.ok(down < 20_000_000, `relayed ${down} bytes to a paused customer`);
       // Reading resumes: the rest arrives.
@@ -203,7 +223,7 @@ describe('whitelist, revocation, sharing and faults', () => {
         got += d.length;
       });
       socket.resume();
-      assert.ok(await waitFor(() => got > 30_000_000, 10_000), `got ${got}`);
+      assert.ok(await waitFor(() => got > 30_000_000, { timeoutMs: 10_000 }), `got ${got}`);
     } finally {
       socket.destroy();
     }
@@ -228,12 +248,13 @@ describe('whitelist, revocation, sharing and faults', () => {
     let child = spawnAgent();
     try {
       assert.ok(
-        await waitFor(() => network.gateway.agentsOnline().includes('agent-b'), 10_000),
+        await waitFor(() => network.gateway.agentsOnline().includes('agent-b'), { timeoutMs: 10_000 }),
         'agent b online',
       );
       const socket = await connectVia(lease);
+      const flowing = firstBytes(socket);
       const transfer = readAll(socket, get('/slow/50000000'));
-      await sleep(200);
+      await flowing;
       child.kill('SIGKILL');
       const result = await transfer;
       assert.ok(result.data.length < 50_000_000, 'transfer cut short');
@@ -243,12 +264,12 @@ describe('whitelist, revocation, sharing and faults', () => {
         { reqs: 1, fails: 1 },
       );
       assert.ok(
-        await waitFor(() => !network.gateway.agentsOnline().includes('agent-b'), 5000),
+        await waitFor(() => !network.gateway.agentsOnline().includes('agent-b'), { timeoutMs: 5000 }),
         'agent b offline',
       );
       child = spawnAgent();
       assert.ok(
-        await waitFor(() => network.gateway.agentsOnline().includes('agent-b'), 10_000),
+        await waitFor(() => network.gateway.agentsOnline().includes('agent-b'), { timeoutMs: 10_000 }),
         'agent b back',
       );
       const again = await readAll(await connectVia(lease), get('/bytes/1000'));
@@ -262,7 +283,10 @@ describe('whitelist, revocation, sharing and faults', () => {
     const lease = buildLease('agent-a');
     network.directory.upsert(lease);
     await network.restartGateway();
-    assert.ok(await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), 5000), 'agent back');
+    await waitFor(() => network.gateway.agentsOnline().includes('agent-a'), {
+      timeoutMs: 5000,
+      what: 'agent back',
+    });
     const r = await readAll(await connectVia(lease), get('/bytes/2000'));
     assertPatternBytes(body(r.data), 2000);
   });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import fc from 'fast-check';
 import { encodeGreeting, encodeRequest, encodeUserPass } from '../protocol/socks5.ts';
-import { buildLease, startTestNetwork, type TestNetwork, waitFor } from './harness.testkit.ts';
+import { buildLease, startTestNetwork, type TestNetwork } from './harness.testkit.ts';
 
 const TOTAL = Number(process.env.FUZZ_TOTAL ?? 100_000);
 /** Connections in flight at once (a pool, so one slow case does not hold up the others). */
@@ -156,12 +157,12 @@ test(`fuzz: ${TOTAL} random and mutated SOCKS5 handshakes, no crash, no hang, no
   const elapsedMs = Date.now() - started;
   assert.equal(hangs, 0, 'every connection ended within the limit');
   assert.ok(
-    await waitFor(() => network.gateway.openConnections() === 0, 5000),
+    await waitFor(() => network.gateway.openConnections() === 0, { timeoutMs: 5000 }),
     `open: ${network.gateway.openConnections()}`,
   );
   assert.equal(await network.gateway.socketCount(), 0, 'the SOCKS listeners hold no socket');
   assert.ok(
-    await waitFor(() => tcpHandles() <= handlesBefore, 5000),
+    await waitFor(() => tcpHandles() <= handlesBefore, { timeoutMs: 5000 }),
     `TCP handles ${tcpHandles()} vs ${handlesBefore}`,
   );
   // The gateway still serves a well-formed client.
@@ -186,13 +187,10 @@ test('a refused client that keeps its side open is dropped by the handshake time
   s.write(encodeGreeting([0]));
   await ended;
   // We never end our side: only the gateway's timer can release its socket.
-  let held = 1;
-  const deadline = Date.now() + HANDSHAKE_TIMEOUT_MS + 2500;
-  while (held > 0 && Date.now() < deadline) {
-    held = await network.gateway.socketCount();
-    if (held > 0) await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.equal(held, 0, 'the gateway released the socket');
+  await waitFor(async () => (await network.gateway.socketCount()) === 0, {
+    timeoutMs: HANDSHAKE_TIMEOUT_MS + 2500,
+    what: 'the gateway released the socket',
+  });
   assert.equal(network.gateway.openConnections(), 0);
   s.destroy();
 });

@@ -137,8 +137,10 @@ export async function startTestNetwork(opts: {
   leases?: LeaseEntry[];
   tls?: boolean;
   gateway?: Partial<GatewayConfig>;
+  /** The directory's clock: a test moves it to pass a lease's end instead of waiting for it. */
+  now?: () => number;
 }): Promise<TestNetwork> {
-  const directory = createMemoryDirectory(opts.leases ?? []);
+  const directory = createMemoryDirectory(opts.leases ?? [], opts.now);
   const meter = createMemoryMeter();
   const registry = createMemoryRegistry(opts.keys);
   const tls = opts.tls === false ? undefined : makeSelfSignedCert();
@@ -214,14 +216,4 @@ export function curl(args: string[], timeoutSec = 10): Promise<CurlResult> {
       },
     );
   });
-}
-
-/** Polls `check` every 20 ms until it returns true or `timeoutMs` passes; returns the last result. */
-export async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createDb } from '@pm/db';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
 import {
   createPgAgentRegistry,
@@ -86,14 +87,6 @@ const openPresence = async (id: string) =>
     )
   ).map((r) => r.node_id);
 
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 test('authenticates keys by their hash only', async () => {
   const r = registry('r1');
   await r.ready;
@@ -125,7 +118,9 @@ test('connected writes node, address, location, reverse DNS and presence; discon
   assert.equal(row.online, true);
   assert.ok(row.first_seen);
   assert.deepEqual(await openPresence(agent.id), ['r2']);
-  await until(async () => (await agentRow(agent.id)).host === 'rev-192-0-2-10.example.test', 2000);
+  await waitFor(async () => (await agentRow(agent.id)).host === 'rev-192-0-2-10.example.test', {
+    timeoutMs: 2000,
+  });
   const firstSeen = row.first_seen;
 
   r.disconnected(agent.id);
@@ -186,12 +181,12 @@ test('heartbeat keeps last_seen fresh; writes made while PostgreSQL is down land
     const agent = await insertAgent(db, null);
     proxy.cut();
     r.connected(agent.id, { ip: '192.0.2.10', conn: 'wifi', dev: 'other' });
-    await until(async () => errors.length >= 2, 5000);
+    await waitFor(async () => errors.length >= 2, { timeoutMs: 5000 });
     assert.equal((await agentRow(agent.id)).online, false);
     proxy.restore();
-    await until(async () => (await agentRow(agent.id)).online, 5000);
+    await waitFor(async () => (await agentRow(agent.id)).online, { timeoutMs: 5000 });
     const seen = (await agentRow(agent.id)).last_seen!.getTime();
-    await until(async () => (await agentRow(agent.id)).last_seen!.getTime() > seen, 3000);
+    await waitFor(async () => (await agentRow(agent.id)).last_seen!.getTime() > seen, { timeoutMs: 3000 });
     await r.close();
   } finally {
     await viaProxy.close().catch(() => {});

@@ -9,22 +9,19 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { freePort } from '../free-port.ts';
 import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
-import {
-  assertPatternBytes,
-  curl,
-  type HttpTarget,
-  startHttpTarget,
-  waitFor,
-} from '../session/harness.testkit.ts';
+import { assertPatternBytes, curl, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
 import { insertAgent, insertLease, type TestLease } from './network.testkit.ts';
 import { startTestNode } from './node.testkit.ts';
 
 const BLOCK_DEADLINE_MS = 5000;
+/** How far the control plane's clock runs ahead of the machine's: a test passes a lease's end by moving it. */
+let skewMs = 0;
 let db: TestDatabase;
 let target: HttpTarget;
 let gateway: GatewayHandle;
@@ -57,7 +54,11 @@ before(async () => {
   db = await createTestDatabase('gateway_blocked');
   target = await startHttpTarget();
   const tls = makeSelfSignedCert();
-  const { plane, gateway: started } = await startTestNode(db, 'n1', { geo: createOverrideGeo({}), tls });
+  const { plane, gateway: started } = await startTestNode(db, 'n1', {
+    geo: createOverrideGeo({}),
+    tls,
+    now: () => Date.now() + skewMs,
+  });
   directory = plane.directory;
   closeControlPlane = plane.close;
   gateway = started;
@@ -90,8 +91,8 @@ before(async () => {
     whitelist: ['127.0.0.3'],
   });
   bystanders = await insertLease(db, agentId, 'n1', { userId: bystander });
-  assert.ok(await waitFor(() => served(byPassword) && served(bystanders), 3000));
-  assert.ok(await waitFor(() => gateway.authPorts().includes(authPort), 3000));
+  await waitFor(() => served(byPassword) && served(bystanders), { timeoutMs: 3000 });
+  await waitFor(() => gateway.authPorts().includes(authPort), { timeoutMs: 3000 });
 });
 
 after(async () => {
@@ -112,7 +113,9 @@ describe('a blocked customer at the gateway', () => {
     const blockedAt = Date.now();
     await setBlocked(customer, true);
     assert.ok(
-      await waitFor(() => !served(byPassword) && !gateway.authPorts().includes(authPort), BLOCK_DEADLINE_MS),
+      await waitFor(() => !served(byPassword) && !gateway.authPorts().includes(authPort), {
+        timeoutMs: BLOCK_DEADLINE_MS,
+      }),
       'the gateway still serves the blocked customer after 5 s',
     );
     const tookMs = Date.now() - blockedAt;
@@ -131,21 +134,27 @@ describe('a blocked customer at the gateway', () => {
     assert.equal(served(byPassword), false);
 
     await setBlocked(customer, false);
-    assert.ok(
-      await waitFor(() => served(byPassword) && gateway.authPorts().includes(authPort), BLOCK_DEADLINE_MS),
-    );
+    await waitFor(() => served(byPassword) && gateway.authPorts().includes(authPort), {
+      timeoutMs: BLOCK_DEADLINE_MS,
+    });
     await assertWorks('password, after unblock', () => withPassword(byPassword));
     await assertWorks('whitelist, after unblock', fromWhitelist);
   });
 
   test('unblocking does not restore a lease that ended while blocked', async () => {
-    const shortLived = await insertLease(db, agentId, 'n1', { userId: customer, untilMs: Date.now() + 1500 });
-    assert.ok(await waitFor(() => served(shortLived), 3000));
+    const shortLived = await insertLease(db, agentId, 'n1', {
+      userId: customer,
+      untilMs: Date.now() + 60_000,
+    });
+    await waitFor(() => served(shortLived), { timeoutMs: 3000 });
     await setBlocked(customer, true);
-    assert.ok(await waitFor(() => !served(shortLived) && !served(byPassword), BLOCK_DEADLINE_MS));
-    await new Promise((r) => setTimeout(r, 1600));
+    await waitFor(() => !served(shortLived) && !served(byPassword), { timeoutMs: BLOCK_DEADLINE_MS });
+    skewMs = 61_000; // the short-lived lease ends while the customer is blocked
     await setBlocked(customer, false);
-    assert.ok(await waitFor(() => served(byPassword), BLOCK_DEADLINE_MS), 'the live lease comes back');
+    await waitFor(() => served(byPassword), {
+      timeoutMs: BLOCK_DEADLINE_MS,
+      what: 'the live lease comes back',
+    });
     assert.equal(served(shortLived), false, 'the ended one does not');
     assert.notEqual((await withPassword(shortLived)).code, 0);
   });

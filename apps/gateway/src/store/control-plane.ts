@@ -19,6 +19,8 @@ export interface ControlPlaneOptions {
   flushMs?: number;
   /** Reverse DNS of agent addresses (default on). */
   reverseDns?: boolean;
+  /** The clock of the lease and package loads (default `Date.now`); tests move it instead of waiting. */
+  now?: () => number;
   onError?: (err: unknown) => void;
 }
 
@@ -48,9 +50,20 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     onError,
   });
   await registry.ready;
-  const directory = createPgLeaseDirectory({ db, nodeId, reloadMs: options.reloadMs, onError });
+  const directory = createPgLeaseDirectory({
+    db,
+    nodeId,
+    reloadMs: options.reloadMs,
+    now: options.now,
+    onError,
+  });
   await directory.ready;
-  const { directory: served, packages } = withPackagePorts(directory, { db, nodeId, onError });
+  const { directory: served, packages } = withPackagePorts(directory, {
+    db,
+    nodeId,
+    now: options.now,
+    onError,
+  });
   await packages.ready;
   const meter = createPgLeaseMeter({ db, flushMs: options.flushMs, onError });
   const stopFlushAnswers = await listenPackageFlush({

@@ -53,12 +53,13 @@ interface LeaseDbRow {
 
 // An agent on this node serves its leases here; a lease whose node is this one keeps its no-auth port here.
 // A blocked customer's leases are left out (blocking raises lease_changed for each of them).
+// Active at $2, the directory's injected clock (not the database's now()), so a test moves time.
 const SELECT_LEASES = `
   SELECT l.id, l.agent_id, l.socks_user, l.socks_pwd, l.whitelist, l.exc,
          CASE WHEN l.node_id = $1 THEN l.auth_port END AS auth_port,
          floor(extract(epoch FROM l.until) * 1000)::bigint AS until_ms
   FROM leases l JOIN agents a ON a.id = l.agent_id
-  WHERE l.ended_at IS NULL AND l.until > now() AND (a.node_id = $1 OR l.node_id = $1)
+  WHERE lease_active(l.ended_at, l.until, $2) AND (a.node_id = $1 OR l.node_id = $1)
     AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = l.user_id AND ac.blocked)`;
 
 function toKnown(row: LeaseDbRow): Known {
@@ -229,13 +230,16 @@ export function createPgLeaseDirectory(options: PgLeaseDirectoryOptions): PgLeas
   }
 
   async function loadAll(): Promise<void> {
-    const rows = await withTimeout(db.query<LeaseDbRow>(SELECT_LEASES, [nodeId]), queryTimeoutMs);
+    const rows = await withTimeout(
+      db.query<LeaseDbRow>(SELECT_LEASES, [nodeId, new Date(now())]),
+      queryTimeoutMs,
+    );
     apply(rows, undefined);
   }
 
   async function loadSome(ids: string[]): Promise<void> {
     const rows = await withTimeout(
-      db.query<LeaseDbRow>(`${SELECT_LEASES} AND l.id = ANY($2)`, [nodeId, ids]),
+      db.query<LeaseDbRow>(`${SELECT_LEASES} AND l.id = ANY($3)`, [nodeId, new Date(now()), ids]),
       queryTimeoutMs,
     );
     apply(rows, ids);

@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AgentHandle } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
-import { type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
+import { type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { httpLogin, type LoginResult, type LoginTarget, socksLogin } from '../session/raw-client.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import {
@@ -55,10 +56,10 @@ before(async () => {
   pkg = await insertPackage(db, 'n1');
   await node.plane.packages.reload();
   const { directory } = node.plane;
-  assert.ok(
-    await waitFor(() => directory.findByCredentials(viaSocks.user, viaSocks.pwd) !== undefined, 3000),
-  );
-  assert.ok(await waitFor(() => node.gateway.authPorts().includes(pkg.ports[0]!), 3000));
+  await waitFor(() => directory.findByCredentials(viaSocks.user, viaSocks.pwd) !== undefined, {
+    timeoutMs: 3000,
+  });
+  await waitFor(() => node.gateway.authPorts().includes(pkg.ports[0]!), { timeoutMs: 3000 });
 });
 
 after(async () => {

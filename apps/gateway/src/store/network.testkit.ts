@@ -67,16 +67,6 @@ export async function insertLease(
   return { id, user, pwd };
 }
 
-/** Polls `check` every 25 ms until it returns true or `timeoutMs` passes; returns the time it took. */
-export async function waitFor(check: () => boolean, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - started;
-}
-
 /** The HTTP twins of the test's package ports: port + 100 (production: + 20000). */
 export const HTTP_OFFSET = 100;
 

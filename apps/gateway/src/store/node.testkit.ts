@@ -22,6 +22,8 @@ export async function startTestNode(
     tls: { cert: string; key: string };
     served?: boolean;
     gateway?: Partial<GatewayConfig>;
+    /** The control plane's clock: a test moves it past a lease's end instead of waiting. */
+    now?: () => number;
   },
 ): Promise<TestNode> {
   const plane = await startControlPlane({
@@ -31,6 +33,7 @@ export async function startTestNode(
     geo: o.geo,
     reverseDns: false,
     flushMs: 500,
+    now: o.now,
   });
   const gateway = await startGateway({
     nodeId: id,

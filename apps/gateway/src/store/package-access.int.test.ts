@@ -11,8 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AgentHandle } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
-import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
+import { curl, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import {
   HTTP_OFFSET,
@@ -104,7 +105,7 @@ after(async () => {
 /** A package of `userId` on node 1, listening. */
 async function packageOf(userId: string, o: Parameters<typeof insertPackage>[2] = {}): Promise<TestPackage> {
   const p = await insertPackage(db, 'n1', { ...o, userId });
-  assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 3000));
+  await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 3000 });
   return p;
 }
 
@@ -138,22 +139,22 @@ describe('a blocked customer’s package', () => {
   test('refused on SOCKS and its HTTP twin within 5 s, its open connection cut; back on unblock', async () => {
     const p = await packageOf(customer);
     const open = await pull(p);
-    assert.ok(await waitFor(() => open.received() === 300_000, 3000));
+    await waitFor(() => open.received() === 300_000, { timeoutMs: 3000 });
     assert.equal((await viaTwin(p)).code, 0, 'the HTTP twin works before');
     const blockedAt = Date.now();
     await db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [customer]);
     assert.ok(await endsWithin(open, 5000), 'the open connection is cut within 5 s');
-    assert.ok(
-      await waitFor(() => !node.gateway.authPorts().includes(p.ports[0]!), 5000 - (Date.now() - blockedAt)),
-    );
+    await waitFor(() => !node.gateway.authPorts().includes(p.ports[0]!), {
+      timeoutMs: 5000 - (Date.now() - blockedAt),
+    });
     assert.ok(await refused(pull(p)), 'SOCKS refused');
     assert.notEqual((await viaTwin(p)).code, 0, 'HTTP twin refused');
     await node.plane.packages.reload();
     assert.ok(await refused(pull(p)), 'a full reload does not bring it back');
     await db.query('UPDATE accounts SET blocked = false WHERE user_id = $1', [customer]);
-    assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 5000));
+    await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 5000 });
     const again = await pull(p);
-    assert.ok(await waitFor(() => again.received() === 300_000, 3000));
+    await waitFor(() => again.received() === 300_000, { timeoutMs: 3000 });
     again.socket.destroy();
   });
 });
@@ -162,13 +163,13 @@ describe('a private lease on a package’s exit', () => {
   test('closes the package connections through that agent within 2 s; the next goes out elsewhere', async () => {
     const p = await packageOf(bystander);
     const open = await pull(p);
-    assert.ok(await waitFor(() => open.received() === 300_000, 3000));
+    await waitFor(() => open.received() === 300_000, { timeoutMs: 3000 });
     const exit = node.plane.packages.stickyExit(p.ports[0]!)!;
     assert.ok(nyExits.includes(exit));
     const lease = await insertLease(db, exit, 'n1', { exc: true, userId: customer });
     assert.ok(await endsWithin(open, 2000), 'the package connection through it is cut within 2 s');
     const next = await pull(p);
-    assert.ok(await waitFor(() => next.received() === 300_000, 3000));
+    await waitFor(() => next.received() === 300_000, { timeoutMs: 3000 });
     const other = node.plane.packages.stickyExit(p.ports[0]!);
     assert.ok(other && other !== exit && nyExits.includes(other), `now through ${other}`);
     // Targeted logins of the same place never get the private agent either.
@@ -197,14 +198,14 @@ describe('the packages’ share of an agent', () => {
     assert.ok(await refused(pull(p1)), 'a third connection of the package is refused');
     assert.ok(await refused(pull(p2)), 'and another package through the same agent too');
     const lease: TestLease = await insertLease(db, laExit, 'n1', { userId: customer });
-    assert.ok(
-      await waitFor(() => node.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, 2000),
-    );
+    await waitFor(() => node.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, {
+      timeoutMs: 2000,
+    });
     const viaLease = () => pullThrough(node.gateway.socksPorts[0]!, lease.user, lease.pwd, hold.port);
     held.push(await viaLease(), await viaLease());
     held.shift()!.socket.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    held.push(await pull(p2));
+    // The slot frees when the gateway sees the close.
+    held.push(await waitFor(() => pull(p2).catch(() => null), { timeoutMs: 2000, what: 'a slot frees' }));
     for (const h of held) h.socket.destroy();
   });
 });
@@ -215,8 +216,8 @@ describe('exact counters on request', () => {
     const idle = await packageOf(bystander);
     const elsewhere = await insertPackage(db, 'n2');
     const open = await pull(p);
-    assert.ok(await waitFor(() => open.received() === 300_000, 3000));
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(() => open.received() === 300_000, { timeoutMs: 3000 });
+    await new Promise((r) => setTimeout(r, 1000)); // sleeps: two periodic flushes (500 ms) pass without reporting it
     assert.equal(
       (await packageCounters(db, p.id)).down,
       0,
@@ -233,12 +234,13 @@ describe('exact counters on request', () => {
     await db.query('UPDATE port_packages SET flush_requested_at = now() WHERE id = ANY($1)', [
       [p.id, idle.id, elsewhere.id],
     ]);
-    for (let i = 0; i < 100 && !((await stamped(p.id)) && (await stamped(idle.id))); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    assert.ok((await stamped(p.id)) && (await stamped(idle.id)), 'both stamped');
+    await waitFor(async () => (await stamped(p.id)) && (await stamped(idle.id)), {
+      timeoutMs: 2000,
+      what: 'both stamped',
+    });
     assert.ok(Date.now() - askedAt < 2000, `answered in ${Date.now() - askedAt} ms`);
     assert.equal((await packageCounters(db, p.id)).down, 300_000, 'the open connection’s bytes, exactly');
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // sleeps: node 1 must leave node 2's request alone; absence needs a window
     assert.equal(await stamped(elsewhere.id), false, 'node 2’s package is node 2’s to answer');
     open.socket.destroy();
   });
@@ -247,9 +249,9 @@ describe('exact counters on request', () => {
 describe('refused credentials', () => {
   test('count in auth_fails of the lease or package they name, never in its failures', async () => {
     const lease = await insertLease(db, nyExits[1]!, 'n1', { userId: customer });
-    assert.ok(
-      await waitFor(() => node.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, 2000),
-    );
+    await waitFor(() => node.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, {
+      timeoutMs: 2000,
+    });
     const p = await packageOf(bystander);
     const socks = node.gateway.socksPorts[0]!;
     assert.ok(await refused(pullThrough(socks, lease.user, 'wrong', hold.port)));
@@ -268,13 +270,21 @@ describe('refused credentials', () => {
           lease.id,
         ])
       )[0]!;
-    for (let i = 0; i < 60 && Number((await leaseRow()).auth_fails) < 3; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const l = await leaseRow();
+    const l = await waitFor(
+      async () => {
+        const row = await leaseRow();
+        return Number(row.auth_fails) >= 3 && row;
+      },
+      { timeoutMs: 3000, what: "the lease's three refusals flushed" },
+    );
     assert.deepEqual([Number(l.reqs), Number(l.fails), Number(l.auth_fails)], [0, 0, 3]);
-    for (let i = 0; i < 60 && (await packageCounters(db, p.id)).authFails < 2; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const c = await packageCounters(db, p.id);
+    const c = await waitFor(
+      async () => {
+        const counters = await packageCounters(db, p.id);
+        return counters.authFails >= 2 && counters;
+      },
+      { timeoutMs: 3000, what: "the package's two refusals flushed" },
+    );
     assert.deepEqual([c.requests, c.errors, c.authFails], [0, 0, 2]);
   });
 });

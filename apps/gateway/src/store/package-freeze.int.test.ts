@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentHandle } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
-import { waitFor } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import { insertPackage, type TestPackage } from './network.testkit.ts';
 import { startTestNode, type TestNode } from './node.testkit.ts';
@@ -51,16 +51,6 @@ after(async () => {
   await db?.drop();
 });
 
-/** Polls an asynchronous check every 50 ms until it holds (true) or `ms` passed (false). */
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
-
 async function packageOn(unlimited = false): Promise<TestPackage> {
   const p = await insertPackage(db, 'n1');
   if (unlimited) {
@@ -68,7 +58,7 @@ async function packageOn(unlimited = false): Promise<TestPackage> {
     // Loaded as unlimited (a fresh budget revokes the connections of the limited one).
     await node.plane.packages.reload();
   }
-  assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 3000));
+  await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 3000 });
   return p;
 }
 
@@ -86,26 +76,29 @@ const stamped = async (id: string) =>
 async function serves(p: TestPackage): Promise<boolean> {
   try {
     const c = await pullThrough(p.ports[0]!, p.login, p.password, hold.port);
-    const got = await waitFor(() => c.received() === 1000, 1000);
+    const got = await waitFor(() => c.received() === 1000, { timeoutMs: 1000 });
     c.socket.destroy();
     return got;
   } catch {
     return false;
   }
 }
-const servesWithin = (p: TestPackage, ms: number) => until(() => serves(p), ms);
+const servesWithin = (p: TestPackage, ms: number) => waitFor(() => serves(p), { timeoutMs: ms });
 
 describe('a refund being decided freezes the package', () => {
   test('a flooding connection is cut at its next chunk, the stamped counters are final, new ones refused; a cleared request serves again', async () => {
     const p = await packageOn();
     const flood = await pullThrough(p.ports[0]!, p.login, p.password, source.port);
-    assert.ok(await waitFor(() => flood.received() > 4 * 1024 * 1024, 5000), 'flooding');
+    await waitFor(() => flood.received() > 4 * 1024 * 1024, { timeoutMs: 5000, what: 'flooding' });
     await request(p.id, 'clock_timestamp()');
-    assert.ok(await until(() => stamped(p.id), 2000), 'answered');
+    await waitFor(() => stamped(p.id), { timeoutMs: 2000, what: 'answered' });
     const atStamp = (await packageCounters(db, p.id)).down;
     const end = await Promise.race([flood.ended, new Promise((r) => setTimeout(() => r(null), 1000))]);
     assert.ok(end, 'the open connection is cut within 1 s');
-    await new Promise((r) => setTimeout(r, 1000)); // its last report reaches the database
+    await waitFor(async () => (await packageCounters(db, p.id)).down === flood.received(), {
+      timeoutMs: 3000,
+      what: 'its last report reaches the database',
+    });
     const final = (await packageCounters(db, p.id)).down;
     assert.ok(atStamp > 0);
     assert.equal(final, atStamp, 'no byte relayed after the counters were reported');
@@ -119,7 +112,7 @@ describe('a refund being decided freezes the package', () => {
     const p = await packageOn(true);
     assert.equal(await serves(p), true);
     await request(p.id, 'clock_timestamp()');
-    assert.ok(await until(() => stamped(p.id), 2000));
+    await waitFor(() => stamped(p.id), { timeoutMs: 2000 });
     assert.equal(await serves(p), false);
     await request(p.id, null);
     assert.ok(await servesWithin(p, 1000));
@@ -129,14 +122,14 @@ describe('a refund being decided freezes the package', () => {
     const p = await packageOn();
     const ago = FREEZE_EXPIRY_MS - 1500;
     await request(p.id, `clock_timestamp() - interval '${ago} milliseconds'`);
-    assert.ok(await until(() => stamped(p.id), 2000));
+    await waitFor(() => stamped(p.id), { timeoutMs: 2000 });
     assert.equal(await serves(p), false, 'frozen for the rest of the expiry');
     const t0 = Date.now();
     assert.ok(await servesWithin(p, 3000), 'serves once the expiry passed');
     assert.ok(Date.now() - t0 <= 2500, `after ${Date.now() - t0} ms`);
     const q = await packageOn();
     await request(q.id, `clock_timestamp() - interval '${FREEZE_EXPIRY_MS + 1000} milliseconds'`);
-    assert.ok(await until(() => stamped(q.id), 2000), 'still answered');
+    await waitFor(() => stamped(q.id), { timeoutMs: 2000, what: 'still answered' });
     assert.equal(await serves(q), true, 'a server long gone freezes nothing');
   });
 });
@@ -153,7 +146,7 @@ describe('after a LISTEN reconnect', () => {
     const p = await packageOn();
     await dropListen();
     await request(p.id, 'clock_timestamp()');
-    assert.ok(await until(() => stamped(p.id), 5000), 'answered by the catch-up');
+    await waitFor(() => stamped(p.id), { timeoutMs: 5000, what: 'answered by the catch-up' });
     assert.equal(await serves(p), false, 'frozen');
     await dropListen();
     await request(p.id, null);

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
-import { curl, type HttpTarget, startHttpTarget, waitFor } from '../session/harness.testkit.ts';
+import { curl, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { HTTP_OFFSET, insertAgent, insertLease, insertPackage, type TestPackage } from './network.testkit.ts';
@@ -106,7 +107,10 @@ after(async () => {
 describe('package ports on two gateway nodes', () => {
   test('a login port answers on its own node only, through a matching exit, sticky between connections', async () => {
     const p = await insertPackage(db, 'n1');
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000), 'node 1 listens');
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), {
+      timeoutMs: 2000,
+      what: 'node 1 listens',
+    });
     assert.equal(n2.gateway.authPorts().includes(p.ports[0]!), false, 'node 2 does not');
     const r = await viaLogin(p);
     assert.equal(r.code, 0, r.stderr);
@@ -120,8 +124,10 @@ describe('package ports on two gateway nodes', () => {
           p.ports[0],
         ])
       )[0]?.agent_id;
-    for (let i = 0; i < 20 && (await written()) !== exit; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(await written(), exit, "the exit is written back for the customer's table");
+    await waitFor(async () => (await written()) === exit, {
+      timeoutMs: 1000,
+      what: "the exit is written back for the customer's table",
+    });
     assert.notEqual((await viaLogin(p, p.ports[0], 'wrong')).code, 0, 'wrong password');
     const noAuth = await fetchVia(`127.0.0.1:${p.ports[0]}`);
     assert.notEqual(noAuth.code, 0, 'a login port takes no anonymous connection');
@@ -129,17 +135,17 @@ describe('package ports on two gateway nodes', () => {
 
   test("geo and connection: a California mobile package exits through node 2's cell agent; none matching refuses", async () => {
     const la = await insertPackage(db, 'n2', { state: 'California', conn: 'mobile' });
-    assert.ok(await waitFor(() => n2.gateway.authPorts().includes(la.ports[0]!), 2000));
+    await waitFor(() => n2.gateway.authPorts().includes(la.ports[0]!), { timeoutMs: 2000 });
     assert.equal((await viaLogin(la)).code, 0);
     assert.equal(n2.plane.packages.stickyExit(la.ports[0]!), laExit);
     const wifiLa = await insertPackage(db, 'n2', { state: 'California', conn: 'wifi' });
-    assert.ok(await waitFor(() => n2.gateway.authPorts().includes(wifiLa.ports[0]!), 2000));
+    await waitFor(() => n2.gateway.authPorts().includes(wifiLa.ports[0]!), { timeoutMs: 2000 });
     assert.notEqual((await viaLogin(wifiLa)).code, 0, 'no wifi exit in California');
   });
 
   test('rotation by the link moves the port to another exit; an offline exit is replaced at once', async () => {
     const p = await insertPackage(db, 'n1', { timer: null });
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 2000 });
     assert.equal((await viaLogin(p)).code, 0);
     const first = n1.plane.packages.stickyExit(p.ports[0]!)!;
     await db.query('UPDATE package_ports SET rotate_seq = rotate_seq + 1, agent_id = NULL WHERE port = $1', [
@@ -147,11 +153,14 @@ describe('package ports on two gateway nodes', () => {
     ]);
     let second: string | undefined;
     assert.ok(
-      await waitFor(() => {
-        void viaLogin(p);
-        second = n1.plane.packages.stickyExit(p.ports[0]!);
-        return second !== undefined && second !== first;
-      }, 3000),
+      await waitFor(
+        () => {
+          void viaLogin(p);
+          second = n1.plane.packages.stickyExit(p.ports[0]!);
+          return second !== undefined && second !== first;
+        },
+        { timeoutMs: 3000 },
+      ),
       'rotated within 3 s',
     );
     assert.ok(nyExits.includes(second!));
@@ -166,15 +175,15 @@ describe('package ports on two gateway nodes', () => {
 
   test('switching to a whitelist applies within 2 s; login refused after it', async () => {
     const p = await insertPackage(db, 'n1');
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 2000 });
     await db.query(
       `UPDATE port_packages SET access_type = 'whitelist', whitelist_ips = '{127.0.0.3}' WHERE id = $1`,
       [p.id],
     );
     const started = Date.now();
-    assert.ok(
-      await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, 2000),
-    );
+    await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, {
+      timeoutMs: 2000,
+    });
     assert.ok(Date.now() - started < 2000);
     const from3 = await fetchVia(`127.0.0.1:${p.ports[0]}`, 1000, ['--interface', '127.0.0.3']);
     assert.equal(from3.code, 0, from3.stderr);
@@ -185,7 +194,7 @@ describe('package ports on two gateway nodes', () => {
 
   test('at the volume the package is suspended by the meter and its ports refuse within 5 s', async () => {
     const p = await insertPackage(db, 'n1');
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 2000 });
     // 20 KB left of the 1 Gb: the relay stops there, the meter's flush suspends the package.
     await db.query('UPDATE port_packages SET download = 1073741824 - 20000 WHERE id = $1', [p.id]);
     await n1.plane.packages.reload();
@@ -194,10 +203,8 @@ describe('package ports on two gateway nodes', () => {
     const suspended = async () =>
       (await db.query<{ status: string }>('SELECT status FROM port_packages WHERE id = $1', [p.id]))[0]
         ?.status;
-    for (let i = 0; i < 50 && (await suspended()) !== 'suspend'; i++)
-      await new Promise((r) => setTimeout(r, 100));
-    assert.equal(await suspended(), 'suspend');
-    assert.ok(await waitFor(() => !n1.gateway.authPorts().includes(p.ports[0]!), 5000));
+    await waitFor(async () => (await suspended()) === 'suspend', { timeoutMs: 5000, what: 'suspended' });
+    await waitFor(() => !n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 5000 });
     assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
     assert.notEqual((await viaLogin(p)).code, 0);
     const [row] = await db.query<{ used: string; requests: string }>(
@@ -218,7 +225,7 @@ describe('package ports on two gateway nodes', () => {
 describe('targeting in the user name', () => {
   test('a session pins an exit of the narrowed place; another country is refused', async () => {
     const p = await insertPackage(db, 'n1', { state: '' });
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 2000 });
     const port = p.ports[0]!;
     const via = (user: string) => fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
     const exitsSeen = new Set<string>();
@@ -243,7 +250,7 @@ describe('targeting in the user name', () => {
   test('a place with no exit on this node is refused as an unknown place, by name, not as offline', async () => {
     const p = await insertPackage(db, 'n1', { state: '' });
     const port = p.ports[0]!;
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(port), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(port), { timeoutMs: 2000 });
     const user = `${p.login}-city-atlantis-session-s1`;
     // SOCKS5 can only say "not allowed by ruleset" (reply 2), where an offline exit says 1.
     const socks = await fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
@@ -326,9 +333,9 @@ describe('the HTTP proxy beside SOCKS5', () => {
   test('a lease on the HTTP port: absolute-form and CONNECT with Basic auth; 407 without or wrong', async () => {
     const online = nyExits.find((id) => agents.has(id))!; // the rotation test closed one
     const lease = await insertLease(db, online, 'n1');
-    assert.ok(
-      await waitFor(() => n1.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, 2000),
-    );
+    await waitFor(() => n1.plane.directory.findByCredentials(lease.user, lease.pwd) !== undefined, {
+      timeoutMs: 2000,
+    });
     const port = n1.gateway.httpPorts[0]!;
     const plain = await httpVia(`http://${lease.user}:${lease.pwd}@127.0.0.1:${port}`);
     assert.equal(plain.code, 0, plain.stderr);
@@ -338,21 +345,26 @@ describe('the HTTP proxy beside SOCKS5', () => {
     assert.equal(tunnel.stdout.length, 1000);
     assert.equal(await httpStatus(`http://127.0.0.1:${port}`), '407');
     assert.equal(await httpStatus(`http://${lease.user}:x@127.0.0.1:${port}`), '407');
-    await n1.plane.meter.flush();
-    await new Promise((r) => setTimeout(r, 400));
-    await n1.plane.meter.flush();
-    const [row] = await db.query<{ reqs: string; out_bytes: string }>(
-      'SELECT reqs, out_bytes FROM leases WHERE id = $1',
-      [lease.id],
+    // The data path reports to the meter every 200 ms; flush until both requests are in.
+    const row = await waitFor(
+      async () => {
+        await n1.plane.meter.flush();
+        const [r] = await db.query<{ reqs: string; out_bytes: string }>(
+          'SELECT reqs, out_bytes FROM leases WHERE id = $1',
+          [lease.id],
+        );
+        return Number(r?.reqs) >= 2 && r;
+      },
+      { timeoutMs: 3000, intervalMs: 100, what: 'both requests metered on the lease' },
     );
-    assert.equal(Number(row?.reqs), 2, 'both requests metered on the lease');
+    assert.equal(Number(row.reqs), 2, 'both requests metered on the lease');
     assert.ok(Number(row?.out_bytes) >= 2000);
   });
 
   test("a package port's HTTP twin: login by Basic auth, then the whitelist after a switch", async () => {
     const p = await insertPackage(db, 'n1');
     const twin = p.ports[0]! + HTTP_OFFSET;
-    assert.ok(await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), 2000));
+    await waitFor(() => n1.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 2000 });
     const r = await httpVia(`http://${p.login}:${p.password}@127.0.0.1:${twin}`, ['-p']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.length, 1000);
@@ -360,9 +372,9 @@ describe('the HTTP proxy beside SOCKS5', () => {
       `UPDATE port_packages SET access_type = 'whitelist', whitelist_ips = '{127.0.0.3}' WHERE id = $1`,
       [p.id],
     );
-    assert.ok(
-      await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, 2000),
-    );
+    await waitFor(() => n1.plane.served.findByAuthPort(p.ports[0]!, '127.0.0.3') !== undefined, {
+      timeoutMs: 2000,
+    });
     const from3 = await httpVia(`http://127.0.0.1:${twin}`, ['--interface', '127.0.0.3']);
     assert.equal(from3.code, 0, from3.stderr);
     assert.equal(await httpStatus(`http://127.0.0.1:${twin}`, ['--interface', '127.0.0.2']), '403');

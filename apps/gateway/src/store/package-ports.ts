@@ -78,7 +78,7 @@ const LOAD_PACKAGES = `
          package_volume_bytes(p.traffic_type, p.traffic_gb) AS volume_bytes, p.upload + p.download AS used_bytes,
          array_agg(pp.port ORDER BY pp.port) AS ports, array_agg(pp.rotate_seq ORDER BY pp.port) AS seqs
   FROM port_packages p JOIN package_ports pp ON pp.package_id = p.id AND pp.node_id = $1
-  WHERE package_active(p.status, p.date_finish, now())
+  WHERE package_active(p.status, p.date_finish, $2) -- $2: the injected clock, so a test moves time
     AND NOT EXISTS (SELECT 1 FROM accounts ac WHERE ac.user_id = p.user_id AND ac.blocked)
   GROUP BY p.id`;
 // Every exit agent of the node; `taken` ones (a private lease holds them) are known places, not exits.
@@ -176,7 +176,7 @@ export function withPackagePorts(
 
   async function reload(): Promise<void> {
     const [rows, agentRows] = await Promise.all([
-      db.query<Record<string, unknown>>(LOAD_PACKAGES, [nodeId]),
+      db.query<Record<string, unknown>>(LOAD_PACKAGES, [nodeId, new Date(now())]),
       db.query<ExitAgent & { taken: boolean }>(LOAD_EXITS, [nodeId]),
     ]);
     if (closed) return;

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { AgentHandle } from '@pm/agent';
 import { BYTES_PER_GB } from '@pm/contracts';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
-import { waitFor } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import { HTTP_OFFSET, insertPackage, type TestPackage } from './network.testkit.ts';
 import { startTestNode, type TestNode } from './node.testkit.ts';
@@ -77,7 +77,7 @@ describe('the volume on the relay path', () => {
     timeout: 120_000,
   }, async () => {
     const p = await insertPackage(db, 'n1', { gb: 1 });
-    assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 3000));
+    await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 3000 });
     const overruns: number[] = [];
     const lost: number[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -92,9 +92,10 @@ describe('the volume on the relay path', () => {
       );
       const received = pulls.reduce((n, x) => n + x.received(), 0);
       // The meter's flush crosses the volume: the package is suspended and its port refuses.
-      for (let i = 0; i < 100 && (await statusOf(p)) !== 'suspend'; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      assert.equal(await statusOf(p), 'suspend', `run ${run}: suspended at the volume`);
+      await waitFor(async () => (await statusOf(p)) === 'suspend', {
+        timeoutMs: 5000,
+        what: `run ${run}: suspended at the volume`,
+      });
       const c = await packageCounters(db, p.id);
       const relayed = c.up + c.down - (BYTES_PER_GB - LEFT);
       assert.ok(relayed <= LEFT + PARALLEL * MiB, `run ${run}: ${relayed} bytes relayed for ${LEFT}`);
@@ -103,7 +104,7 @@ describe('the volume on the relay path', () => {
       overruns.push((relayed - LEFT) / PARALLEL);
       lost.push(c.down - (BYTES_PER_GB - LEFT) - received);
       assert.ok(
-        await waitFor(() => !node.gateway.authPorts().includes(p.ports[0]!), 5000),
+        await waitFor(() => !node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 5000 }),
         'the port closes',
       );
     }
@@ -118,7 +119,7 @@ describe('the volume on the relay path', () => {
 
   test('an upload spends the same volume and is cut at it', { timeout: 60_000 }, async () => {
     const p = await insertPackage(db, 'n1', { gb: 1 });
-    assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 3000));
+    await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 3000 });
     await leaveOnly(p, 4 * MiB);
     const before = sink.received();
     const push = await pullThrough(p.ports[0]!, p.login, p.password, sink.port);
@@ -129,8 +130,10 @@ describe('the volume on the relay path', () => {
     push.socket.on('drain', write);
     write();
     assert.equal((await push.ended).reset, true, 'the upload is cut');
-    for (let i = 0; i < 100 && (await statusOf(p)) !== 'suspend'; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await statusOf(p)) === 'suspend', {
+      timeoutMs: 5000,
+      what: 'suspended at the volume',
+    });
     const c = await packageCounters(db, p.id);
     assert.equal(c.up + c.down, BYTES_PER_GB, 'the counters stop at the volume');
     assert.equal(c.up, 4 * MiB);
@@ -139,7 +142,7 @@ describe('the volume on the relay path', () => {
 
   test('a package at its volume refuses a new connection before relaying anything', async () => {
     const p = await insertPackage(db, 'n1', { gb: 1 });
-    assert.ok(await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), 3000));
+    await waitFor(() => node.gateway.authPorts().includes(p.ports[0]!), { timeoutMs: 3000 });
     // The database says it is spent but still active (as between the flush and the status change).
     await leaveOnly(p, 0);
     await assert.rejects(

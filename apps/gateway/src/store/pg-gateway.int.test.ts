@@ -6,17 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { freePort } from '../free-port.ts';
 import type { GatewayHandle } from '../gateway.ts';
 import { createOverrideGeo } from '../geo/geo.ts';
 import type { PgLeaseMeter } from '../metering/lease-meter.ts';
-import {
-  assertPatternBytes,
-  curl,
-  type HttpTarget,
-  startHttpTarget,
-  waitFor,
-} from '../session/harness.testkit.ts';
+import { assertPatternBytes, curl, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
 import type { PgAgentRegistry } from './agent-registry.ts';
 import type { PgLeaseDirectory } from './lease-directory.ts';
@@ -94,8 +89,8 @@ describe('two gateway nodes on one database', () => {
     await n2.registry.idle();
     l1 = await insertLease(db, a1.id, 'n1');
     l2 = await insertLease(db, a2.id, 'n2');
-    assert.ok(await waitFor(() => n1.directory.findByCredentials(l1.user, l1.pwd) !== undefined, 2000));
-    assert.ok(await waitFor(() => n2.directory.findByCredentials(l2.user, l2.pwd) !== undefined, 2000));
+    await waitFor(() => n1.directory.findByCredentials(l1.user, l1.pwd) !== undefined, { timeoutMs: 2000 });
+    await waitFor(() => n2.directory.findByCredentials(l2.user, l2.pwd) !== undefined, { timeoutMs: 2000 });
   });
 
   after(async () => {
@@ -141,14 +136,20 @@ describe('two gateway nodes on one database', () => {
     const wrongPwd = await fetchVia(`${l1.user}:nope@127.0.0.1:${n1.gateway.socksPorts[0]}`);
     assert.notEqual(wrongPwd.code, 0);
 
-    assert.ok(await waitFor(() => n1.gateway.openConnections() === 0, 3000));
-    await new Promise((r) => setTimeout(r, 300));
-    await n1.meter.flush();
-    const [row] = await db.query<{ reqs: string; fails: string; in_bytes: string; out_bytes: string }>(
-      'SELECT reqs, fails, in_bytes, out_bytes FROM leases WHERE id = $1',
-      [l1.id],
+    await waitFor(() => n1.gateway.openConnections() === 0, { timeoutMs: 3000 });
+    // The data path reports to the meter every 200 ms; flush until the four requests are in.
+    const row = await waitFor(
+      async () => {
+        await n1.meter.flush();
+        const [r] = await db.query<{ reqs: string; fails: string; in_bytes: string; out_bytes: string }>(
+          'SELECT reqs, fails, in_bytes, out_bytes FROM leases WHERE id = $1',
+          [l1.id],
+        );
+        return Number(r?.reqs) >= 4 && r;
+      },
+      { timeoutMs: 3000, intervalMs: 100, what: 'the four requests metered' },
     );
-    assert.equal(Number(row?.reqs), 4);
+    assert.equal(Number(row.reqs), 4);
     assert.equal(Number(row?.fails), 0);
     assert.ok(Number(row?.out_bytes) > 4 * 5000, `out ${row?.out_bytes}`);
     assert.ok(Number(row?.in_bytes) > 0);
@@ -161,7 +162,7 @@ describe('two gateway nodes on one database', () => {
       port,
     ]);
     assert.ok(
-      await waitFor(() => n2.gateway.authPorts().includes(port), 2000),
+      await waitFor(() => n2.gateway.authPorts().includes(port), { timeoutMs: 2000 }),
       'node 2 listens on the no-auth port',
     );
     assert.equal(n1.gateway.authPorts().includes(port), false);
@@ -172,19 +173,23 @@ describe('two gateway nodes on one database', () => {
     assertPatternBytes(from3.stdout, 1000);
 
     await db.query(`UPDATE leases SET whitelist = '{127.0.0.0/30}' WHERE id = $1`, [l2.id]);
-    assert.ok(await waitFor(() => n2.directory.findByAuthPort(port, '127.0.0.2') !== undefined, 2000));
+    await waitFor(() => n2.directory.findByAuthPort(port, '127.0.0.2') !== undefined, { timeoutMs: 2000 });
     const later = await fetchVia(`127.0.0.1:${port}`, 1000, ['--interface', '127.0.0.2']);
     assert.equal(later.code, 0, later.stderr);
   });
 
   test('a lease that ends stops working within 2 seconds', async () => {
     const lease = await insertLease(db, agent1, 'n1');
-    assert.ok(await waitFor(() => n1.directory.findByCredentials(lease.user, lease.pwd) !== undefined, 2000));
+    await waitFor(() => n1.directory.findByCredentials(lease.user, lease.pwd) !== undefined, {
+      timeoutMs: 2000,
+    });
     const proxy = `${lease.user}:${lease.pwd}@127.0.0.1:${n1.gateway.socksPorts[1]}`;
     assert.equal((await fetchVia(proxy)).code, 0);
     await db.query('UPDATE leases SET ended_at = now(), refunded_at = now() WHERE id = $1', [lease.id]);
     const started = Date.now();
-    assert.ok(await waitFor(() => n1.directory.findByCredentials(lease.user, lease.pwd) === undefined, 2000));
+    await waitFor(() => n1.directory.findByCredentials(lease.user, lease.pwd) === undefined, {
+      timeoutMs: 2000,
+    });
     assert.notEqual((await fetchVia(proxy)).code, 0);
     assert.ok(Date.now() - started < 2000 + 5000);
   });

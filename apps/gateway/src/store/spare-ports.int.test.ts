@@ -10,11 +10,12 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createOverrideGeo } from '../geo/geo.ts';
 import { type GatewayNode, startGatewayNode } from '../node.ts';
 import { curl, type HttpTarget, startHttpTarget } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from '../tunnel/self-signed.ts';
-import { insertAgent, waitFor } from './network.testkit.ts';
+import { insertAgent } from './network.testkit.ts';
 import { findFreeRange, type HeldPort, holdPortElsewhere } from './port-range.testkit.ts';
 
 let db: TestDatabase;
@@ -196,7 +197,7 @@ describe('spare package ports', () => {
     const url = `http://127.0.0.1:${target.port}/bytes/100`;
     const socks = () => curl(['--socks5-hostname', `${pkg.login}:${pkg.pwd}@127.0.0.1:${pkg.port}`, url], 3);
     assert.ok(
-      await waitFor(() => node.gateway.authPorts().includes(pkg.port), 3000),
+      await waitFor(() => node.gateway.authPorts().includes(pkg.port), { timeoutMs: 3000 }),
       'the data path took it',
     );
     assert.equal((await socks()).code, 0, 'SOCKS5 through the sold port');
@@ -204,7 +205,7 @@ describe('spare package ports', () => {
     assert.equal(http.code, 0, `HTTP through its twin: ${http.stderr}`);
     assert.equal(http.stdout.length, 100);
     const refilled = async () => (await sparesOf('sp-a')).length === SPARES;
-    for (let i = 0; i < 100 && !(await refilled()); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(refilled, { timeoutMs: 5000, what: 'the spares refilled' });
     assert.deepEqual(await sparesOf('sp-a'), [a + 2, a + 3, a + 4, a + 5], 'one more spare bound');
   });
 
@@ -213,12 +214,11 @@ describe('spare package ports', () => {
     // As after a restart: the package holds a port another process took meanwhile.
     const pkg = await sell('sp-a', a);
     await node.plane.packages.reload();
-    let row: { bind_error: string | null } | undefined;
-    for (let i = 0; i < 60 && !row?.bind_error; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      row = (await rowsOf('sp-a')).find((r) => r.port === a);
-    }
-    assert.match(row?.bind_error ?? '', /EADDRINUSE/, 'bind_error written');
+    const row = await waitFor(async () => (await rowsOf('sp-a')).find((r) => r.port === a && r.bind_error), {
+      timeoutMs: 3000,
+      what: 'bind_error written',
+    });
+    assert.match(row.bind_error ?? '', /EADDRINUSE/, 'bind_error written');
     assert.equal(row && (await rowsOf('sp-a')).find((r) => r.port === a)?.package_id, pkg.id);
     const text = await scrape(node);
     assert.equal(metricValue(text, 'gateway_port_bind_failures_total', 'package'), 1, text);

@@ -8,6 +8,7 @@ import type net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
 import { type AgentConfig, startAgent } from '@pm/agent';
+import { waitFor } from '@pm/testkit';
 import {
   encodeHeader,
   MAX_CONTROL_FRAME,
@@ -19,7 +20,7 @@ import {
 } from '@pm/tunnel';
 import { createMemoryRegistry } from '../policy/memory.ts';
 import { socksConnect } from '../protocol/client.ts';
-import { buildLease, startHttpTarget, startTestNetwork, waitFor } from '../session/harness.testkit.ts';
+import { buildLease, startHttpTarget, startTestNetwork } from '../session/harness.testkit.ts';
 import { makeSelfSignedCert } from './self-signed.ts';
 import { startTunnelServer, type TunnelServer } from './server.ts';
 
@@ -120,7 +121,7 @@ describe('the tunnel endpoint', () => {
     const s = await rawClient();
     s.pause();
     s.write(HELLO);
-    assert.ok(await waitFor(() => server.get('agent-1') !== undefined, 2000), 'authenticated');
+    await waitFor(() => server.get('agent-1') !== undefined, { timeoutMs: 2000, what: 'authenticated' });
     const mux = server.get('agent-1')!;
     // The gateway's queue for this client, after each of its writes.
     let maxQueued = 0;
@@ -136,7 +137,10 @@ describe('the tunnel endpoint', () => {
     assert.ok(mux.closed);
     // Bounded: the drop mark plus what one read's PINGs add before the drop takes effect.
     assert.ok(maxQueued <= TUNNEL_DROP_WATER + 256 * 1024, `queued up to ${maxQueued} bytes`);
-    assert.ok(await waitFor(() => server.get('agent-1') === undefined, 2000), 'the agent is offline');
+    await waitFor(() => server.get('agent-1') === undefined, {
+      timeoutMs: 2000,
+      what: 'the agent is offline',
+    });
   });
 });
 
