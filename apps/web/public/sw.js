@@ -60,6 +60,27 @@ async function cacheFirst(request) {
   return answer;
 }
 
+/**
+ * The scripts and styles a page has loaded (its `keep` message): the entry the index names loads the
+ * app's chunks only after the sign-in (src/app/boot.ts), so the precache above never sees them, and an
+ * offline start needs them to say that it is offline. Only this origin's hashed assets are kept.
+ */
+async function keep(urls) {
+  const cache = await caches.open(CACHE);
+  const assets = urls.filter((u) => {
+    if (typeof u !== 'string' || !URL.canParse(u, self.location.origin)) return false;
+    const url = new URL(u, self.location.origin);
+    return url.origin === self.location.origin && /^\/assets\//.test(url.pathname);
+  });
+  for (const url of assets.slice(0, MAX_ASSETS)) {
+    if (!(await cache.match(url))) await cache.add(url).catch(() => undefined);
+  }
+}
+
+self.addEventListener('message', (event) => {
+  if (event.data?.type === 'keep' && Array.isArray(event.data.urls)) event.waitUntil(keep(event.data.urls));
+});
+
 const isPage = (answer) => (answer.headers.get('content-type') ?? '').startsWith('text/html');
 
 self.addEventListener('fetch', (event) => {

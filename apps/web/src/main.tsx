@@ -1,14 +1,19 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './app/App.tsx';
-import { registerServiceWorker, watchInstallPrompt } from './lib/pwa.ts';
+/**
+ * The page's first script: the environment and the sign-in (app/boot.ts), then the app. Nothing here
+ * imports React or Material UI, so a page that is sent to the sign-in host at once has fetched only
+ * this small chunk and the sign-in library; the app's chunk is fetched when there is something to show.
+ */
+import { boot } from './app/boot.ts';
+import { mayStaySignedIn } from './lib/auth/session.ts';
+import { watchInstallPrompt } from './lib/pwa.ts';
 
-const root = document.getElementById('root');
-if (!root) throw new Error('#root element is missing from index.html');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
-registerServiceWorker();
+const loadApp = () => import('./app/start.tsx');
+
 watchInstallPrompt();
+// Where the sign-in can finish on this page, the app's code is fetched alongside it, not after it.
+const app = mayStaySignedIn() ? loadApp() : null;
+void boot().then(async (result) => {
+  if (!result) return;
+  const { startApp } = await (app ?? loadApp());
+  startApp(result);
+});

@@ -1,72 +1,53 @@
 import { CssBaseline, ThemeProvider } from '@mui/material';
 import type { TEnvironment } from '@pm/contracts';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useMemo, useSyncExternalStore } from 'react';
 import { BrowserRouter } from 'react-router';
-import { FullScreenSpinner } from '../components/ui/FullScreenMessage.tsx';
 import { ToastProvider } from '../components/ui/Toasts.tsx';
 import { createApiClient } from '../lib/api/transport.ts';
-import { type AuthSession, initAuth } from '../lib/auth/session.ts';
-import { isInternetExplorer } from '../lib/browser.ts';
+import type { AuthSession } from '../lib/auth/session.ts';
+import type { Boot } from './boot.ts';
 import { AppServicesContext } from './context.tsx';
-import { type EnvironmentResult, loadEnvironment } from './environment.ts';
+import { selectEnvironment } from './environment.ts';
 import { ConfigErrorScreen, GlobalStateScreen, UnsupportedBrowserScreen } from './FullScreenStates.tsx';
 import { createFlagStore, type FlagStore, fullScreenStateOf } from './flags.ts';
 import { createQueryClient } from './queryClient.ts';
 import { AppRoutes } from './router.tsx';
 import { theme } from './theme.ts';
 
-/** The app: browser check, environment, sign-in, then the routed UI. */
-export function App() {
+/** The app: what the boot settled (app/boot.ts): an unsupported browser, a configuration error, a failed sign-in, or the routed UI. */
+export function App({ boot }: { boot: Boot }) {
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />
-      {isInternetExplorer(navigator.userAgent) ? <UnsupportedBrowserScreen /> : <EnvironmentGate />}
+      {boot.kind === 'unsupported' ? <UnsupportedBrowserScreen /> : <BootedApp boot={boot} />}
     </ThemeProvider>
   );
 }
 
-function EnvironmentGate() {
-  const [result, setResult] = useState<EnvironmentResult | null>(null);
-  useEffect(() => {
-    let live = true;
-    void loadEnvironment(window.location.origin).then((r) => {
-      if (live) setResult(r);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (result === null) return <FullScreenSpinner label="Loading" />;
-  if (!result.ok) return <ConfigErrorScreen />;
-  return <AuthGate environment={result.environment} />;
-}
-
-/** App initialisation (rules §4): NO, IN_PROGRESS, YES. */
-type InitState = { step: 'NO' } | { step: 'IN_PROGRESS' } | { step: 'YES'; session: AuthSession };
-
-function AuthGate({ environment }: { environment: TEnvironment }) {
-  const flags = useMemo(createFlagStore, []);
-  const [init, setInit] = useState<InitState>({ step: 'NO' });
-  useEffect(() => {
-    setInit({ step: 'IN_PROGRESS' });
-    initAuth(environment).then(
-      (r) => {
-        // While redirecting to the sign-in host the spinner stays.
-        if (r.kind === 'ready') setInit({ step: 'YES', session: r.session });
-      },
-      (e: unknown) => {
-        console.error('sign-in initialisation failed', e);
-        // fetch() rejects with a TypeError when the sign-in host cannot be reached at all.
-        flags.set(e instanceof TypeError ? { offline: true } : { globalError: true });
-      },
-    );
-  }, [environment, flags]);
-
+/**
+ * App initialisation (rules §4) has ended when the app renders: the boot ran before its code
+ * was fetched. The environments file is validated whole here (the boot checked only the sign-in's fields).
+ */
+function BootedApp({ boot }: { boot: Boot }) {
+  const environment = useMemo(
+    () =>
+      boot.kind === 'ready' || boot.kind === 'failed'
+        ? selectEnvironment(boot.file, window.location.origin)
+        : null,
+    [boot],
+  );
+  const flags = useMemo(() => {
+    const store = createFlagStore();
+    if (boot.kind === 'failed') store.set(boot.offline ? { offline: true } : { globalError: true });
+    return store;
+  }, [boot]);
   const state = fullScreenStateOf(useSyncExternalStore(flags.subscribe, flags.get));
-  if (state) return <GlobalStateScreen state={state} support={environment.support} />;
-  if (init.step !== 'YES') return <FullScreenSpinner label="Signing in" />;
-  return <SignedInApp environment={environment} session={init.session} flags={flags} />;
+  if (!environment?.ok) return <ConfigErrorScreen />;
+  if (state || boot.kind !== 'ready') {
+    return <GlobalStateScreen state={state ?? 'error'} support={environment.environment.support} />;
+  }
+  return <SignedInApp environment={environment.environment} session={boot.session} flags={flags} />;
 }
 
 function SignedInApp({

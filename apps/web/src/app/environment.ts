@@ -1,6 +1,7 @@
 import { type TEnvironment, ZEnvironmentsFile } from '@pm/contracts';
+import { fetchEnvironmentsFile, normaliseOrigin } from './environment-file.ts';
 
-export const ENVIRONMENTS_PATH = '/environments.json';
+export { ENVIRONMENTS_PATH } from './environment-file.ts';
 export const CONFIG_ERROR_TEXT = "API configuration error: this site's address is not configured.";
 
 export type EnvironmentResult = { ok: true; environment: TEnvironment } | { ok: false; reason: string };
@@ -22,20 +23,6 @@ export async function loadEnvironment(
   fetchFn: typeof fetch = fetch,
   timeoutMs = 60_000,
 ): Promise<EnvironmentResult> {
-  try {
-    const res = await fetchFn(new URL(ENVIRONMENTS_PATH, origin), {
-      cache: 'no-store',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (!res.ok) return { ok: false, reason: `environments file answered ${res.status}` };
-    return selectEnvironment(await res.json(), origin);
-  } catch (e) {
-    return { ok: false, reason: `environments file could not be loaded: ${String(e)}` };
-  }
-}
-
-// Origins compare case-insensitively and without a trailing slash ("http://Localhost:80/" is not an origin,
-// but configuration files are written by hand).
-function normaliseOrigin(o: string): string {
-  return o.trim().replace(/\/+$/, '').toLowerCase();
+  const got = await fetchEnvironmentsFile(origin, fetchFn, timeoutMs);
+  return got.ok ? selectEnvironment(got.file, origin) : got;
 }

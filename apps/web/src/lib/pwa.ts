@@ -12,6 +12,15 @@ export function registerServiceWorker(): void {
     navigator.serviceWorker.register(SERVICE_WORKER_URL).catch((e: unknown) => {
       console.warn('service worker not registered', e);
     });
+    // The app's chunks were fetched after the sign-in, before the worker ran: it keeps them for an
+    // offline start (sw.js, `keep`), from the HTTP cache since they are immutable.
+    void navigator.serviceWorker.ready.then((registration) => {
+      const loaded = performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((name) => new URL(name).origin === window.location.origin);
+      registration.active?.postMessage({ type: 'keep', urls: loaded });
+    });
   };
   if (document.readyState === 'complete') register();
   else window.addEventListener('load', register, { once: true });

@@ -53,7 +53,10 @@ function takePending(): Pending | null {
  * Starts a hand-off: keeps a state and a verifier for this tab and sends the browser to the
  * sign-in host, which comes back to `returnPath` with a code for the user signed in there.
  */
-export async function startHandoff(env: TEnvironment, returnPath: string): Promise<void> {
+export async function startHandoff(
+  env: Pick<TEnvironment, 'issuer' | 'clientId'>,
+  returnPath: string,
+): Promise<void> {
   const pending: Pending = { state: randomUrlSafe(24), verifier: randomUrlSafe(32), startedAtMs: Date.now() };
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
   const url = new URL(`${env.issuer.replace(/\/+$/, '')}/handoff`);
@@ -72,7 +75,10 @@ export async function startHandoff(env: TEnvironment, returnPath: string): Promi
  * stored, and the sign-in host redeems the code for this tab's verifier. Anything else (no
  * pending hand-off, another state, a refused code) is dropped without a word.
  */
-export async function finishHandoff(env: TEnvironment, back: HandoffReturn): Promise<string | null> {
+export async function finishHandoff(
+  env: Pick<TEnvironment, 'issuer' | 'clientId'>,
+  back: HandoffReturn,
+): Promise<string | null> {
   if (!back.code && !back.error) return null;
   const pending = takePending();
   if (!back.code || !pending || back.state !== pending.state) return null;

@@ -42,17 +42,20 @@ export interface AuthSession {
   refreshToken(): Promise<void>;
 }
 
+/** What the sign-in reads of an environment: the page's first script has only these checked (app/environment-file.ts). */
+export type SignInEnvironment = Pick<TEnvironment, 'issuer' | 'clientId' | 'audience' | 'siteUrl'>;
+
 export type AuthInitResult = { kind: 'ready'; session: AuthSession } | { kind: 'redirecting' };
 
 let initPromise: Promise<AuthInitResult> | null = null;
 
 /** Runs sign-in initialisation once per page load (React may mount twice in development). */
-export function initAuth(env: TEnvironment): Promise<AuthInitResult> {
+export function initAuth(env: SignInEnvironment): Promise<AuthInitResult> {
   initPromise ??= runInit(env);
   return initPromise;
 }
 
-function createUserManager(env: TEnvironment): UserManager {
+function createUserManager(env: SignInEnvironment): UserManager {
   const origin = window.location.origin;
   return new UserManager({
     authority: env.issuer,
@@ -71,7 +74,7 @@ function createUserManager(env: TEnvironment): UserManager {
   });
 }
 
-async function runInit(env: TEnvironment): Promise<AuthInitResult> {
+async function runInit(env: SignInEnvironment): Promise<AuthInitResult> {
   const manager = createUserManager(env);
   let user: User | null = null;
   const handoffStart = await takeHandoffReturn(env);
@@ -106,6 +109,19 @@ async function runInit(env: TEnvironment): Promise<AuthInitResult> {
   return { kind: 'redirecting' };
 }
 
+/**
+ * Whether this page load can end signed in without leaving for the sign-in host: the sign-in's return
+ * (`/callback`), a hand-off's return, or a tab holding a hand-off token. Anywhere else a fresh page
+ * has no user (kept in memory only) and is sent to sign in, so the boot fetches the app's code
+ * alongside the sign-in only here.
+ */
+export function mayStaySignedIn(): boolean {
+  const { pathname, href } = window.location;
+  if (pathname === CALLBACK_PATH || sessionStorage.getItem(HANDOFF_STORAGE_KEY)) return true;
+  const back = extractHandoffReturn(href);
+  return back.code !== null || back.error !== null;
+}
+
 async function redirectToSignIn(manager: UserManager): Promise<void> {
   const attempts = Number(sessionStorage.getItem(SIGNIN_ATTEMPTS_KEY) ?? 0);
   if (attempts >= MAX_SIGNIN_ATTEMPTS) {
@@ -120,7 +136,7 @@ async function redirectToSignIn(manager: UserManager): Promise<void> {
   await manager.signinRedirect({ url_state: here });
 }
 
-function oidcSession(manager: UserManager, initial: User, env: TEnvironment): AuthSession {
+function oidcSession(manager: UserManager, initial: User, env: SignInEnvironment): AuthSession {
   let user: User | null = initial;
   manager.events.addUserLoaded((u) => {
     user = u;
@@ -152,7 +168,7 @@ function oidcSession(manager: UserManager, initial: User, env: TEnvironment): Au
   };
 }
 
-function handoffSession(token: string, env: TEnvironment): AuthSession {
+function handoffSession(token: string, env: SignInEnvironment): AuthSession {
   let current: string | null = token;
   let redirecting: Promise<void> | null = null;
   return {
@@ -180,7 +196,7 @@ function handoffSession(token: string, env: TEnvironment): AuthSession {
  * tab to the sign-in host (the answer is `redirecting`); a return that is this tab's own leaves
  * its token in this tab's storage; anything else is dropped.
  */
-async function takeHandoffReturn(env: TEnvironment): Promise<AuthInitResult | null> {
+async function takeHandoffReturn(env: SignInEnvironment): Promise<AuthInitResult | null> {
   if (window.location.pathname === CALLBACK_PATH) return null;
   const back = extractHandoffReturn(window.location.href);
   if (back.cleanUrl !== window.location.href) window.history.replaceState(null, '', back.cleanUrl);
