@@ -35,12 +35,16 @@ export interface PaymentsHarness {
   close(): Promise<void>;
 }
 
-/** Builds the harness; `settings` override the simulator-backed defaults (e.g. `bonusPct`). */
+/**
+ * Builds the harness; `settings` override the simulator-backed defaults (e.g. `bonusPct`);
+ * `serverUrl` puts its database on another PostgreSQL (the outage test's own cluster).
+ */
 export async function createPaymentsHarness(
   label: string,
   settings: Partial<PaymentsSettings> = {},
+  serverUrl?: string,
 ): Promise<PaymentsHarness> {
-  const db = await createTestDatabase(label);
+  const db = await createTestDatabase(label, serverUrl);
   let nowMs = Date.now();
   const clock = {
     now: () => nowMs,
