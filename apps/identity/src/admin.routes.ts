@@ -106,7 +106,7 @@ export function createAdminRouter(d: AdminDeps): Router {
     });
   });
 
-  // With `blocked` it sets that state (idempotent); without it, it toggles (the §7 client
+  // With `blocked` it sets that state (idempotent); without it, it toggles (the rules §7 client
   // blocks and unblocks with the same call).
   registerIdentityEndpoint(api, ENDPOINTS.blockUser, (_ctx, { body, caller }) =>
     d.staff.setBlocked(caller, body),

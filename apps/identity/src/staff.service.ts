@@ -83,7 +83,7 @@ export function createStaffService({ repo, mailer, issuer, appUrl }: StaffServic
   return {
     /**
      * Blocks or unblocks. `blocked` true/false sets that state (a retry changes nothing and writes
-     * no row); without it the state toggles (the §7 client's one button). Blocking revokes every
+     * no row); without it the state toggles (rules §7: one button). Blocking revokes every
      * grant and session, flags the market account and kills outstanding reset links.
      */
     async setBlocked(
