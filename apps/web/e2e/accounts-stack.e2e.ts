@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TAccount, TAuditResponse } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import { createTotpClient } from '@pm/devnet/totp-client';
 import type { Browser, Page } from 'playwright-core';
@@ -60,7 +60,7 @@ describe('two-factor sign-in on the real stack', () => {
     try {
       await signInOnStack(v, stack, who, '/shop');
       const before = bearer();
-      assert.equal((await stackApiWithToken(stack, before, 'GET', '/accounts/my')).status, 200);
+      assert.equal((await stackApiWithToken(stack, before, ENDPOINTS.getMyAccount)).status, 200);
 
       // Change Password holds the way to the sign-in host's settings; the password is asked again.
       await v.shell.chooseUserMenuItem('Change Password');
@@ -93,12 +93,12 @@ describe('two-factor sign-in on the real stack', () => {
 
       // The token from before the change is refused on the API within a second; the new one works.
       await waitUntil(
-        async () => (await stackApiWithToken(stack, before, 'GET', '/accounts/my')).status === 401,
+        async () => (await stackApiWithToken(stack, before, ENDPOINTS.getMyAccount)).status === 401,
         'the old token refused',
         1500,
       );
       await waitUntil(async () => bearer() !== before, 'the app calls with its new token');
-      assert.equal((await stackApiWithToken(stack, bearer(), 'GET', '/accounts/my')).status, 200);
+      assert.equal((await stackApiWithToken(stack, bearer(), ENDPOINTS.getMyAccount)).status, 200);
     } finally {
       await v.context.close();
     }
@@ -135,13 +135,10 @@ describe('two-factor sign-in on the real stack', () => {
       await admin.page.getByTestId('admin-two-factor').filter({ hasText: 'off' }).waitFor();
       await saveScreenshot(admin.page, 'two-factor-admin-reset');
       const adminToken = await stack.token(stack.demo.admin.email, stack.demo.admin.password);
-      const audit = await stackApiWithToken<TAuditResponse>(
-        stack,
-        adminToken,
-        'GET',
-        `/admin/audit?target=${userId}&action=user.twoFactorReset`,
-      );
-      const row = audit.body.items?.[0];
+      const audit = await stackApiWithToken(stack, adminToken, ENDPOINTS.listAuditEntries, {
+        query: { target: userId, action: 'user.twoFactorReset' },
+      });
+      const row = audit.ok().items?.[0];
       assert.equal(row?.reason, 'lost phone, identity checked by video call', JSON.stringify(audit.body));
     } finally {
       await admin.context.close();
@@ -197,8 +194,8 @@ describe('the ?token= hand-off on the real stack', () => {
       await page.goto(crafted);
       await page.waitForURL((u) => u.href.startsWith(stack.webUrl) && !u.search.includes('token='));
       await page.getByTestId('balance').first().waitFor({ timeout: TIMEOUT_MS });
-      const me = await stackApiWithToken<TAccount>(stack, calls(), 'GET', '/accounts/my');
-      assert.equal(me.body.userID, victimId, 'still the victim, never the attacker');
+      const me = await stackApiWithToken(stack, calls(), ENDPOINTS.getMyAccount);
+      assert.equal(me.ok().userID, victimId, 'still the victim, never the attacker');
       assert.notEqual(subOf(calls()), attackerId);
 
       // 3. The real flow: a link asks the app to start a hand-off; this tab ends signed in as the
@@ -210,7 +207,7 @@ describe('the ?token= hand-off on the real stack', () => {
       const stored = await fresh.evaluate(() => sessionStorage.getItem('pm.handoffToken'));
       assert.ok(stored, 'the hand-off left its token in this tab');
       assert.equal(subOf(stored), victimId);
-      assert.equal((await stackApiWithToken(stack, stored, 'GET', '/accounts/my')).status, 200);
+      assert.equal((await stackApiWithToken(stack, stored, ENDPOINTS.getMyAccount)).status, 200);
     } finally {
       await victimVisit.context.close();
     }

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TChargePage } from '@pm/contracts';
+import { ENDPOINTS, type TChargePage } from '@pm/contracts';
 import { startStack, type TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
 import { AddFundsDialog } from './pages/AddFundsDialog.ts';
@@ -55,8 +55,9 @@ async function waitUntilPaid(email: string, password: string, code: string): Pro
   let charge: TChargePage | undefined;
   await waitUntil(
     async () => {
-      const res = await stackApi<TChargePage>(stack, { email, password }, 'GET', `/crypto/charges/${code}`);
-      charge = res.body;
+      charge = (
+        await stackApi(stack, { email, password }, ENDPOINTS.getChargePage, { params: { code } })
+      ).ok();
       return charge.status === 'paid';
     },
     `charge ${code} credited`,
@@ -138,25 +139,22 @@ describe('Add Funds after paying', () => {
     const email = 'funds.paid.kept@example.com';
     const password = 'a long enough password';
     await stack.addCustomer(email, password);
-    const created = await stackApi<{ address: string; amount: string; newChargeCode: string }>(
-      stack,
-      { email, password },
-      'POST',
-      '/crypto/create',
-      { amount: 2000, type: 'ltc' },
-    );
-    assert.equal(created.status, 200);
-    stack.chain.pay('ltc', created.body.address, created.body.amount);
-    await waitUntilPaid(email, password, created.body.newChargeCode);
+    const created = (
+      await stackApi(stack, { email, password }, ENDPOINTS.createCharge, {
+        body: { amount: 2000, type: 'ltc' },
+      })
+    ).ok();
+    stack.chain.pay('ltc', created.address, created.amount);
+    await waitUntilPaid(email, password, created.newChargeCode);
     const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
     try {
       await signInOnStack(v, stack, { email, password });
       // What the form kept in this browser when it created the charge (chargeStore.ts).
       await v.page.evaluate((kept) => window.localStorage.setItem('pm.openCharge', JSON.stringify(kept)), {
-        code: created.body.newChargeCode,
+        code: created.newChargeCode,
         currency: 'ltc',
-        address: created.body.address,
-        amountCrypto: created.body.amount,
+        address: created.address,
+        amountCrypto: created.amount,
         amountUsdC: 2000,
         expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
       });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { BROWSER_ADDON_ID, type TAgentListResponse, type TLease } from '@pm/contracts';
+import { BROWSER_ADDON_ID, ENDPOINTS, type TLease } from '@pm/contracts';
 import { startStack, type TestStack } from '@pm/devnet/stack';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { IdentityPages } from './pages/IdentityPages.ts';
@@ -51,17 +51,15 @@ after(
 const customer = () => stack.demo.customer;
 
 async function buyLease(): Promise<TLease> {
-  const list = await stackApi<TAgentListResponse>(stack, customer(), 'GET', '/agents?cc=US&limit=100');
-  const agent = list.body.agents.find((a) => a.leases.count === 0);
+  const list = (
+    await stackApi(stack, customer(), ENDPOINTS.listAgents, { query: { cc: 'US', limit: 100 } })
+  ).ok();
+  const agent = list.agents.find((a) => a.leases.count === 0);
   assert.ok(agent, 'a free agent');
-  const bought = await stackApi<TLease>(stack, customer(), 'POST', '/leases', {
-    agentID: agent.id,
-    expPriceC: agent.priceExcC,
-    probe: false,
-    exc: true,
+  const bought = await stackApi(stack, customer(), ENDPOINTS.createLease, {
+    body: { agentID: agent.id, expPriceC: agent.priceExcC, probe: false, exc: true },
   });
-  assert.equal(bought.status, 201, JSON.stringify(bought.body));
-  return bought.body;
+  return bought.ok();
 }
 
 /** Loads the target page; its text, or the error Chromium gave. */
@@ -179,8 +177,8 @@ describe('the browser add-on', () => {
     await popup.setViewportSize({ width: 360, height: 400 });
     await popup.screenshot({ path: join(import.meta.dirname, '../../../test-results/web/addon-popup.png') });
 
-    const withWhitelist = await stackApi<{ leases: TLease[] }>(stack, customer(), 'GET', '/leases');
-    const now = withWhitelist.body.leases.find((l) => l.id === lease.id);
+    const withWhitelist = (await stackApi(stack, customer(), ENDPOINTS.listLeases)).ok();
+    const now = withWhitelist.leases.find((l) => l.id === lease.id);
     assert.ok(now?.authPort, 'the no-auth port exists');
     assert.ok(now.authPort.whitelist.split(',').includes('127.0.0.1'), now.authPort.whitelist);
 

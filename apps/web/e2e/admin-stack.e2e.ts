@@ -13,20 +13,20 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import type {
-  TAccount,
-  TAgent,
-  TAgentListResponse,
-  TCryptoCreateResponse,
-  TLease,
-  TPricingRules,
-} from '@pm/contracts';
+import { ENDPOINTS, type Endpoint, type TAgent, type TLease, type TPricingRules } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
 import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
 import { stackSuite } from './support/stackSuite.ts';
-import { openStackVisit, signInOnStack, stackApi, waitUntil } from './support/stackVisit.ts';
+import {
+  type CallArgs,
+  openStackVisit,
+  signInOnStack,
+  stackApi,
+  stackApiWithToken,
+  waitUntil,
+} from './support/stackVisit.ts';
 
 const run = promisify(execFile);
 const PAGE_TEXT = 'hello through the customer proxy';
@@ -106,28 +106,24 @@ async function noHorizontalOverflow(page: Page): Promise<void> {
 describe('admin area on the real stack (issue 26)', () => {
   it('staff walk every admin action, and each one is in Audit', { timeout: 240_000 }, async () => {
     const customer = { ...stack.demo.customer };
-    const customerApi = <T>(method: string, path: string, body?: unknown) =>
-      stackApi<T>(stack, customer, method, path, body);
+    const customerApi = <E extends Endpoint>(e: E, ...call: CallArgs<E>) =>
+      stackApi(stack, customer, e, ...call);
+    const balanceC = async () => (await customerApi(ENDPOINTS.getMyAccount)).ok().balanceC;
 
     // The customer's running lease (bought through the API) and a paid crypto charge.
-    const list = await customerApi<TAgentListResponse>('GET', '/agents?cursor=0&limit=50&leases=none');
-    const agent = list.body.agents.find((a) => a.online);
+    const list = (
+      await customerApi(ENDPOINTS.listAgents, { query: { cursor: 0, limit: 50, leases: 'none' } })
+    ).ok();
+    const agent = list.agents.find((a) => a.online);
     assert.ok(agent, 'an online unleased agent');
-    const bought = await customerApi<TLease>('POST', '/leases', {
-      agentID: agent.id,
-      expPriceC: agent.priceExcC,
-      exc: true,
+    const bought = await customerApi(ENDPOINTS.createLease, {
+      body: { agentID: agent.id, expPriceC: agent.priceExcC, exc: true },
     });
-    assert.equal(bought.status, 201, JSON.stringify(bought.body));
-    const lease = bought.body;
+    const lease = bought.ok();
     await waitUntil(() => curlThrough(lease), 'the lease carries traffic', 10_000);
-    const me = (await customerApi<TAccount>('GET', '/accounts/my')).body;
-    const charge = await customerApi<TCryptoCreateResponse>('POST', '/crypto/create', {
-      amount: 500,
-      type: 'ltc',
-    });
-    assert.equal(charge.status, 200, JSON.stringify(charge.body));
-    const txid = stack.chain.pay('ltc', charge.body.address, charge.body.amount);
+    const me = (await customerApi(ENDPOINTS.getMyAccount)).ok();
+    const charge = (await customerApi(ENDPOINTS.createCharge, { body: { amount: 500, type: 'ltc' } })).ok();
+    const txid = stack.chain.pay('ltc', charge.address, charge.amount);
 
     const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
     const { page } = v;
@@ -157,9 +153,7 @@ describe('admin area on the real stack (issue 26)', () => {
       await confirmChange(page, 'cancel', customer.email, 'Block', 'chargeback investigation');
       await page.waitForTimeout(500);
       assert.equal(await page.getByTestId('admin-blocked-state').textContent(), 'Active');
-      const still = await fetch(`${stack.apiUrl}/accounts/my`, {
-        headers: { authorization: `Bearer ${tokenBefore}` },
-      });
+      const still = await stackApiWithToken(stack, tokenBefore, ENDPOINTS.getMyAccount);
       assert.equal(still.status, 200, 'a cancelled block blocks nobody');
       await page.getByTestId('admin-block').click();
       const blockedAt = Date.now();
@@ -167,9 +161,7 @@ describe('admin area on the real stack (issue 26)', () => {
       await page.getByTestId('admin-blocked-state').getByText('Blocked').waitFor();
       await waitUntil(
         async () => {
-          const res = await fetch(`${stack.apiUrl}/accounts/my`, {
-            headers: { authorization: `Bearer ${tokenBefore}` },
-          });
+          const res = await stackApiWithToken(stack, tokenBefore, ENDPOINTS.getMyAccount);
           return res.status === 401 || res.status === 403;
         },
         "the blocked customer's next call is refused",
@@ -211,16 +203,16 @@ describe('admin area on the real stack (issue 26)', () => {
       await page.getByTestId('admin-balance-delta').fill('0');
       await page.getByTestId('admin-balance-reason').fill('goodwill for the outage');
       assert.equal(await page.getByTestId('admin-balance-apply').isDisabled(), true, 'zero is ignored');
-      const before = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      const before = await balanceC();
       await page.getByTestId('admin-balance-delta').fill('250');
       await page.getByTestId('admin-balance-apply').click();
       const usd = (c: number) => `$${(c / 100).toFixed(2)}`;
       await confirmChange(page, 'cancel', customer.email, `${usd(before)} -> ${usd(before + 250)}`);
-      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, before);
+      assert.equal(await balanceC(), before);
       await page.getByTestId('admin-balance-apply').click();
       await confirmChange(page, 'ok');
       await page.getByTestId('admin-balance-done').waitFor();
-      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, before + 250);
+      assert.equal(await balanceC(), before + 250);
 
       // Lease Info: pasted text, credit refused while running, allowed once ended.
       await tab(page, 'Lease Info');
@@ -238,13 +230,13 @@ describe('admin area on the real stack (issue 26)', () => {
       const price = `$${(lease.purchasePriceC / 100).toFixed(2)}`;
       assert.equal(await page.getByTestId('admin-refund-lease').isDisabled(), true, 'no reason, no refund');
       await page.getByTestId('admin-credit-reason').fill('customer says it is slow');
-      const beforeRefund = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      const beforeRefund = await balanceC();
       await page.getByTestId('admin-refund-lease').click();
       await confirmChange(page, 'cancel', price, lease.id, 'customer says it is slow');
       await page.getByTestId('admin-refund-lease').click();
       await confirmChange(page, 'ok');
       await page.getByTestId('admin-error').waitFor();
-      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, beforeRefund);
+      assert.equal(await balanceC(), beforeRefund);
       assert.ok(await curlThrough(lease), 'the refused refund leaves the lease running');
       await saveScreenshot(page, 'admin-lease-refund-refused-1280');
 
@@ -254,18 +246,15 @@ describe('admin area on the real stack (issue 26)', () => {
       assert.equal(await page.getByTestId('admin-refund-lease').isDisabled(), true, 'an ended lease');
       await page.getByTestId('admin-credit-reason').fill('');
       assert.equal(await page.getByTestId('admin-credit-lease').isDisabled(), true, 'no reason, no credit');
-      const beforeCredit = (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC;
+      const beforeCredit = await balanceC();
       await page.getByTestId('admin-credit-reason').fill('proxy dead for most of the day');
       await page.getByTestId('admin-credit-lease').click();
       await confirmChange(page, 'cancel', price, 'proxy dead for most of the day');
-      assert.equal((await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC, beforeCredit);
+      assert.equal(await balanceC(), beforeCredit);
       await page.getByTestId('admin-credit-lease').click();
       await confirmChange(page, 'ok');
       await page.getByTestId('admin-credit-done').waitFor();
-      assert.equal(
-        (await customerApi<TAccount>('GET', '/accounts/my')).body.balanceC,
-        beforeCredit + lease.purchasePriceC,
-      );
+      assert.equal(await balanceC(), beforeCredit + lease.purchasePriceC);
       await page.getByTestId('admin-load-ports').click();
       await page.getByText('No ports').waitFor();
       await saveScreenshot(page, 'admin-lease-info-1280');
@@ -282,7 +271,7 @@ describe('admin area on the real stack (issue 26)', () => {
         30_000,
       );
       await page.getByTestId('admin-deep-txid').fill(txid);
-      await page.getByTestId('admin-deep-uid').fill(charge.body.uid);
+      await page.getByTestId('admin-deep-uid').fill(charge.uid);
       await page.getByTestId('admin-deep-check').click();
       await page
         .getByTestId('admin-deep-result')
@@ -391,17 +380,19 @@ describe('admin area on the real stack (issue 26)', () => {
     // The demo customer's password was changed above: a shopper of its own.
     const customer = { email: 'price-shopper@example.com', password: 'Price shopper pw 123!' };
     await stack.addCustomer(customer.email, customer.password);
-    const list = await stackApi<TAgentListResponse>(stack, customer, 'GET', '/agents?cursor=0&limit=50');
-    const agent = list.body.agents[0];
+    const list = (
+      await stackApi(stack, customer, ENDPOINTS.listAgents, { query: { cursor: 0, limit: 50 } })
+    ).ok();
+    const agent = list.agents[0];
     assert.ok(agent, 'an agent in the shop');
-    const before = await stackApi<TPricingRules>(stack, stack.demo.admin, 'GET', '/pricing/rules');
-    const row = before.body.rules.findIndex((r) => ruleMatches(r, agent));
-    const rule = before.body.rules[row];
+    const before = (await stackApi(stack, stack.demo.admin, ENDPOINTS.getPricingRules)).ok();
+    const row = before.rules.findIndex((r) => ruleMatches(r, agent));
+    const rule = before.rules[row];
     assert.ok(rule, 'a rule prices the agent');
     assert.equal(agent.priceExcC, rule.priceExcC);
     const newPriceC = rule.priceExcC + 111;
     const shopPrice = async () =>
-      (await stackApi<TAgent>(stack, customer, 'GET', `/agents/${agent.id}`)).body.priceExcC;
+      (await stackApi(stack, customer, ENDPOINTS.getAgent, { params: { id: agent.id } })).ok().priceExcC;
 
     const v = await openStackVisit(browser, stack, { viewport: DESKTOP });
     const { page } = v;
@@ -474,35 +465,39 @@ describe('admin area on the real stack (issue 26)', () => {
       await v.context.close();
     }
     const token = await stack.token(customer.email, customer.password);
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const calls: [string, string, string, unknown?][] = [
-      [stack.apiUrl, 'GET', `/accounts/${customerId}`],
-      [stack.apiUrl, 'PATCH', `/accounts/${customerId}`, { balanceDeltaC: 100 }],
-      [stack.apiUrl, 'GET', '/leases/abcd-1234'],
-      [stack.apiUrl, 'GET', `/admin/leases?uid=${customerId}`],
-      [stack.apiUrl, 'POST', '/admin/leases/abcd-1234/credit', {}],
-      [stack.apiUrl, 'GET', `/txrecords?uid=${customerId}&offset=0&limit=1000`],
-      [stack.apiUrl, 'GET', `/crypto/transactions?user_id=${customerId}`],
-      [stack.apiUrl, 'POST', '/crypto/deep-check/', { user_id: customerId }],
-      [stack.apiUrl, 'GET', '/crypto/held'],
-      [stack.apiUrl, 'GET', '/admin/audit'],
-      [stack.issuer, 'POST', '/administator/user/info/', { email: customer.email }],
-      [stack.issuer, 'POST', '/administator/user/block/', { email: customer.email, blocked: true }],
-      [
-        stack.issuer,
-        'POST',
-        '/administator/user/password/change',
-        { email: customer.email, password: 'x'.repeat(16) },
-      ],
-      [stack.issuer, 'POST', '/administator/user/password/reset-link', { email: customer.email }],
+    const id = customerId;
+    const email = customer.email;
+    // Each staff operation, as the contract declares it, called with a customer's token.
+    const calls = [
+      () => stackApiWithToken(stack, token, ENDPOINTS.getAccount, { params: { id } }),
+      () =>
+        stackApiWithToken(stack, token, ENDPOINTS.updateAccount, {
+          params: { id },
+          body: { balanceDeltaC: 100, reason: 'e2e' },
+        }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.getAdminLease, { params: { id: 'abcd-1234' } }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.findAdminLeases, { query: { uid: id } }),
+      () =>
+        stackApiWithToken(stack, token, ENDPOINTS.creditLease, {
+          params: { id: 'abcd-1234' },
+          body: { reason: 'e2e' },
+        }),
+      () =>
+        stackApiWithToken(stack, token, ENDPOINTS.listTxRecords, {
+          query: { uid: id, offset: 0, limit: 1000 },
+        }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.listCryptoTransactions, { query: { user_id: id } }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.deepCheckPayments, { body: { user_id: id } }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.listHeldCredits),
+      () => stackApiWithToken(stack, token, ENDPOINTS.listAuditEntries),
+      () => stackApiWithToken(stack, token, ENDPOINTS.getUserInfo, { body: { email } }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.blockUser, { body: { email, blocked: true } }),
+      () =>
+        stackApiWithToken(stack, token, ENDPOINTS.setUserPassword, {
+          body: { email, password: 'x'.repeat(16) },
+        }),
+      () => stackApiWithToken(stack, token, ENDPOINTS.mailUserResetLink, { body: { email } }),
     ];
-    for (const [base, method, path, body] of calls) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: auth,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      assert.equal(res.status, 403, `${method} ${path}`);
-    }
+    for (const [i, call] of calls.entries()) assert.equal((await call()).status, 403, `staff call ${i}`);
   });
 });

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TAgent, TAgentListResponse, TLease } from '@pm/contracts';
+import { ENDPOINTS, type Endpoint, type TAgent } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
@@ -20,6 +20,7 @@ import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { assertOneClock } from './support/clock.ts';
 import { stackSuite } from './support/stackSuite.ts';
 import {
+  type CallArgs,
   openStackVisit,
   type StackVisit,
   shownBalanceC,
@@ -53,15 +54,15 @@ const customer = () => stack.demo.customer;
  * sweep is polled, and a token per call would run into the identity host's grant limits.
  */
 let token: string | undefined;
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function api<E extends Endpoint>(e: E, ...call: CallArgs<E>) {
   token ??= await stack.token(customer().email, customer().password);
-  return stackApiWithToken<T>(stack, token, method, path, body);
+  return stackApiWithToken(stack, token, e, ...call);
 }
 
 /** The US demo agent in `city`, as the API shows it now. */
 async function agentIn(city: string): Promise<TAgent> {
-  const list = await api<TAgentListResponse>('GET', '/agents?cc=US&limit=100');
-  const agent = list.body.agents.find((a) => a.loc.city === city);
+  const list = (await api(ENDPOINTS.listAgents, { query: { cc: 'US', limit: 100 } })).ok();
+  const agent = list.agents.find((a) => a.loc.city === city);
   assert.ok(agent, `a US agent in ${city}`);
   return agent;
 }
@@ -69,13 +70,10 @@ async function agentIn(city: string): Promise<TAgent> {
 /** The first blacklist sweep runs as the demo network comes up; wait until it reached Yonkers. */
 async function waitForSweep(): Promise<void> {
   await waitUntil(
-    async () => {
-      const found = (await agentIn('Yonkers')).blacklists.listIDs.length > 0;
-      if (!found) await new Promise((r) => setTimeout(r, 1000));
-      return found;
-    },
+    async () => (await agentIn('Yonkers')).blacklists.listIDs.length > 0,
     'the blacklist sweep',
     60_000,
+    1000,
   );
 }
 
@@ -141,14 +139,10 @@ describe('the checks on the whole product with the demo network', () => {
 
   it("updates a lease's score after confirming its price (G, I, M on their scales, one verdict, charged once) and tests its speed", async () => {
     const stamford = await agentIn('Stamford');
-    const bought = await api<TLease>('POST', '/leases', {
-      agentID: stamford.id,
-      expPriceC: stamford.priceExcC,
-      probe: false,
-      exc: true,
+    const bought = await api(ENDPOINTS.createLease, {
+      body: { agentID: stamford.id, expPriceC: stamford.priceExcC, probe: false, exc: true },
     });
-    assert.equal(bought.status, 201, JSON.stringify(bought.body));
-    const ip = bought.body.currentInfo.ip;
+    const ip = bought.ok().currentInfo.ip;
     const v = await newVisit();
     try {
       await signInOnStack(v, stack, customer(), '/my');
@@ -170,8 +164,8 @@ describe('the checks on the whole product with the demo network', () => {
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       await confirm.waitFor({ state: 'detached' });
       assert.equal(await shownBalanceC(v), before, 'Cancel charges nothing');
-      const records = await api<{ txRecords: { type: string }[] }>('GET', '/txrecords?offset=0&limit=50');
-      assert.equal(records.body.txRecords.filter((r) => r.type === 'scorecheck').length, 0);
+      const records = (await api(ENDPOINTS.listTxRecords, { query: { offset: 0, limit: 50 } })).ok();
+      assert.equal(records.txRecords.filter((r) => r.type === 'scorecheck').length, 0);
       await score.getByText('No score check yet').waitFor();
 
       await score.getByRole('button', { name: 'Update Score' }).click();

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type TAccount, ZAccount } from '@pm/contracts';
+import { ENDPOINTS, type TAccount } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { TIMEOUT_MS } from './pages/ShellPage.ts';
@@ -50,19 +50,18 @@ async function confirmationLinks(email: string): Promise<string[]> {
 /** The customer's account, read with a password-grant token (which says what the sign-in host says). */
 async function accountOf(email: string, password: string): Promise<TAccount> {
   const token = await stack.token(email, password);
-  const res = await stackApiWithToken<unknown>(stack, token, 'GET', '/accounts/my');
-  return ZAccount.parse(res.body);
+  return (await stackApiWithToken(stack, token, ENDPOINTS.getMyAccount)).ok();
 }
 
 /** Staff credit `amountC` to the customer's balance (a credit is not a purchase: it is allowed). */
 async function staffCredit(userId: string, amountC: number): Promise<void> {
   const { admin } = stack.demo;
   const token = await stack.token(admin.email, admin.password);
-  const res = await stackApiWithToken(stack, token, 'PATCH', `/accounts/${userId}`, {
-    balanceDeltaC: amountC,
-    reason: 'e2e: money before the address is confirmed',
+  const res = await stackApiWithToken(stack, token, ENDPOINTS.updateAccount, {
+    params: { id: userId },
+    body: { balanceDeltaC: amountC, reason: 'e2e: money before the address is confirmed' },
   });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
+  res.ok();
 }
 
 describe('an unconfirmed address on the whole product', () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TAgent, TAgentListResponse, TLease } from '@pm/contracts';
+import { ENDPOINTS, type TAgent, type TLease } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { LeaseHistoryPage } from './pages/LeaseHistoryPage.ts';
@@ -33,21 +33,19 @@ const customer = () => stack.demo.customer;
 
 /** Free US agents (no lease at all), so each purchase below is the customer's own. */
 async function freeAgents(n: number): Promise<TAgent[]> {
-  const list = await stackApi<TAgentListResponse>(stack, customer(), 'GET', '/agents?cc=US&limit=100');
-  const free = list.body.agents.filter((a) => a.online && a.leases.count === 0);
+  const list = (
+    await stackApi(stack, customer(), ENDPOINTS.listAgents, { query: { cc: 'US', limit: 100 } })
+  ).ok();
+  const free = list.agents.filter((a) => a.online && a.leases.count === 0);
   assert.ok(free.length >= n, `${n} free US agents, found ${free.length}`);
   return free.slice(0, n);
 }
 
 async function buy(agent: TAgent, exc: boolean): Promise<TLease> {
-  const res = await stackApi<TLease>(stack, customer(), 'POST', '/leases', {
-    agentID: agent.id,
-    expPriceC: exc ? agent.priceExcC : agent.priceShrC,
-    probe: false,
-    exc,
+  const res = await stackApi(stack, customer(), ENDPOINTS.createLease, {
+    body: { agentID: agent.id, expPriceC: exc ? agent.priceExcC : agent.priceShrC, probe: false, exc },
   });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body;
+  return res.ok();
 }
 
 describe('buying again a proxy one already holds', () => {

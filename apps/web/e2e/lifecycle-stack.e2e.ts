@@ -14,16 +14,9 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import {
-  LEASE_TRAFFIC_CSV_HEADER,
-  type TAgentListResponse,
-  type TLease,
-  type TLeaseHistoryResponse,
-  type TLeasesResponse,
-  type TLeaseTrafficResponse,
-  type TStaticListResponse,
-} from '@pm/contracts';
+import { ENDPOINTS, type Endpoint, errorCodeOf, LEASE_TRAFFIC_CSV_HEADER, type TLease } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
+import { waitFor } from '@pm/testkit';
 import type { Browser } from 'playwright-core';
 import { LeaseHistoryPage, UNAVAILABLE_TEXT } from './pages/LeaseHistoryPage.ts';
 import { LeaseLifecycleDialogs, RENEW_MESSAGES } from './pages/LeaseLifecycleDialogs.ts';
@@ -33,6 +26,7 @@ import { PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, refusedLoopbackUrl, startLoopbackPage } from './support/loopback.ts';
 import { stackSuite } from './support/stackSuite.ts';
 import {
+  type CallArgs,
   openStackVisit,
   type StackVisit,
   shownBalanceC,
@@ -70,8 +64,7 @@ stackSuite(
 );
 
 const customer = () => stack.demo.customer;
-const api = <T>(method: string, path: string, body?: unknown) =>
-  stackApi<T>(stack, customer(), method, path, body);
+const api = <E extends Endpoint>(e: E, ...call: CallArgs<E>) => stackApi(stack, customer(), e, ...call);
 
 interface Visit extends StackVisit {
   my: MyProxiesPage;
@@ -101,34 +94,34 @@ async function curlThrough(lease: TLease, url: string): Promise<{ code: number; 
 /** Asserts that a page comes back through the lease (within 2 s: the gateway learns a new lease by NOTIFY). */
 async function assertThrough(lease: TLease, url = targetUrl): Promise<void> {
   let r = await curlThrough(lease, url);
-  for (let i = 0; r.code !== 0 && i < 20; i++) {
-    await new Promise((w) => setTimeout(w, 100));
-    r = await curlThrough(lease, url);
-  }
+  await waitFor(
+    async () => {
+      r = await curlThrough(lease, url);
+      return r.code === 0;
+    },
+    { timeoutMs: 2000, intervalMs: 100, what: 'a page through the lease' },
+  ).catch(() => {}); // the assertion below says what the last try said
   assert.equal(r.code, 0, r.said);
 }
 
 /** The caller's running lease on `ip`. */
 async function leaseOn(ip: string): Promise<TLease> {
-  const res = await api<TLeasesResponse>('GET', '/leases?cursor=0&limit=100');
-  const lease = res.body.leases.find((l) => l.currentInfo.ip === ip);
+  const res = (await api(ENDPOINTS.listLeases, { query: { cursor: 0, limit: 100 } })).ok();
+  const lease = res.leases.find((l) => l.currentInfo.ip === ip);
   assert.ok(lease, `a running lease on ${ip}`);
   return lease;
 }
 
 /** Buys, through the API, a private lease on an unleased online agent of `cc` (skipping `taken`). */
 async function buyPrivate(cc: string, taken: Set<string>): Promise<TLease> {
-  const list = await api<TAgentListResponse>('GET', `/agents?cc=${cc}&leases=none&limit=100`);
-  const agent = list.body.agents.find((a) => a.online && !taken.has(a.id));
+  const list = (await api(ENDPOINTS.listAgents, { query: { cc, leases: 'none', limit: 100 } })).ok();
+  const agent = list.agents.find((a) => a.online && !taken.has(a.id));
   assert.ok(agent, `an unleased agent in ${cc}`);
   taken.add(agent.id);
-  const res = await api<TLease>('POST', '/leases', {
-    agentID: agent.id,
-    expPriceC: agent.priceExcC,
-    exc: true,
+  const res = await api(ENDPOINTS.createLease, {
+    body: { agentID: agent.id, expPriceC: agent.priceExcC, exc: true },
   });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body;
+  return res.ok();
 }
 
 /** Switches the lease's device off and waits until the API offers its refund. */
@@ -145,8 +138,9 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
     try {
       const shop = new StaticShopPage(v.page);
       await shop.chooseCountry('Germany');
-      const offer = (await api<TStaticListResponse>('GET', '/static/list/?cc=DE&cursor=0&limit=10')).body
-        .list[0];
+      const offer = (
+        await api(ENDPOINTS.listStaticAgents, { query: { cc: 'DE', cursor: 0, limit: 10 } })
+      ).ok().list[0];
       assert.ok(offer, 'a static agent on sale in Germany');
       taken.add(offer.id);
       const before = await shownBalanceC(v);
@@ -161,8 +155,8 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
       for (let i = 0; i < 4; i++) await assertThrough(lease);
       assert.notEqual((await curlThrough(lease, refusedUrl)).code, 0);
       await waitUntil(async () => {
-        const t = await api<TLeaseTrafficResponse>('GET', `/leases/${lease.id}/traffic`);
-        return t.body.hours.reduce((n, h) => n + h.reqs, 0) === 5;
+        const t = (await api(ENDPOINTS.getLeaseTraffic, { params: { id: lease.id } })).ok();
+        return t.hours.reduce((n, h) => n + h.reqs, 0) === 5;
       }, 'the gateway metered five requests');
 
       await v.shell.page.goto(new URL('/my', stack.webUrl).toString());
@@ -187,14 +181,11 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
 
       // A used static lease cannot be refunded: the button says so, and the staff route refuses it.
       await v.dialogs.refundButton.and(v.page.locator('[disabled]')).waitFor();
-      const staff = await stackApi<{ errorCode?: string }>(
-        stack,
-        stack.demo.admin,
-        'POST',
-        `/admin/leases/${lease.id}/refund`,
-      );
+      const staff = await stackApi(stack, stack.demo.admin, ENDPOINTS.staffRefundLease, {
+        params: { id: lease.id },
+      });
       assert.equal(staff.status, 409, JSON.stringify(staff.body));
-      assert.equal(staff.body.errorCode, 'notRefundable');
+      assert.equal(errorCodeOf(ENDPOINTS.staffRefundLease, staff.body), 'notRefundable');
     } finally {
       await v.context.close();
     }
@@ -237,9 +228,9 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
       await v.page.waitForURL((u) => u.pathname === '/my');
       await v.shell.waitForBalance(usd(before + lease.purchasePriceC));
       await saveScreenshot(v.page, 'lifecycle-stack-refund-phone');
-      const res = await api<TLeasesResponse>('GET', '/leases?cursor=0&limit=100');
+      const res = (await api(ENDPOINTS.listLeases, { query: { cursor: 0, limit: 100 } })).ok();
       assert.equal(
-        res.body.leases.some((l) => l.id === lease.id),
+        res.leases.some((l) => l.id === lease.id),
         false,
         'the lease has left My Proxies',
       );
@@ -252,13 +243,16 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
     // A proxy that is gone (device off, refunded) and a static one refunded by staff, unused.
     const gone = await buyPrivate('US', taken);
     await switchOff(gone);
-    assert.equal((await api('DELETE', `/leases/${gone.id}`)).status, 200);
-    const offer = (await api<TStaticListResponse>('GET', '/static/list/?cc=FR&cursor=0&limit=10')).body
+    assert.equal((await api(ENDPOINTS.refundLease, { params: { id: gone.id } })).status, 200);
+    const offer = (await api(ENDPOINTS.listStaticAgents, { query: { cc: 'FR', cursor: 0, limit: 10 } })).ok()
       .list[0];
     assert.ok(offer, 'a static agent on sale in France');
-    const bought = await api<TLease>('POST', '/static/lease', { agentID: offer.id, expPriceC: offer.priceC });
-    assert.equal(bought.status, 201, JSON.stringify(bought.body));
-    const staff = await stackApi(stack, stack.demo.admin, 'POST', `/admin/leases/${bought.body.id}/refund`);
+    const bought = (
+      await api(ENDPOINTS.leaseStaticAgent, { body: { agentID: offer.id, expPriceC: offer.priceC } })
+    ).ok();
+    const staff = await stackApi(stack, stack.demo.admin, ENDPOINTS.staffRefundLease, {
+      params: { id: bought.id },
+    });
     assert.equal(staff.status, 200, JSON.stringify(staff.body));
 
     const v = await visit('/my/history');
@@ -271,11 +265,10 @@ describe('the lease lifecycle on the whole product with the demo network', () =>
         (await history.rows.textContent()) ?? '',
         new RegExp(gone.currentInfo.ip.replaceAll('.', '\\.')),
       );
-      const found = await api<TLeaseHistoryResponse>(
-        'GET',
-        `/leaseHistory?offset=0&limit=10&query=${encodeURIComponent(gone.currentInfo.ip)}`,
-      );
-      assert.equal(found.body.items[0]?.refunded, true);
+      const found = (
+        await api(ENDPOINTS.listLeaseHistory, { query: { offset: 0, limit: 10, query: gone.currentInfo.ip } })
+      ).ok();
+      assert.equal(found.items[0]?.refunded, true);
       await history.buyAgain(gone.currentInfo.ip);
       await history.unavailableDialog.getByText(UNAVAILABLE_TEXT).waitFor();
       await saveScreenshot(v.page, 'lifecycle-stack-history-unavailable');

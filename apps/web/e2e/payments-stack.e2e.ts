@@ -10,15 +10,22 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CHARGE_POLL_MS, type TAccount, type TChargePage } from '@pm/contracts';
+import { CHARGE_POLL_MS, ENDPOINTS, type Endpoint, type TChargePage } from '@pm/contracts';
 import { startStack, type TestStack } from '@pm/devnet/stack';
+import { waitFor } from '@pm/testkit';
 import type { Browser } from 'playwright-core';
 import { AddFundsDialog } from './pages/AddFundsDialog.ts';
 import type { ChargePage } from './pages/ChargePage.ts';
 import { PaymentsPage } from './pages/PaymentsPage.ts';
 import { ShellPage, TIMEOUT_MS } from './pages/ShellPage.ts';
 import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
-import { openStackVisit, type StackVisit, signInOnStack } from './support/stackVisit.ts';
+import {
+  type CallArgs,
+  openStackVisit,
+  type StackVisit,
+  signInOnStack,
+  stackApiWithToken,
+} from './support/stackVisit.ts';
 
 const WATCH_INTERVAL_S = 2;
 /** The ticker's demo price of a litecoin. */
@@ -66,27 +73,20 @@ async function newVisit(viewport = DESKTOP): Promise<Visit> {
 const signIn = (v: Visit, email: string, password: string, path = '/') =>
   signInOnStack(v, stack, { email, password }, path);
 
-/** A market API call from the test with a visit's token. */
-async function api<T>(bearer: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: bearer, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
+/** An operation's success answer, called from the test with a visit's `Bearer …` header. */
+async function api<E extends Endpoint>(bearer: string, e: E, ...call: CallArgs<E>) {
+  return (await stackApiWithToken(stack, bearer.replace(/^Bearer\s+/i, ''), e, ...call)).ok();
 }
 
 /** Waits (bounded) until the watcher has credited the charge: the server says paid. */
 async function waitUntilCredited(bearer: string, code: string): Promise<TChargePage> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const charge = await api<TChargePage>(bearer, 'GET', `/crypto/charges/${code}`);
-    if (charge.status === 'paid') return charge;
-    assert.ok(Date.now() < deadline, `charge ${code} still ${charge.status} on the server`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return waitFor(
+    async () => {
+      const charge = await api(bearer, ENDPOINTS.getChargePage, { params: { code } });
+      return charge.status === 'paid' && charge;
+    },
+    { timeoutMs: TIMEOUT_MS, intervalMs: 250, what: `charge ${code} paid on the server` },
+  );
 }
 
 /**
@@ -169,7 +169,7 @@ describe('crypto top-ups on the whole product', () => {
       const inviteLink = (await referrer.page.getByTestId('invite-link').textContent()) ?? '';
       assert.match(inviteLink, new RegExp(`^${stack.issuer}/signup\\?ref=[A-Z0-9]+$`));
       assert.equal(await referrer.page.getByTestId('referral-invited').textContent(), '0');
-      const before = await api<TAccount>(referrer.bearer(), 'GET', '/accounts/my');
+      const before = await api(referrer.bearer(), ENDPOINTS.getMyAccount);
 
       // Sign-up through the invite link: the sign-up page names the code; once the mailed link
       // confirms the address (the referral counts from then on), the app opens signed in.
@@ -184,13 +184,14 @@ describe('crypto top-ups on the whole product', () => {
       await invited.identity.confirmEmail(confirm.text);
       await invited.page.waitForURL((u) => u.href.startsWith(stack.webUrl), { timeout: TIMEOUT_MS });
       await invited.shell.waitForBalance('$0.00');
-      const account = await api<TAccount>(invited.bearer(), 'GET', '/accounts/my');
+      const account = await api(invited.bearer(), ENDPOINTS.getMyAccount);
       assert.deepEqual(account.permissions, [], 'a new account is under review');
 
       // Staff grant DEPOSIT through the API with the demo admin's token.
       await signIn(admin, stack.demo.admin.email, stack.demo.admin.password);
-      const granted = await api<TAccount>(admin.bearer(), 'PATCH', `/accounts/${account.userID}`, {
-        permissions: { add: ['DEPOSIT'] },
+      const granted = await api(admin.bearer(), ENDPOINTS.updateAccount, {
+        params: { id: account.userID },
+        body: { permissions: { add: ['DEPOSIT'] } },
       });
       assert.deepEqual(granted.permissions, ['DEPOSIT']);
 

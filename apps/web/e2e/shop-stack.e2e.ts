@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import type { TAccount, TAgent, TLease, TPricingRules } from '@pm/contracts';
+import { ENDPOINTS, type Endpoint } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser } from 'playwright-core';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
@@ -25,6 +25,7 @@ import { DESKTOP, PHONE, saveScreenshot } from './support/browser.ts';
 import { type LoopbackPage, startLoopbackPage } from './support/loopback.ts';
 import { stackSuite } from './support/stackSuite.ts';
 import {
+  type CallArgs,
   centsOf,
   openStackVisit,
   type StackUser,
@@ -72,8 +73,8 @@ async function newVisit(viewport = DESKTOP): Promise<Visit> {
 
 const signIn = (v: Visit, email: string, password: string, path = '/') =>
   signInOnStack(v, stack, { email, password }, path);
-const api = <T>(who: StackUser, method: string, path: string, body?: unknown) =>
-  stackApi<T>(stack, who, method, path, body);
+const api = <E extends Endpoint>(who: StackUser, e: E, ...call: CallArgs<E>) =>
+  stackApi(stack, who, e, ...call);
 const customer = () => stack.demo.customer;
 const admin = () => stack.demo.admin;
 
@@ -99,17 +100,13 @@ describe('the shop on the whole product with the demo network', () => {
       await v.shell.waitForBalance('$50.00');
       await v.shop.waitForRows();
       // The chips count what the API has on sale, and US is the default.
-      const totals = await api<{ countries: Record<string, number> }>(
-        customer(),
-        'GET',
-        '/totals/agents?all=true',
-      );
+      const totals = (await api(customer(), ENDPOINTS.getCountryTotals, { query: { all: 'true' } })).ok();
       for (const cc of ['US', 'GB', 'AE', 'CA', 'IT', 'CN']) {
         await waitUntil(async () => (await v.shop.chipCount(cc)) !== '…', `the ${cc} count`);
-        assert.equal(await v.shop.chipCount(cc), String(totals.body.countries[cc] ?? 0), cc);
+        assert.equal(await v.shop.chipCount(cc), String(totals.countries[cc] ?? 0), cc);
       }
       assert.equal(await v.shop.chip('US').getAttribute('aria-pressed'), 'true');
-      assert.equal(await v.shop.total.textContent(), `${totals.body.countries.US} proxies in United States`);
+      assert.equal(await v.shop.total.textContent(), `${totals.countries.US} proxies in United States`);
       assert.ok(
         (await v.shop.columnValues(0)).every((ip) => /^\d+\.\d+\.\d+\.\*\*\*$/.test(ip)),
         'the last octet of every IP shows as asterisks',
@@ -117,7 +114,7 @@ describe('the shop on the whole product with the demo network', () => {
       await saveScreenshot(v.page, 'shop-stack-desktop');
 
       await v.shop.chooseCountry('CA');
-      await v.shop.total.filter({ hasText: `${totals.body.countries.CA} proxies in Canada` }).waitFor();
+      await v.shop.total.filter({ hasText: `${totals.countries.CA} proxies in Canada` }).waitFor();
       await v.shop.showFilters();
       await v.shop.pickSegment('Region', 'Ontario');
       await v.shop.chooseFilter('Conn', 'Wifi');
@@ -150,8 +147,8 @@ describe('the shop on the whole product with the demo network', () => {
       await v.shop.sidebar.getByText('Select a proxy in the table to see its details.').waitFor();
 
       // The list reloads: the proxy is now shared by three, and its buyer sees its whole address.
-      const leases = await api<{ leases: TLease[] }>(customer(), 'GET', '/leases');
-      const lease = leases.body.leases[0];
+      const leases = (await api(customer(), ENDPOINTS.listLeases)).ok();
+      const lease = leases.leases[0];
       assert.ok(lease && !lease.exc, 'a shared lease');
       const ip = lease.currentInfo.ip;
       await v.shop.rows.filter({ hasText: ip }).filter({ hasText: '3 of 4' }).waitFor();
@@ -223,8 +220,8 @@ describe('the shop on the whole product with the demo network', () => {
       await v.page.waitForURL((u) => u.pathname === '/my');
       await v.my.waitForCards();
       await v.shell.waitForBalance(usd(before - priceC));
-      const leases = await api<{ leases: TLease[] }>(customer(), 'GET', '/leases');
-      const lease = leases.body.leases.find((l) => l.currentInfo.loc.city === 'Boston');
+      const leases = (await api(customer(), ENDPOINTS.listLeases)).ok();
+      const lease = leases.leases.find((l) => l.currentInfo.loc.city === 'Boston');
       assert.ok(lease?.exc, 'a private lease on the Boston proxy');
       await v.my.cards.filter({ hasText: lease.currentInfo.ip }).waitFor();
       await saveScreenshot(v.page, 'shop-stack-phone-my-proxies');
@@ -248,13 +245,15 @@ describe('the shop on the whole product with the demo network', () => {
       // Price Changed: the operator raises every price through the staff API while the page shows the old one.
       await selectInUsShop(v, 'Atlanta');
       const shownC = centsOf((await v.shop.sidebarBuyButton.textContent()) ?? '');
-      const rules = await api<TPricingRules>(admin(), 'GET', '/pricing/rules');
-      assert.equal(rules.status, 200);
+      const rules = (await api(admin(), ENDPOINTS.getPricingRules)).ok();
       // A rule as PUT takes it has no position: the list's order is the position.
-      const saved = rules.body.rules.map(({ position: _, ...rule }) => rule);
+      const saved = rules.rules.map(({ position: _, ...rule }) => rule);
       const raised = saved.map((r) => ({ ...r, priceExcC: r.priceExcC + 100, priceShrC: r.priceShrC + 100 }));
       try {
-        assert.equal((await api(admin(), 'PUT', '/pricing/rules', { rules: raised })).status, 200);
+        assert.equal(
+          (await api(admin(), ENDPOINTS.replacePricingRules, { body: { rules: raised } })).status,
+          200,
+        );
         await v.shop.buySelected(TITLES.priceChanged);
         await saveScreenshot(v.page, 'shop-stack-price-changed');
         await v.shop.dismissPurchaseDialog(TITLES.priceChanged);
@@ -266,25 +265,25 @@ describe('the shop on the whole product with the demo network', () => {
         await v.shop.waitForPurchaseSuccess();
         await v.shell.waitForBalance(usd(before - shownC - 100));
       } finally {
-        assert.equal((await api(admin(), 'PUT', '/pricing/rules', { rules: saved })).status, 200);
+        assert.equal(
+          (await api(admin(), ENDPOINTS.replacePricingRules, { body: { rules: saved } })).status,
+          200,
+        );
       }
 
       // Already Purchased: another customer buys the proxy private through the API while the page shows it.
       await selectInUsShop(v, 'Seattle');
       const rival = { email: 'rival@example.com', password: 'a rival password' };
       const rivalId = await stack.addCustomer(rival.email, rival.password);
-      const credit = await api<TAccount>(admin(), 'PATCH', `/accounts/${rivalId}`, {
-        balanceDeltaC: 2000,
-        reason: 'e2e seed',
+      const credit = await api(admin(), ENDPOINTS.updateAccount, {
+        params: { id: rivalId },
+        body: { balanceDeltaC: 2000, reason: 'e2e seed' },
       });
       assert.equal(credit.status, 200);
-      const seattle = await api<TAgent>(rival, 'GET', '/agents/demo-27');
-      assert.equal(seattle.body.loc.city, 'Seattle');
-      const bought = await api(rival, 'POST', '/leases', {
-        agentID: 'demo-27',
-        expPriceC: seattle.body.priceExcC,
-        probe: true,
-        exc: true,
+      const seattle = (await api(rival, ENDPOINTS.getAgent, { params: { id: 'demo-27' } })).ok();
+      assert.equal(seattle.loc.city, 'Seattle');
+      const bought = await api(rival, ENDPOINTS.createLease, {
+        body: { agentID: 'demo-27', expPriceC: seattle.priceExcC, probe: true, exc: true },
       });
       assert.equal(bought.status, 201);
       let dialog = await v.shop.buySelected(TITLES.alreadyLeased);
@@ -313,9 +312,9 @@ describe('the shop on the whole product with the demo network', () => {
       } finally {
         thaw();
       }
-      const mine = await api<{ leases: TLease[] }>(customer(), 'GET', '/leases');
+      const mine = (await api(customer(), ENDPOINTS.listLeases)).ok();
       assert.ok(
-        mine.body.leases.some((l) => l.agentId === 'demo-21'),
+        mine.leases.some((l) => l.agentId === 'demo-21'),
         'bought without the probe',
       );
 
@@ -323,7 +322,7 @@ describe('the shop on the whole product with the demo network', () => {
       await selectInUsShop(v, 'Stamford');
       await network.stopAgent('demo-09');
       await waitUntil(
-        async () => !(await api<TAgent>(customer(), 'GET', '/agents/demo-09')).body.online,
+        async () => !(await api(customer(), ENDPOINTS.getAgent, { params: { id: 'demo-09' } })).ok().online,
         'the gateway marks the stopped agent offline',
       );
       dialog = await v.shop.buySelected(TITLES.offline);
@@ -366,7 +365,12 @@ describe('the shop on the whole product with the demo network', () => {
     const poor = { email: 'short.of.funds@example.com', password: 'a short password' };
     const id = await stack.addCustomer(poor.email, poor.password);
     assert.equal(
-      (await api(admin(), 'PATCH', `/accounts/${id}`, { balanceDeltaC: 100, reason: 'e2e seed' })).status,
+      (
+        await api(admin(), ENDPOINTS.updateAccount, {
+          params: { id },
+          body: { balanceDeltaC: 100, reason: 'e2e seed' },
+        })
+      ).status,
       200,
     );
     const v = await newVisit();
@@ -383,8 +387,8 @@ describe('the shop on the whole product with the demo network', () => {
       await dialog.getByRole('button', { name: 'Add Funds' }).click();
       await v.page.waitForURL((u) => u.pathname === '/payments');
       await v.shell.waitForBalance('$1.00');
-      const leases = await api<{ leases: TLease[] }>(poor, 'GET', '/leases');
-      assert.deepEqual(leases.body.leases, [], 'nothing was sold');
+      const leases = (await api(poor, ENDPOINTS.listLeases)).ok();
+      assert.deepEqual(leases.leases, [], 'nothing was sold');
     } finally {
       await v.context.close();
     }

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type TChargePage, type TCryptoCreateResponse, WEBHOOK_DELIVERY_ERRORS } from '@pm/contracts';
+import { ENDPOINTS, WEBHOOK_DELIVERY_ERRORS } from '@pm/contracts';
 import type { TestStack } from '@pm/devnet/stack';
 import type { Browser, Page } from 'playwright-core';
 import { TIMEOUT_MS } from './pages/ShellPage.ts';
@@ -47,15 +47,14 @@ describe('the devnet webhook inbox on the whole product', () => {
       `http://127.0.0.1:${Number(inboxPort) + 1}/hooks/x`,
       'http://10.0.0.1/hooks/x',
     ]) {
-      const refused = await stackApi(stack, customer(), 'POST', '/webhooks', { url });
+      const refused = await stackApi(stack, customer(), ENDPOINTS.createWebhook, { body: { url } });
       assert.equal(refused.status, 400, `${url}: ${JSON.stringify(refused.body)}`);
     }
-    const created = await stackApi<{ id: string; secret: string }>(stack, customer(), 'POST', '/webhooks', {
-      url: inbox.hookUrl('mine'),
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const hook = (
+      await stackApi(stack, customer(), ENDPOINTS.createWebhook, { body: { url: inbox.hookUrl('mine') } })
+    ).ok();
     try {
-      const ping = await stackApi(stack, customer(), 'POST', `/webhooks/${created.body.id}/ping`);
+      const ping = await stackApi(stack, customer(), ENDPOINTS.pingWebhook, { params: { id: hook.id } });
       assert.equal(ping.status, 202);
       const got = await inbox.waitFor((d) => d.inbox === 'mine' && d.type === 'ping', 30_000);
       assert.equal(got.signature, 'no secret', 'the inbox cannot know a secret only its customer saw');
@@ -64,7 +63,7 @@ describe('the devnet webhook inbox on the whole product', () => {
       const page = await openInbox(DESKTOP);
       try {
         const form = page.locator('#inbox-mine form');
-        await form.getByLabel('Signing secret of this endpoint').fill(created.body.secret);
+        await form.getByLabel('Signing secret of this endpoint').fill(hook.secret);
         await form.getByRole('button', { name: 'Check signatures' }).click();
         await page.waitForURL(/#inbox-mine$/);
         const article = page.locator('article', { hasText: 'to mine' }).first();
@@ -73,7 +72,7 @@ describe('the devnet webhook inbox on the whole product', () => {
         await page.context().close();
       }
     } finally {
-      await stackApi(stack, customer(), 'DELETE', `/webhooks/${created.body.id}`);
+      await stackApi(stack, customer(), ENDPOINTS.deleteWebhook, { params: { id: hook.id } });
     }
   });
 
@@ -82,22 +81,17 @@ describe('the devnet webhook inbox on the whole product', () => {
   }, async () => {
     const inbox = stack.webhookInbox;
     assert.ok(customer().webhook, 'the demo customer has an endpoint on the inbox');
-    const charge = await stackApi<TCryptoCreateResponse>(stack, customer(), 'POST', '/crypto/create', {
-      amount: 500,
-      type: 'ltc',
-    });
-    assert.equal(charge.status, 200, JSON.stringify(charge.body));
-    stack.chain.pay('ltc', charge.body.address, charge.body.amount);
+    const charge = (
+      await stackApi(stack, customer(), ENDPOINTS.createCharge, { body: { amount: 500, type: 'ltc' } })
+    ).ok();
+    stack.chain.pay('ltc', charge.address, charge.amount);
     await waitUntil(
       async () =>
         (
-          await stackApi<TChargePage>(
-            stack,
-            customer(),
-            'GET',
-            `/crypto/charges/${charge.body.newChargeCode}`,
-          )
-        ).body.status === 'paid',
+          await stackApi(stack, customer(), ENDPOINTS.getChargePage, {
+            params: { code: charge.newChargeCode },
+          })
+        ).ok().status === 'paid',
       'the watcher credits the payment',
       30_000,
     );

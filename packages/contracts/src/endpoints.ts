@@ -46,6 +46,27 @@ export function fillPath(path: string, params: Record<string, string> = {}): str
   });
 }
 
+/** A path or query value as a caller gives it; `undefined` leaves a query field out. */
+type WireValue = string | number | boolean | null | undefined;
+
+/**
+ * The method and URL (path and query string) of a call to an operation, from its declaration: the
+ * path filled with `params`, each query value as `String(value)`, and with `publicApi` its `/api`
+ * twin (`publicRoute`). The tests' helpers call the contract through it, never a path string.
+ */
+export function endpointTarget(
+  e: Endpoint,
+  parts: { params?: Record<string, WireValue>; query?: Record<string, WireValue> } = {},
+  o: { publicApi?: boolean } = {},
+): { method: HttpMethod; url: string } {
+  const { method, path } = o.publicApi ? publicRoute(e) : e;
+  const params = Object.fromEntries(Object.entries(parts.params ?? {}).map(([k, v]) => [k, String(v)]));
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(parts.query ?? {})) if (v !== undefined) query.append(k, String(v));
+  const search = query.toString();
+  return { method, url: `${fillPath(path, params)}${search ? `?${search}` : ''}` };
+}
+
 /**
  * The password-grant token endpoint on the sign-in host (rules §7), as the public document and the
  * API page describe it. Form-encoded; `client_id` is the environment's public API client.

@@ -1,8 +1,9 @@
 /** Test helpers for purchase and lease routes: customers with money, fixed prices, a purchase call. */
-import type { TLeasePurchaseBody } from '@pm/contracts';
+import { ENDPOINTS, type TLeasePurchaseBody } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import type { FastifyInstance } from 'fastify';
 import type { TestApp } from './app.ts';
+import { callRoute, callRouteUnchecked } from './route.ts';
 
 /** A customer: an account with `balanceC` (and its ledger row) and their bearer headers. */
 export interface TestCustomer {
@@ -18,28 +19,23 @@ export async function buildCustomer(t: TestApp, balanceC: number, prefix = 'buye
 
 /** Replaces the pricing rules with one catch-all: every agent costs `priceExcC` private, `priceShrC` shared. */
 export async function setFlatPrices(t: TestApp, priceExcC: number, priceShrC: number): Promise<void> {
-  const res = await t.app.inject({
-    method: 'PUT',
-    url: '/pricing/rules',
-    headers: { ...(await t.staffAuth(newUserId('pricer'))), 'content-type': 'application/json' },
-    payload: { rules: [{ priceExcC, priceShrC }] },
+  const res = await callRoute(t, ENDPOINTS.replacePricingRules, {
+    headers: await t.staffAuth(newUserId('pricer')),
+    body: { rules: [{ priceExcC, priceShrC }] },
   });
-  if (res.statusCode !== 200) throw new Error(`PUT /pricing/rules: ${res.statusCode} ${res.body}`);
+  res.ok();
 }
 
-/** `POST /leases` as `who` (to the test app, or to another app such as a second replica). */
+/**
+ * `POST /leases` (`createLease`) as `who`, to the test app or to another app such as a second
+ * replica. The body is sent as given: the purchase tests also send bodies the schema refuses.
+ */
 export function postLease(
   t: TestApp | FastifyInstance,
   who: TestCustomer,
   body: TLeasePurchaseBody | Record<string, unknown>,
 ) {
-  const app = 'inject' in t ? t : t.app;
-  return app.inject({
-    method: 'POST',
-    url: '/leases',
-    headers: { ...who.headers, 'content-type': 'application/json' },
-    payload: body,
-  });
+  return callRouteUnchecked(t, ENDPOINTS.createLease, { headers: who.headers, body });
 }
 
 /** Balance and ledger of a user: the balance column and the sum and memos of their records. */

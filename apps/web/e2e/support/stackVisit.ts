@@ -3,7 +3,9 @@
  * accepted, the sign-in on the identity pages, market API calls as a demo user, and bounded waits.
  */
 import assert from 'node:assert/strict';
+import { type Endpoint, type EndpointRequest, endpointTarget, type SuccessOf } from '@pm/contracts';
 import { TEST_TERMS_VERSION, type TestStack } from '@pm/devnet/stack';
+import { waitFor } from '@pm/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { IdentityPages } from '../pages/IdentityPages.ts';
 import { ShellPage, TIMEOUT_MS } from '../pages/ShellPage.ts';
@@ -66,49 +68,80 @@ export async function signInOnStack(
   await v.shell.balance.waitFor();
 }
 
-/** A market API call from the test, as `who` (a fresh password-grant token each time). */
-export async function stackApi<T>(
-  stack: TestStack,
-  who: StackUser,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  return stackApiWithToken<T>(stack, await stack.token(who.email, who.password), method, path, body);
+/** Whether an operation takes nothing the caller must give: then the call's parts may be left out. */
+type Optional<E extends Endpoint> = Record<never, never> extends EndpointRequest<E> ? true : false;
+export type CallArgs<E extends Endpoint> =
+  Optional<E> extends true ? [call?: EndpointRequest<E>] : [call: EndpointRequest<E>];
+
+/** An answer of the stack: its status and body, and the success answer parsed by the declaration. */
+export interface StackAnswer<E extends Endpoint> {
+  status: number;
+  body: unknown;
+  /** The success answer parsed by the operation's success schema; throws naming the status otherwise. */
+  ok(): SuccessOf<E>;
 }
 
-/** A market API call from the test with a bearer token the caller holds. */
-export async function stackApiWithToken<T>(
+/**
+ * A call of an operation of the endpoint contract, as `who` (a fresh password-grant token each
+ * time): its method and path from the declaration, the parts typed by its schemas. Tests call the
+ * stack through the contract; scripts/raw-paths.test.ts refuses a raw path without its reason.
+ */
+export async function stackApi<E extends Endpoint>(
+  stack: TestStack,
+  who: StackUser,
+  e: E,
+  ...call: CallArgs<E>
+): Promise<StackAnswer<E>> {
+  return stackApiWithToken(stack, await stack.token(who.email, who.password), e, ...call);
+}
+
+/** The same with a bearer token the caller holds. */
+export async function stackApiWithToken<E extends Endpoint>(
   stack: TestStack,
   token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
+  e: E,
+  ...[call]: CallArgs<E>
+): Promise<StackAnswer<E>> {
+  const parts = (call ?? {}) as {
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    body?: unknown;
+  };
+  if (e.api === 'ports')
+    throw new Error(`${e.operationId}: the stack helper calls the market and identity hosts only`);
+  const base = e.api === 'identity' ? stack.issuer : stack.apiUrl;
+  const { method, url } = endpointTarget(e, parts);
+  const res = await fetch(`${base}${url}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
       'cache-control': 'no-cache',
-      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(parts.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
-    ...(body ? { body: JSON.stringify(body) } : {}),
+    ...(parts.body !== undefined ? { body: JSON.stringify(parts.body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  const body: unknown = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  const success = Number(Object.keys(e.response).find((s) => Number(s) >= 200 && Number(s) < 300));
+  return {
+    status: res.status,
+    body,
+    ok() {
+      assert.equal(res.status, success, `${e.operationId}: ${res.status} ${text.slice(0, 500)}`);
+      const schema = e.response[success];
+      return (success === 204 || !schema ? undefined : schema.parse(body)) as SuccessOf<E>;
+    },
+  };
 }
 
-/** Waits (bounded) until `check` holds. */
+/** `waitFor` of `@pm/testkit` in the stack journeys' order of arguments, checking every 200 ms. */
 export async function waitUntil(
   check: () => Promise<boolean>,
   what: string,
   timeoutMs = TIMEOUT_MS,
+  intervalMs = 200,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(check, { timeoutMs, what, intervalMs });
 }
 
 /** "$2.50" → 250. */

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZTxRecordsResponse } from '@pm/contracts';
+import { ENDPOINTS, type QueryOf, ZTxRecordsResponse } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 import { createLedgerService } from './ledger.service.ts';
 
 let t: TestApp;
@@ -30,12 +31,13 @@ after(async () => {
   await t?.close();
 });
 
-const get = (url: string, h = headers) => t.app.inject({ method: 'GET', url, headers: h });
+const get = (query: QueryOf<typeof ENDPOINTS.listTxRecords> = {}, h = headers) =>
+  callRoute(t, ENDPOINTS.listTxRecords, { query, headers: h });
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 describe('GET /txrecords', () => {
   test('newest first, default page of 10, with the total', async () => {
-    const res = await get('/txrecords');
+    const res = await get();
     assert.equal(res.statusCode, 200);
     const body = ZTxRecordsResponse.parse(res.json());
     assert.equal(body.total, 12);
@@ -52,7 +54,7 @@ describe('GET /txrecords', () => {
   });
 
   test('offset and limit page through', async () => {
-    const res = (await get('/txrecords?offset=10&limit=10')).json();
+    const res = (await get({ offset: 10, limit: 10 })).json();
     assert.equal(res.total, 12);
     assert.deepEqual(
       res.txRecords.map((r: { amtC: number }) => r.amtC),
@@ -62,15 +64,13 @@ describe('GET /txrecords', () => {
 
   test('start is inclusive and end exclusive (the client sends last date + 1 day)', async () => {
     // Records #10, #11, #12 are 2, 1 and 0 days old.
-    const res = (await get(`/txrecords?start=${day(-2)}&end=${day(0)}`)).json();
+    const res = (await get({ start: day(-2), end: day(0) })).json();
     assert.equal(res.total, 2);
     assert.deepEqual(
       res.txRecords.map((r: { memo: string }) => r.memo),
       ['#11', '#10'],
     );
-    const iso = (
-      await get(`/txrecords?start=${encodeURIComponent(new Date(Date.now() - 86_400_000 / 2).toISOString())}`)
-    ).json();
+    const iso = (await get({ start: new Date(Date.now() - 86_400_000 / 2).toISOString() })).json();
     assert.deepEqual(
       iso.txRecords.map((r: { memo: string }) => r.memo),
       ['#12'],
@@ -79,15 +79,13 @@ describe('GET /txrecords', () => {
 
   test('a user sees only their own records; staff read anyone with uid', async () => {
     const other = await buildAccount(t.db, { balanceC: 50 });
-    const mine = (await get('/txrecords', await t.auth(other.userId))).json();
+    const mine = (await get({}, await t.auth(other.userId))).json();
     assert.equal(mine.total, 1);
     assert.equal(mine.txRecords[0].amtC, 50);
-    const staffView = (
-      await get(`/txrecords?uid=${customer}&limit=1`, await t.staffAuth(newUserId('staff')))
-    ).json();
+    const staffView = (await get({ uid: customer, limit: 1 }, await t.staffAuth(newUserId('staff')))).json();
     assert.equal(staffView.total, 12);
     assert.equal(staffView.txRecords[0].memo, '#12');
-    const forbidden = await get(`/txrecords?uid=${customer}`, await t.auth(other.userId));
+    const forbidden = await get({ uid: customer }, await t.auth(other.userId));
     assert.equal(forbidden.statusCode, 403);
   });
 
@@ -104,7 +102,11 @@ describe('GET /txrecords', () => {
   ];
   for (const [query, field] of bad) {
     test(`?${query}: 400 naming ${field}`, async () => {
-      const res = await get(`/txrecords?${query}`);
+      // Refused input, sent as is.
+      const res = await callRouteUnchecked(t, ENDPOINTS.listTxRecords, {
+        query: Object.fromEntries(new URLSearchParams(query)),
+        headers,
+      });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json().error, 'VALIDATION_FAILED');
       assert.equal(res.json().field, field);
@@ -113,7 +115,7 @@ describe('GET /txrecords', () => {
   }
 
   test('the limit message is the readable zod text', async () => {
-    const res = (await get('/txrecords?limit=5000')).json();
+    const res = (await get({ limit: 5000 })).json();
     assert.equal(res.message, 'limit: Too big: expected number to be <=1000');
   });
 });
