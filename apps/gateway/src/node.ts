@@ -1,5 +1,6 @@
 import { LEASE_HTTP_PORT_OFFSET, SOCKS_PORT_OFFSETS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
+import { Gauge } from 'prom-client';
 import { type GatewayConfig, type GatewayHandle, startGateway } from './gateway.ts';
 import type { GeoLookup } from './geo/geo.ts';
 import { DEFAULT_PORTS } from './port-plan.ts';
@@ -162,6 +163,17 @@ export async function startGatewayNode(config: GatewayNodeConfig): Promise<Gatew
     closers.push(() => gateway.close());
     servedPorts = () => gateway.authPorts();
     gateway.metrics.registry.registerMetric(bindFailures);
+    // Leases with traffic not yet in the database: above 0 for more than a flush, PostgreSQL is away.
+    gateway.metrics.registry.registerMetric(
+      new Gauge({
+        name: 'gateway_meter_pending_leases',
+        help: 'Leases and packages whose traffic counters are held in memory, not yet written',
+        registers: [],
+        collect() {
+          this.set(plane.meter.pendingLeases());
+        },
+      }),
+    );
     spares?.registerMetrics(gateway.metrics.registry);
     const presence = createPresenceMonitor({
       db: config.db,
