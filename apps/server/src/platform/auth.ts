@@ -115,9 +115,9 @@ async function discoverJwksUri(issuer: string): Promise<string> {
 /**
  * Checks access tokens with jose against the issuer's JWKS, pinning issuer, audience,
  * algorithms and the `at+jwt` header type. Discovery (when no jwksUri is configured) happens on first use and is retried
- * on the next request after a failure.
+ * on the next request after a failure. `now` is the clock of expiry (tests move it instead of waiting).
  */
-export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
+export function createTokenVerifier(oidc: OidcConfig, now: () => number = Date.now): TokenVerifier {
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   const getKeys = () => {
     if (!keys) {
@@ -142,10 +142,10 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
   return {
     async verify(token) {
       const hit = verified.get(token);
-      if (hit && hit.untilMs > Date.now()) return hit.principal;
+      if (hit && hit.untilMs > now()) return hit.principal;
       const principal = await verifyToken(token);
       const untilMs = Math.min(
-        Date.now() + VERIFIED_TOKEN_TTL_MS,
+        now() + VERIFIED_TOKEN_TTL_MS,
         principal.expiresAtMs ?? Number.POSITIVE_INFINITY,
       );
       if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string);
@@ -172,6 +172,7 @@ export function createTokenVerifier(oidc: OidcConfig): TokenVerifier {
         audience: oidc.audience,
         algorithms: oidc.algorithms,
         typ: ACCESS_TOKEN_TYP,
+        currentDate: new Date(now()),
       }));
     } catch (e) {
       throw toAuthError(e);
@@ -227,12 +228,18 @@ const MAX_CACHED_USERS = 10_000;
  */
 export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
   const cached = new Map<string, { state: AccountAccessState; untilMs: number }>();
+  // One read per user at a time: a caller's parallel requests share it (one round trip, not N).
+  const reading = new Map<string, Promise<AccountAccessState>>();
 
   async function readAccess(userId: string): Promise<AccountAccessState> {
     const now = Date.now();
     const hit = cached.get(userId);
     if (hit && hit.untilMs > now) return hit.state;
-    const state = await deps.getAccess(userId);
+    const running = reading.get(userId);
+    if (running) return running;
+    const read = deps.getAccess(userId).finally(() => reading.delete(userId));
+    reading.set(userId, read);
+    const state = await read;
     if (state.blocked || deps.blockCacheMs <= 0) {
       cached.delete(userId);
       return state;

@@ -134,13 +134,13 @@ export const scoreChecks = pgTable(
 // subqueries below would read as their own table's column.
 const agentId = sql.raw('"agents"."id"');
 const agentIp = sql.raw('"agents"."ip"');
-const agentStars = sql.raw('"agents"."stars"');
 
 /**
  * The clean score the shop shows and filters on: the blacklist result for the agent's current
- * address, else the agent row's own `stars` (seeded, until the first lookup of that address).
+ * address, else the agent row's own `stars` (seeded, until the first lookup of that address). Kept
+ * on the row as `clean_stars` by triggers (migration 0023): SQL `agent_clean_stars(id, ip, stars)`.
  */
-export const agentCleanStarsSql = sql<number>`coalesce((SELECT b.stars FROM agent_blacklists b WHERE b.agent_id = ${agentId} AND b.ip = ${agentIp}), ${agentStars})`;
+export const agentCleanStarsSql = sql<number>`${sql.raw('"agents"."clean_stars"')}`;
 
 /** The lists the agent's current address is on (empty before its first lookup). */
 export const agentBlacklistIdsSql = sql<

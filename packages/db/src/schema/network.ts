@@ -108,6 +108,12 @@ export const agents = pgTable(
      */
     activeShared: integer('active_shared').notNull().default(0),
     activeExclusive: integer('active_exclusive').notNull().default(0),
+    /**
+     * The clean score the shop shows and filters on: the blacklist result of the current address
+     * (`agent_blacklists`), else `stars`. Kept by triggers on both tables (migration 0023), so the
+     * stars filter reads this table alone; what is written here is replaced.
+     */
+    cleanStars: integer('clean_stars').notNull().default(5),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -119,6 +125,11 @@ export const agents = pgTable(
     index('agents_shop_reg_idx').on(t.cc, t.reg, t.conn).where(SHOP_LISTED),
     index('agents_shop_geo_idx').on(t.cc, t.lat, t.lon).where(SHOP_LISTED),
     index('agents_shop_ip_idx').on(t.cc, sql`${t.ip} text_pattern_ops`).where(SHOP_LISTED),
+    index('agents_shop_stars_idx').on(t.cc, t.cleanStars).where(SHOP_LISTED),
+    // The static shop's candidates in its order (city, ip); without it a million agents are read.
+    index('agents_static_idx')
+      .on(t.cc, t.city, t.ip, t.id)
+      .where(sql`${t.isStatic} AND ${t.online} AND ${t.nodeId} IS NOT NULL`),
     check('agents_stars_range', sql`${t.stars} BETWEEN 1 AND 10`),
   ],
 );
@@ -233,6 +244,8 @@ export const leases = pgTable(
   (t) => [
     uniqueIndex('leases_socks_user_uq').on(t.socksUser),
     index('leases_agent_active_idx').on(t.agentId).where(sql`${t.endedAt} IS NULL`),
+    // The lapsed leases (past `until`, not ended yet) the shop leaves out and leases.expire ends.
+    index('leases_lapsed_idx').on(t.until).where(sql`${t.endedAt} IS NULL`),
     index('leases_user_start_idx').on(t.userId, t.start),
     uniqueIndex('leases_node_auth_port_uq')
       .on(t.nodeId, t.authPort)

@@ -1,16 +1,8 @@
 import { MAX_SHARED_LEASES, type TConn } from '@pm/contracts';
 // The clean score, lists and latest score the checks module keeps (packages/db/src/schema/checks.ts).
-import {
-  agentBlacklistIdsSql,
-  agentBlacklists,
-  agentCleanStarsSql,
-  agentLatestScoreSql,
-  agents,
-  SHOP_LISTED,
-} from '@pm/db';
+import { agentBlacklistIdsSql, agentCleanStarsSql, agentLatestScoreSql, agents, SHOP_LISTED } from '@pm/db';
 import { type BoundingBox, EARTH_RADIUS_MI } from '@pm/geo';
 import { and, eq, gte, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { PgSelect } from 'drizzle-orm/pg-core';
 
 // The shop's filter in SQL: what a listed agent is and which rows a query keeps. Part of the agents
 // repository (Drizzle stays in *.repository.ts); the queries that run it are in agents.repository.ts.
@@ -131,19 +123,6 @@ export function liveRow(row: ShopRow, lapsed: LapsedCounts | undefined): ShopRow
   };
 }
 
-/**
- * With a stars filter, the address's blacklist result joined once (a hash join over the listed
- * agents) instead of looked up per row: a count of 100,000 agents with a stars filter took about
- * 3x longer through the per-row lookup.
- */
-export function withCleanScore<T extends PgSelect>(q: T, f: ShopFilter): T {
-  if (f.minStars === undefined) return q;
-  return q.leftJoin(
-    agentBlacklists,
-    and(eq(agentBlacklists.agentId, agents.id), eq(agentBlacklists.ip, agents.ip)),
-  ) as unknown as T; // a dynamic query keeps its row type; the join only adds a condition's table
-}
-
 // The partial indexes' predicate in its words (no parameters), so the planner can use them.
 const onSale = sql`${SHOP_LISTED}`;
 
@@ -198,10 +177,9 @@ export function conditions(f: ShopFilter, omit?: Facet): SQL | undefined {
     f.leases === 'none' ? sql`${shared} = 0` : f.leases === 'some' ? sql`${shared} > 0` : undefined,
     f.fresh === true ? or(isNull(agents.lastSoldAt), lt(agents.lastSoldAt, f.soldSince)) : undefined,
     f.fresh === false ? gte(agents.lastSoldAt, f.soldSince) : undefined,
-    // Needs the blacklist join of withCleanScore (the same rule as agentCleanStarsSql).
-    f.minStars !== undefined
-      ? sql`coalesce(${agentBlacklists.stars}, ${agents.stars}) >= ${f.minStars}`
-      : undefined,
+    // The clean score on the row (agentCleanStarsSql): with 1,000,000 agents the join to
+    // agent_blacklists it replaced made a count 10x slower than without the filter.
+    f.minStars !== undefined ? gte(agents.cleanStars, f.minStars) : undefined,
     r ? sql`${agents.lat} BETWEEN ${num(r.box.minLat)} AND ${num(r.box.maxLat)}` : undefined,
     r ? sql`${agents.lon} BETWEEN ${num(r.box.minLon)} AND ${num(r.box.maxLon)}` : undefined,
     r ? sql`${milesFrom(r)} <= ${num(r.miles)}` : undefined,

@@ -1,7 +1,12 @@
 // The agent rows of the shop and the sale; the shop's filter itself is in agents.filter.repository.ts.
 import { agentCleanStarsSql, agentPresence, agents, type Db, type DbOrTx, type Tx } from '@pm/db';
 import { and, asc, count, eq, getTableColumns, inArray, isNull, ne, sql } from 'drizzle-orm';
-import { type ActiveLeaseCounts, createExposedLeaseReads } from '../leases/leases.exposed.repository.ts';
+import {
+  type ActiveLeaseCounts,
+  activeLeaseCountsOn,
+  createExposedLeaseReads,
+  toActiveLeaseCounts,
+} from '../leases/leases.exposed.repository.ts';
 import {
   conditions,
   type Facet,
@@ -11,7 +16,6 @@ import {
   type ShopFilter,
   type ShopRow,
   shopColumns,
-  withCleanScore,
 } from './agents.filter.repository.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
@@ -56,7 +60,9 @@ export function createAgentsRepository(db: Db) {
       page: { offset: number; limit: number },
       tx: DbOrTx = db,
     ): Promise<ShopRow[]> {
-      const rows = await withCleanScore(tx.select(shopColumns).from(agents).$dynamic(), f)
+      const rows = await tx
+        .select(shopColumns)
+        .from(agents)
         .where(conditions(f))
         .orderBy(sql`${agents.actv} DESC NULLS LAST`, asc(agents.id))
         .offset(page.offset)
@@ -70,9 +76,7 @@ export function createAgentsRepository(db: Db) {
 
     /** How many agents the filter lists. */
     async countListed(f: ShopFilter, tx: DbOrTx = db): Promise<number> {
-      const rows = await withCleanScore(tx.select({ n: count() }).from(agents).$dynamic(), f).where(
-        conditions(f),
-      );
+      const rows = await tx.select({ n: count() }).from(agents).where(conditions(f));
       return Number(rows[0]?.n ?? 0);
     },
 
@@ -83,7 +87,9 @@ export function createAgentsRepository(db: Db) {
      */
     async findFacetValues(f: ShopFilter, facet: Facet, tx: DbOrTx = db): Promise<string[]> {
       const column = agents[facet];
-      const rows = await withCleanScore(tx.selectDistinct({ v: column }).from(agents).$dynamic(), f)
+      const rows = await tx
+        .selectDistinct({ v: column })
+        .from(agents)
         .where(and(conditions(f, facet), ne(column, '')))
         .orderBy(column);
       return rows.map((r) => r.v);
@@ -121,13 +127,27 @@ export function createAgentsRepository(db: Db) {
       return leaseReads.countActiveOn(agentId, who, tx);
     },
 
-    /** The agent row without a lock (the sale's fast refusal). */
-    async findAgent(agentId: string, tx: DbOrTx = db): Promise<AgentRow | undefined> {
+    /**
+     * The agent row without a lock and its active leases (as `countActiveLeases`) in one round trip:
+     * the sale's lock-free check. Undefined agent when there is no such row.
+     */
+    async findAgentWithLeases(
+      agentId: string,
+      who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
+      tx: DbOrTx = db,
+    ): Promise<{ agent: AgentRow | undefined; active: ActiveLeaseCounts }> {
       const rows = await tx
-        .select({ ...getTableColumns(agents), stars: agentCleanStarsSql })
+        .select({
+          ...getTableColumns(agents),
+          stars: agentCleanStarsSql,
+          activeCounts: activeLeaseCountsOn(sql.raw('"agents"."id"'), who),
+        })
         .from(agents)
         .where(eq(agents.id, agentId));
-      return rows[0];
+      const row = rows[0];
+      if (!row) return { agent: undefined, active: toActiveLeaseCounts(null) };
+      const { activeCounts, ...agent } = row;
+      return { agent, active: toActiveLeaseCounts(activeCounts) };
     },
 
     /** Every agent the user ever leased, each with whether the user holds an active lease on it now. */

@@ -17,7 +17,13 @@ import type { PricingService } from '../pricing/pricing.service.ts';
 import { FACETS, type LapsedCounts, type ShopFilter, type ShopRow } from './agents.filter.repository.ts';
 import { isNewAgent, soldSinceCutoff, toAgent } from './agents.mapper.ts';
 import { type AgentRow, createAgentsRepository } from './agents.repository.ts';
-import { findSaleRefusal, type SaleAsk, type SaleQuote, saleRefusalError } from './agents.sale.ts';
+import {
+  type ActiveOnAgent,
+  findSaleRefusal,
+  type SaleAsk,
+  type SaleQuote,
+  saleRefusalError,
+} from './agents.sale.ts';
 
 /** What the agents service is built from. */
 export interface AgentsServiceDeps {
@@ -26,8 +32,9 @@ export interface AgentsServiceDeps {
   /** Clock (ms since epoch) for "New"; tests pass a fixed one. */
   now?: () => number;
   /**
-   * How long a page, count, segment list or the country totals is shared between callers
-   * (default 1000 ms; then served up to 2 s longer while one refresh runs). 0 turns it off.
+   * How long a page or count is shared between callers (default 1000 ms; the segment lists and
+   * country totals 10x as long; then served up to 10 s (30 s) longer while one refresh runs).
+   * 0 turns it off. A sale clears them all.
    */
   cacheMs?: number;
   /** Cross-process invalidation: a sale clears every API process's shared pages after its commit. */
@@ -51,11 +58,16 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const repo = createAgentsRepository(deps.db);
   const now = deps.now ?? Date.now;
   const findPostal = deps.lookupPostal ?? lookupPostal;
-  const ttl = { ttlMs: deps.cacheMs ?? 1000, staleMs: 2000 };
+  const ttlMs = deps.cacheMs ?? 1000;
+  // Served while one refresh runs: a refresh slower than the window (a count or the zips of the
+  // 270,000 US agents of a million, seconds on a busy database) no longer makes every caller wait.
+  const ttl = { ttlMs, staleMs: 10_000 };
+  // The option lists and the country totals move slowly and cost the most: read 10x less often.
+  const slow = { ttlMs: ttlMs * 10, staleMs: 30_000 };
   const pages = createTtlCache<ShopRow[]>({ ...ttl, maxEntries: 1000 });
   const counts = createTtlCache<number>({ ...ttl, maxEntries: 1000 });
-  const segmentLists = createTtlCache<TSegments>({ ...ttl, maxEntries: 200 });
-  const totals = createTtlCache<Record<string, number>>({ ...ttl, maxEntries: 1 });
+  const segmentLists = createTtlCache<TSegments>({ ...slow, maxEntries: 200 });
+  const totals = createTtlCache<Record<string, number>>({ ...slow, maxEntries: 1 });
   // The lapsed leases the counters still hold (leases.expire ends them within a minute): usually none.
   const lapsedLeases = createTtlCache<LapsedCounts>({ ...ttl, maxEntries: 1 });
   // Per caller: the agents they ever leased and whether they hold one now (masking and `used`).
@@ -133,22 +145,17 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     return agents;
   }
 
-  /** The one availability rule (`findSaleRefusal`) on the agent row read (or locked) in `tx`, then its prices. */
-  async function quoteForSale(
-    agent: AgentRow | undefined,
-    agentId: string,
-    ask: SaleAsk,
-    tx: DbOrTx,
-  ): Promise<SaleQuote> {
-    const active = await repo.countActiveLeases(
-      agentId,
-      { userId: ask.userId, excludeLeaseId: ask.renewing },
-      tx,
-    );
+  /** The one availability rule (`findSaleRefusal`) on the agent row and its active leases; throws the refusal. */
+  function admit(agent: AgentRow | undefined, active: ActiveOnAgent, ask: SaleAsk): AgentRow {
     const refused = findSaleRefusal(agent, active, ask);
     if (refused || !agent) throw saleRefusalError(refused ?? { refusal: 'agentNotFound', mine: false });
+    return agent;
+  }
+
+  /** The admitted agent priced under `rules`. */
+  function quote(agent: AgentRow, active: ActiveOnAgent, ask: SaleAsk, rules: PriceRule[]): SaleQuote {
     const isNew = isNewAgent(agent.lastSoldAt, now());
-    const prices = deps.pricing.priceAgent(await deps.pricing.loadRules(tx), { ...agent, isNew });
+    const prices = deps.pricing.priceAgent(rules, { ...agent, isNew });
     return {
       agent,
       ...prices,
@@ -158,6 +165,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       isNew,
     };
   }
+
+  const leasesOf = (ask: SaleAsk) => ({ userId: ask.userId, excludeLeaseId: ask.renewing });
 
   return {
     /**
@@ -232,23 +241,34 @@ export function createAgentsService(deps: AgentsServiceDeps) {
      * under the rules this transaction reads. Throws CONFLICT agentNotFound / agentAlreadyLeased.
      */
     async reserveForSale(agentId: string, ask: SaleAsk, tx: Tx): Promise<SaleQuote> {
-      return quoteForSale(await repo.lockAgent(agentId, tx), agentId, ask, tx);
+      const locked = await repo.lockAgent(agentId, tx);
+      // A statement of its own after the lock: it reads the leases committed while this one waited.
+      const active = await repo.countActiveLeases(agentId, leasesOf(ask), tx);
+      const agent = admit(locked, active, ask);
+      return quote(agent, active, ask, await deps.pricing.loadRules(tx));
     },
 
     /**
      * The same rule and price as `reserveForSale` on a plain read, without a lock: lets a race's
      * losers be refused at once instead of queueing for the agent's row lock, and a price that moved
-     * be told before the purchase's probe (the sale checks both again under the lock).
+     * be told before the purchase's probe (the sale checks both again under the lock). One round
+     * trip: the row and its leases in one read, priced with this process's price list; with
+     * `expPriceC` another price than that is confirmed on the stored list before it is answered.
      */
-    async checkForSale(agentId: string, ask: SaleAsk): Promise<SaleQuote> {
-      return quoteForSale(await repo.findAgent(agentId), agentId, ask, deps.db);
+    async checkForSale(agentId: string, ask: SaleAsk, expPriceC?: number): Promise<SaleQuote> {
+      const read = await repo.findAgentWithLeases(agentId, leasesOf(ask));
+      const agent = admit(read.agent, read.active, ask);
+      const cached = quote(agent, read.active, ask, await deps.pricing.currentRules());
+      if (expPriceC === undefined || cached.priceC === expPriceC) return cached;
+      // The list may have changed within the cache's second: price on the stored one.
+      return quote(agent, read.active, ask, await deps.pricing.loadRules());
     },
 
     /**
      * For the purchase, inside its transaction: records the sale (the agent stops being New for
      * 30 days) and drops this process's shared pages and callers' leases, so the buyer's next list
      * shows it taken and unmasked; every other API process clears them when the sale commits
-     * (NOTIFY `shop`; `cacheMs` + 2 s at the latest should a notification be lost).
+     * (NOTIFY `shop`; the windows' length at the latest should a notification be lost).
      */
     async markSold(agentId: string, tx: Tx): Promise<void> {
       await repo.setLastSold(agentId, new Date(now()), tx);

@@ -137,13 +137,20 @@ export function createSaleService(deps: SaleServiceDeps) {
       const replayed = await findReplay(userId, r);
       if (replayed) return deps.leases.getLease(replayed);
       try {
-        const quote = await deps.agents.checkForSale(r.agentId, askOf(userId, r));
+        const check = () => deps.agents.checkForSale(r.agentId, askOf(userId, r), r.expPriceC);
+        const quote = await check();
         checkPrice(r, quote);
         await hooks.beforeSale?.(quote);
+        // An earlier sale of the agent in this process ran while this one waited its turn: the
+        // plain read sees it committed, and a loser of the race is refused without a transaction.
+        const sellInTurn = async (waited: boolean) => {
+          if (waited) checkPrice(r, await check());
+          return sellIn(userId, r);
+        };
         // A random lease id or SOCKS user may collide (astronomically rarely): sell again with fresh ones.
         for (let attempt = 0; ; attempt++) {
           try {
-            return await deps.leases.getLease(await saleKeys.inTurn(r.agentId, () => sellIn(userId, r)));
+            return await deps.leases.getLease(await saleKeys.inTurn(r.agentId, sellInTurn));
           } catch (e) {
             if (attempt >= 2 || pgErrorCode(e) !== PG_UNIQUE_VIOLATION) throw e;
           }

@@ -113,8 +113,9 @@ function assertSameMove(existing: TxRecordRow, input: MoveInput): void {
 export function createLedgerService(deps: LedgerServiceDeps) {
   const repo = createLedgerRepository(deps.db);
 
-  async function moveIn(input: MoveInput, tx: Tx): Promise<MoveResult> {
-    const balanceC = await repo.lockBalance(input.userId, tx);
+  /** `lockedBalanceC`: the balance the caller read under this transaction's lock of the row (one round trip less). */
+  async function moveIn(input: MoveInput, tx: Tx, lockedBalanceC?: Cents): Promise<MoveResult> {
+    const balanceC = lockedBalanceC ?? (await repo.lockBalance(input.userId, tx));
     if (balanceC === undefined) {
       throw new AppError('NOT_FOUND', {
         message: `no account ${input.userId}`,
@@ -227,7 +228,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         return { record: undefined, balanceC: account?.balanceC ?? (0 as Cents), replayed: false };
       if (!account) throw chargeErrors.notEnoughFunds(`no account ${input.userId}`);
       try {
-        return await moveIn({ ...input, amountC: -input.amountC as Cents }, tx);
+        // The row is locked by this transaction already: its balance cannot have moved since.
+        return await moveIn({ ...input, amountC: -input.amountC as Cents }, tx, account.balanceC);
       } catch (e) {
         if (e instanceof AppError && e.code === 'PAYMENT_REQUIRED')
           throw chargeErrors.notEnoughFunds(e.message, e);

@@ -40,12 +40,15 @@ export const saleFingerprint = (kind: SaleKind, parts: readonly unknown[]): stri
  * Runs calls with the same key one after another (each after the previous one settled). Sales that
  * would wait on one row lock (one agent, one package, one key) take their turn here, in memory,
  * rather than each holding a pool connection while it waits: a race on one row would otherwise
- * take every connection.
+ * take every connection. `fn` is told whether it waited for an earlier call (which may have sold
+ * what it wants: a plain read now sees that, without a transaction).
  */
 export function createTurns() {
   const tails = new Map<string, Promise<unknown>>();
-  return async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const result = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+  return async function inTurn<T>(key: string, fn: (waited: boolean) => Promise<T>): Promise<T> {
+    const before = tails.get(key);
+    const run = () => fn(before !== undefined);
+    const result = (before ?? Promise.resolve()).then(run, run);
     const tail = result.catch(() => {});
     tails.set(key, tail);
     try {
