@@ -1,10 +1,14 @@
 /**
  * The market API as the benchmark runs it: the http role only, on a migrated database, in its own
  * process (so the load generator does not share its event loop). Prints `LISTENING <url>`.
- * Env: DATABASE_URL, OIDC_ISSUER, OIDC_AUDIENCE, SHOP_CACHE_MS (the shop's shared-answer window).
+ * Env: DATABASE_URL, OIDC_ISSUER, OIDC_AUDIENCE, SHOP_CACHE_MS (the shop's shared-answer window),
+ * QUERY_COUNT_FILE (count the database round trips, `query-count.ts`).
  */
 import { createDb } from '@pm/db';
 import { start } from '../src/index.ts';
+import { countQueries } from './query-count.ts';
+
+if (process.env.QUERY_COUNT_FILE) countQueries(process.env.QUERY_COUNT_FILE);
 
 const env = (name: string) => {
   const value = process.env[name];

@@ -16,6 +16,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,6 +26,7 @@ import { createDb, type DbHandle, migrateDb } from '@pm/db';
 import { buildAccount, buildAgent, buildNode } from '@pm/db/testing';
 import pg from 'pg';
 import { startTestIssuer, type TestIssuer } from '../src/test/issuer.ts';
+import { countQueries, perAnswer, type QueryCounts, readQueryCounts } from './query-count.ts';
 
 const AUDIENCE = 'https://api.bench.test';
 const CONCURRENCY = 32;
@@ -43,6 +46,8 @@ export interface PurchaseRun {
   attempts: number;
   /** CPU time of the API process per purchase answer, when its pid was given (Linux /proc). */
   cpuMsPerAttempt?: number | undefined;
+  /** Database round trips of the API process per answer, when it counts them (QUERY_COUNT_FILE). */
+  queriesPerAttempt?: number | undefined;
 }
 
 export interface PurchaseBenchOptions {
@@ -53,6 +58,8 @@ export interface PurchaseBenchOptions {
   customersPerAgent?: number;
   /** The API process, to report its CPU time per answer. */
   serverPid?: number | undefined;
+  /** Where that process writes its query counts (it runs `countQueries` on this file). */
+  queryCountFile?: string | undefined;
 }
 
 /** User plus system CPU milliseconds a process has used (Linux), or undefined. */
@@ -122,6 +129,10 @@ export async function measurePurchases(
     const latencies: number[] = [];
     const statuses = new Map<string, number>();
     let next = 0;
+    const counted = options.serverPid !== undefined && options.queryCountFile !== undefined;
+    const countsNow = (): Promise<QueryCounts | undefined> =>
+      counted ? readQueryCounts(options.serverPid!, options.queryCountFile!) : Promise.resolve(undefined);
+    const queriesBefore = await countsNow();
     const cpuBefore = cpuMs(options.serverPid);
     const started = performance.now();
     await Promise.all(
@@ -139,6 +150,13 @@ export async function measurePurchases(
     );
     const seconds = (performance.now() - started) / 1000;
     const cpuAfter = cpuMs(options.serverPid);
+    const queriesAfter = await countsNow();
+    const queries =
+      queriesBefore && queriesAfter ? perAnswer(queriesBefore, queriesAfter, attempts.length) : undefined;
+    if (queries) {
+      console.error(`database round trips per answer: ${queries.total.toFixed(2)}`);
+      for (const [statement, n] of queries.top.slice(0, 12)) console.error(`  ${n.toFixed(3)}  ${statement}`);
+    }
     latencies.sort((x, y) => x - y);
     const broken = await checkBooks(db, tag);
     // Sold, taken, or the price moved when the agent stopped being New (its first sale) all count.
@@ -160,6 +178,7 @@ export async function measurePurchases(
         cpuBefore === undefined || cpuAfter === undefined
           ? undefined
           : (cpuAfter - cpuBefore) / attempts.length,
+      queriesPerAttempt: queries?.total,
     };
   } finally {
     await cleanUp(db, tag).catch((e) => console.error(`cleaning up ${tag}: ${e}`));
@@ -199,11 +218,14 @@ async function cleanUp(db: DbHandle, tag: string): Promise<void> {
   await db.query('DELETE FROM agents WHERE id LIKE $1', [like]);
   await db.query('DELETE FROM txrecords WHERE user_id LIKE $1', [like]);
   await db.query('DELETE FROM accounts WHERE user_id LIKE $1', [like]);
+  // The node's spare package ports, when something recorded them, go with it.
+  await db.query('DELETE FROM package_ports WHERE node_id LIKE $1', [like]);
   await db.query('DELETE FROM gateway_nodes WHERE id LIKE $1', [like]);
 }
 
 /** `--serve`: the API's http role on DATABASE_URL, printing `LISTENING <url>` (the standalone run's child). */
 async function serve(): Promise<void> {
+  if (process.env.QUERY_COUNT_FILE) countQueries(process.env.QUERY_COUNT_FILE);
   const { start } = await import('../src/index.ts');
   const db = await createDb({ databaseUrl: process.env.DATABASE_URL!, maxConnections: 10 });
   const server = await start({
@@ -227,6 +249,7 @@ async function serve(): Promise<void> {
 async function startPinnedServer(
   databaseUrl: string,
   issuer: TestIssuer,
+  queryCountFile: string,
 ): Promise<{ url: string; child: ChildProcess; pinned: boolean }> {
   const script = fileURLToPath(import.meta.url);
   const pinned = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
@@ -234,7 +257,12 @@ async function startPinnedServer(
     ? ['taskset', ['-c', '1', process.execPath, script, '--serve']]
     : [process.execPath, [script, '--serve']];
   const child = spawn(cmd, cmdArgs as string[], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, OIDC_ISSUER: issuer.issuer },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      OIDC_ISSUER: issuer.issuer,
+      QUERY_COUNT_FILE: queryCountFile,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -263,7 +291,8 @@ async function main(): Promise<void> {
   await migrateDb(db);
   await db.close();
   const issuer = await startTestIssuer(AUDIENCE);
-  const { url, child, pinned } = await startPinnedServer(databaseUrl, issuer);
+  const queryCountFile = join(tmpdir(), `pm-bench-queries-${process.pid}.json`);
+  const { url, child, pinned } = await startPinnedServer(databaseUrl, issuer, queryCountFile);
   try {
     const run = await measurePurchases(url, issuer, {
       databaseUrl,
@@ -271,6 +300,7 @@ async function main(): Promise<void> {
       attemptsPerAgent: Number(values.attempts),
       customersPerAgent: Number(values.customers),
       serverPid: child.pid,
+      queryCountFile,
     });
     const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
     const cpu =

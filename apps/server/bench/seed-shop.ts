@@ -3,14 +3,19 @@
  * (a third in the US), each country's agents clustered on a few thousand real postal centres of the
  * bundled GeoNames file (synthetic places where it has none), regions and cities from the codes'
  * leading characters, a dozen home and a few mobile ISPs per country with their own /16s, clean
- * scores, activity, past sales, speed tests, open presence intervals, and leases: a tenth of the
- * agents shared by 1-3 customers, 2 % private, 1 % full, plus ended leases. Deterministic (seeded).
+ * scores, activity, past sales, speed tests, open presence intervals, blacklist lookups (the clean
+ * score the stars filter reads) for four in five agents, and leases: a tenth of the agents shared by
+ * 1-3 customers, 2 % private, 1 % full, plus ended leases. Deterministic (seeded). Rows go in as
+ * set-based INSERTs of 10,000 rows (unnest of one array per column) or INSERT … SELECT.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { DbHandle } from '@pm/db';
 import { BUNDLED_POSTAL_CENTROIDS_FILE } from '@pm/geo';
+
+/** Bump when what `seedShop` writes changes: a kept bench database of another version is seeded anew. */
+export const SEED_VERSION = 2;
 
 /** Share of the agents per country (the rest of 100 spread over OTHER). */
 const WEIGHTS: Record<string, number> = {
@@ -173,7 +178,7 @@ async function insertBatched<T>(
   rows: T[],
   sql: string,
   columns: ((row: T) => unknown)[],
-  batch = 5000,
+  batch = 10_000,
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += batch) {
     const part = rows.slice(i, i + batch);
@@ -229,6 +234,16 @@ export async function seedShop(db: DbHandle, count: number, seed = 1): Promise<A
   await db.query(
     `INSERT INTO agent_presence (agent_id, node_id, started_at)
      SELECT id, 'bench-gw', now() - (abs(hashtext(id)) % 172800) * interval '1 second' FROM agents WHERE online AND node_id IS NOT NULL`,
+  );
+
+  // The clean score of the address (checks.blacklists): four in five agents looked up, a tenth of
+  // those on a list, their score a little off the row's seeded one (the stars filter reads this).
+  await db.query(
+    `INSERT INTO agent_blacklists (agent_id, ip, list_ids, error_zones, stars, checked_at)
+     SELECT id, ip, CASE WHEN abs(hashtext(id || 'l')) % 10 = 0 THEN '{bench-list}'::text[] ELSE '{}'::text[] END,
+            '{}'::text[], greatest(1, least(10, stars + abs(hashtext(id || 's')) % 5 - 2)),
+            now() - (abs(hashtext(id)) % 86400) * interval '1 second'
+     FROM agents WHERE abs(hashtext(id)) % 5 <> 0`,
   );
 
   // Leases: [agent, private?, active?] — shared by 1-3, private, full (4 shared), and ended history.
