@@ -1,4 +1,4 @@
-import { ENDPOINTS, type TAgent, type TAgentListResponse, type TCountryTotals } from '@pm/contracts';
+import { ENDPOINTS, type TAgentListResponse, type TCountryTotals } from '@pm/contracts';
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { callEndpoint } from '../../lib/api/endpoint.ts';
 import { type ApiClient, isApiError } from '../../lib/api/transport.ts';
@@ -63,14 +63,6 @@ export const agentSegmentsQuery = (api: ApiClient, filter: ShopFilter) =>
       listAgents(api, toAgentListQuery(filter, { page: 0, rowsPerPage: 1 }, true), signal),
     select: (r) => r.segments ?? { isps: [], zips: [], cities: [], regions: [] },
     staleTime: 60_000,
-  });
-
-/** One agent (`GET /agents/{id}`): the proxy detail, and the uptime of a leased agent. */
-export const agentQuery = (api: ApiClient, id: string) =>
-  queryOptions({
-    queryKey: queryKeys.agents.detail(id),
-    queryFn: ({ signal }): Promise<TAgent> =>
-      callEndpoint(api, ENDPOINTS.getAgent, { params: { id }, signal, ignoreStatuses: [404] }),
   });
 
 /** Proxies on offer per country (`GET /totals/agents?all=true`): the chips' counts and the More menu. */

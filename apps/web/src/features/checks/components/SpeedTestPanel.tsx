@@ -8,8 +8,7 @@ import { useNow } from '../../../lib/useNow.ts';
 import { useSpeedTestMutation } from '../mutations.ts';
 import { speedCheckQuery } from '../queries.ts';
 import { retestText, SPEED_FAILED_TEXT, speedViewOf } from '../rules.ts';
-
-export const NOT_TESTED_TEXT = 'Not tested yet';
+import { NOT_TESTED_TEXT } from './CheckPanels.tsx';
 
 /**
  * The speed panel (rules §2, 4): the last test through the proxy in Mbps with its time, or 'Speed

@@ -1,9 +1,10 @@
 import { Box, Tab, Tabs } from '@mui/material';
 import type { TAgent } from '@pm/contracts';
 import { useState } from 'react';
+import { BlacklistsPanel } from '../../checks/components/CheckPanels.tsx';
 import { ScorePanel } from '../../checks/components/ScorePanel.tsx';
 import { SpeedTestPanel } from '../../checks/components/SpeedTestPanel.tsx';
-import { AgentInfoPanel, BlacklistsPanel } from './AgentPanels.tsx';
+import { AgentInfoPanel } from './AgentPanels.tsx';
 
 const TABS = ['Info', 'Blacklists', 'IP Score', 'Speed'] as const;
 type TabName = (typeof TABS)[number];

@@ -12,7 +12,7 @@ import {
   maskIp,
   priceFor,
 } from '../../../lib/format/agent.ts';
-import { agentQuery } from '../queries.ts';
+import { agentQuery } from '../../../lib/query/agents.ts';
 import { LeaseTypeOptions } from './LeaseTypeOptions.tsx';
 import { ProxyDetailTabs } from './ProxyDetailTabs.tsx';
 

@@ -8,9 +8,9 @@ import { useApi } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { countryName, placeLabel } from '../../../lib/countries.ts';
 import { canBuyPrivate, canBuyShared, maskIp, priceFor } from '../../../lib/format/agent.ts';
+import { agentQuery } from '../../../lib/query/agents.ts';
 import { PurchaseDialogs } from '../components/PurchaseDialogs.tsx';
 import { PurchaseTerms } from '../components/PurchaseTerms.tsx';
-import { agentQuery } from '../queries.ts';
 import { usePurchaseFlow } from '../usePurchaseFlow.ts';
 import { PROXY_GONE_TEXT } from './ProxyDetailPage.tsx';
 

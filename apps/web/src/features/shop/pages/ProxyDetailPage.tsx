@@ -7,10 +7,10 @@ import { useApi } from '../../../app/context.tsx';
 import { Page } from '../../../components/ui/Page.tsx';
 import { placeLabel } from '../../../lib/countries.ts';
 import { canBuyPrivate, canBuyShared, isPrivateByDefault, maskIp } from '../../../lib/format/agent.ts';
+import { agentQuery } from '../../../lib/query/agents.ts';
 import { LeaseTypeOptions } from '../components/LeaseTypeOptions.tsx';
 import { ProxyDetailTabs } from '../components/ProxyDetailTabs.tsx';
 import { AUTO_REFUND_NOTE } from '../purchase.ts';
-import { agentQuery } from '../queries.ts';
 
 export const PROXY_GONE_TEXT = 'This proxy is no longer available.';
 
