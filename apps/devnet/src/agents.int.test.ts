@@ -5,6 +5,7 @@ import { buildLease, createTestDatabase, type TestDatabase } from '@pm/db/testin
 import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway } from '@pm/gateway';
 import { curl } from '@pm/gateway/session/harness.testkit';
 import { boundingBox, haversineMiles, type LatLon, lookupPostal } from '@pm/geo';
+import { waitFor } from '@pm/testkit';
 import {
   DEMO_AGENT_COUNT,
   type DemoAgents,
@@ -223,14 +224,10 @@ test('other customers hold the shared leases of the marked agents, once, and the
     else assert.ok(row.last_sold_at && Date.now() - row.last_sold_at.getTime() < 24 * 3_600_000, d.id);
   }
   assert.equal(await seedDemoSharedLeases(db, identities), 0, 'a restart adds none while they last');
-  const deadline = Date.now() + 2000;
-  while (
-    !rows.every((r) => plane.directory.findByCredentials(r.socks_user, r.socks_pwd)) &&
-    Date.now() < deadline
-  ) {
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.ok(rows.every((r) => plane.directory.findByCredentials(r.socks_user, r.socks_pwd)));
+  await waitFor(() => rows.every((r) => plane.directory.findByCredentials(r.socks_user, r.socks_pwd)), {
+    timeoutMs: 2000,
+    what: 'the gateway serves every demo lease',
+  });
 });
 
 test('a privately leased agent gets no shared demo lease', async () => {
@@ -241,10 +238,10 @@ test('a privately leased agent gets no shared demo lease', async () => {
 
 test('a lease on a demo agent relays real traffic to the probe target', async () => {
   const lease = await buildLease(db, identities[0]!.id, { nodeId: 'devnet' });
-  const deadline = Date.now() + 2000;
-  while (!plane.directory.findByCredentials(lease.socksUser, lease.socksPwd) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(() => plane.directory.findByCredentials(lease.socksUser, lease.socksPwd), {
+    timeoutMs: 2000,
+    what: 'the gateway serves the lease',
+  });
   const proxy = `${lease.socksUser}:${lease.socksPwd}@127.0.0.1:${gateway.socksPorts[0]}`;
   const probe = await curl(['--socks5-hostname', proxy, target.probeUrl], 5);
   assert.equal(probe.code, 0, probe.stderr);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { demoIdentities } from './agents.ts';
 import { type DemoNetwork, startDemoNetwork } from './network.ts';
 
@@ -56,15 +57,16 @@ async function probe(
      SELECT r.id::text AS id, pg_notify('probe_requested', 'gw-exits') FROM r`,
     [agentId],
   );
-  for (let i = 0; i < 100; i++) {
-    const [done] = await db.query<{ ok: boolean; observed: never }>(
-      'SELECT ok, observed FROM probe_requests WHERE id = $1 AND done_at IS NOT NULL',
-      [row!.id],
-    );
-    if (done) return done;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('no probe result within 5 s');
+  return waitFor(
+    async () =>
+      (
+        await db.query<{ ok: boolean; observed: never }>(
+          'SELECT ok, observed FROM probe_requests WHERE id = $1 AND done_at IS NOT NULL',
+          [row!.id],
+        )
+      )[0],
+    { timeoutMs: 5000, intervalMs: 50, what: 'the probe result' },
+  );
 }
 
 test("a probe sees the identity's exit; after moveExit it sees the new one and the agent row follows", async () => {

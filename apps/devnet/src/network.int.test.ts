@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { lookupPostal } from '@pm/geo';
 import { cents } from '@pm/money';
 import { createServices } from '@pm/server';
+import { waitFor } from '@pm/testkit';
 import { demoIdentities, demoStaticIdentities } from './agents.ts';
 import { type DemoNetwork, startDemoNetwork } from './network.ts';
 
@@ -67,15 +68,13 @@ const AGENTS = 4 + demoStaticIdentities().length;
 test('every demo agent dials in and is online in the database', async () => {
   assert.equal(net.agentsOnline().length, AGENTS);
   // The registry writes presence off the data path: poll for it.
-  const deadline = Date.now() + 5000;
-  let rows: { online: boolean; cc: string }[] = [];
-  while (Date.now() < deadline) {
-    rows = await db.query<{ online: boolean; cc: string }>('SELECT online, cc FROM agents');
-    if (rows.length === AGENTS && rows.every((r) => r.online)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.equal(rows.length, AGENTS);
-  assert.ok(rows.every((r) => r.online));
+  const rows = await waitFor(
+    async () => {
+      const r = await db.query<{ online: boolean; cc: string }>('SELECT online, cc FROM agents');
+      return r.length === AGENTS && r.every((a) => a.online) && r;
+    },
+    { timeoutMs: 5000, intervalMs: 100, what: 'every demo agent online in the database' },
+  );
   assert.ok(rows.every((r) => /^[A-Z]{2}$/.test(r.cc)));
 });
 
@@ -95,25 +94,23 @@ test('a lease on a demo agent relays real traffic with curl on each of its four 
       targetUrl,
     ]);
   // The gateway learns the new lease through NOTIFY: it must work within 2 s of the purchase.
-  const learnedBy = Date.now() + 2000;
-  let first = await curl(2080).catch((e: Error) => e);
-  while (first instanceof Error && Date.now() < learnedBy) {
-    await new Promise((r) => setTimeout(r, 100));
-    first = await curl(2080).catch((e: Error) => e);
-  }
-  assert.ok(!(first instanceof Error), `not usable within 2 s: ${String(first)}`);
+  const first = await waitFor(() => curl(2080).catch(() => null), {
+    timeoutMs: 2000,
+    intervalMs: 100,
+    what: 'the lease usable within 2 s',
+  });
   assert.equal(first.stdout, 'hello through the demo network');
   for (const offset of [3080, 4080, 5080]) {
     assert.equal((await curl(offset)).stdout, 'hello through the demo network');
   }
   // The meter flushes at least every 5 s.
-  const deadline = Date.now() + 8000;
-  let reqs = 0;
-  while (Date.now() < deadline) {
-    reqs = (await leases.getLease(lease.id)).stats.reqs;
-    if (reqs >= 4) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const reqs = await waitFor(
+    async () => {
+      const n = (await leases.getLease(lease.id)).stats.reqs;
+      return n >= 4 && n;
+    },
+    { timeoutMs: 8000, intervalMs: 250, what: 'the four requests metered' },
+  );
   assert.equal(reqs, 4);
 });
 
@@ -136,12 +133,13 @@ test('static demo agents are real agents in every static quick country, kept whe
     const mine = statics.filter((d) => d.loc.cc === cc);
     assert.ok(mine.length >= 1, cc);
     // Online on the node with the location the gateway's map gives them (not lost on connect).
-    const deadline = Date.now() + 5000;
-    let page = await staticShop.listStatic({ cc, cursor: 0, limit: 10 });
-    while (page.total < mine.length && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      page = await staticShop.listStatic({ cc, cursor: 0, limit: 10 });
-    }
+    const page = await waitFor(
+      async () => {
+        const p = await staticShop.listStatic({ cc, cursor: 0, limit: 10 });
+        return p.total >= mine.length && p;
+      },
+      { timeoutMs: 5000, intervalMs: 100, what: `the static agents of ${cc} on sale` },
+    );
     assert.deepEqual(
       page.list.map((a) => [a.id, a.ip, a.loc.city, a.loc.isp]).sort(),
       mine.map((d) => [d.id, d.ip, d.loc.city, d.loc.isp]).sort(),
@@ -170,7 +168,6 @@ test('a static lease bought through the shop relays real traffic', async () => {
   const lease = await staticShop.leaseStatic('u-static', { agentID: agent.id, expPriceC: listed.priceC });
   assert.ok(lease.socks);
   const { user, pwd, port } = lease.socks;
-  const learnedBy = Date.now() + 2000;
   const curl = () =>
     run('curl', [
       '-sS',
@@ -180,11 +177,10 @@ test('a static lease bought through the shop relays real traffic', async () => {
       `${user}:${pwd}@127.0.0.1:${port + 2080}`,
       targetUrl,
     ]);
-  let first = await curl().catch((e: Error) => e);
-  while (first instanceof Error && Date.now() < learnedBy) {
-    await new Promise((r) => setTimeout(r, 100));
-    first = await curl().catch((e: Error) => e);
-  }
-  assert.ok(!(first instanceof Error), String(first));
+  const first = await waitFor(() => curl().catch(() => null), {
+    timeoutMs: 2000,
+    intervalMs: 100,
+    what: 'the static lease usable within 2 s',
+  });
   assert.equal(first.stdout, 'hello through the demo network');
 });

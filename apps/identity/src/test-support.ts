@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { DbHandle } from '@pm/db';
+import { waitFor } from '@pm/testkit';
 import { simpleParser } from 'mailparser';
 import * as oidc from 'openid-client';
 import { generate } from 'otplib';
@@ -45,14 +46,12 @@ export async function startMailCatcher(): Promise<MailCatcher> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    async waitFor(to, subjectPart, after = 0, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = mails.slice(after).find((m) => m.to === to && m.subject.includes(subjectPart));
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`no mail "${subjectPart}" to ${to} within ${timeoutMs} ms`);
+    waitFor(to, subjectPart, after = 0, timeoutMs = 10_000) {
+      return waitFor(() => mails.slice(after).find((m) => m.to === to && m.subject.includes(subjectPart)), {
+        timeoutMs,
+        intervalMs: 50,
+        what: `a mail "${subjectPart}" to ${to}`,
+      });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -282,7 +281,7 @@ export function outsideTotp(secret: string): { next(): Promise<string>; at(ms: n
     async next() {
       let now = Math.floor(Date.now() / 30_000);
       while (lastStep + 1 > now + 1) {
-        await new Promise((r) => setTimeout(r, 250));
+        await new Promise((r) => setTimeout(r, 250)); // sleeps: the host's TOTP step is wall-clock time
         now = Math.floor(Date.now() / 30_000);
       }
       lastStep = Math.max(now, lastStep + 1);

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { STAFF_PERMISSIONS, ZAuthPortCreateResponse, ZLease } from '@pm/contracts';
 import { buildAccount, createTestDatabase, newUserId, type TestDatabase } from '@pm/db/testing';
 import { netnsAvailable } from '@pm/devnet/netns';
+import { waitFor } from '@pm/testkit';
 import { type Fleet, type FleetAgent, SOCKS_BASE_PORT, startFleet } from './test/fleet.ts';
 import { checkJobsOnce, checkWorkerKill } from './test/fleet-jobs.ts';
 import { ACCESS_LIMIT_MS, checkPackageAccess } from './test/fleet-packages.ts';
@@ -66,13 +67,14 @@ async function timeUntil(
   timeoutMs: number,
 ) {
   const start = Date.now();
-  let last = { ok: false, out: '' };
-  while (Date.now() - start < timeoutMs) {
-    last = await attempt();
-    if (last.ok && last.out === want) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not "${want}" within ${timeoutMs} ms; last: ${last.out}`);
+  await waitFor(
+    async () => {
+      const last = await attempt();
+      return last.ok && last.out === want;
+    },
+    { timeoutMs, intervalMs: 100, what: `"${want}"` },
+  );
+  return Date.now() - start;
 }
 
 const viaSocks = (user: string, pwd: string, ip: string) => () =>
@@ -80,21 +82,22 @@ const viaSocks = (user: string, pwd: string, ip: string) => () =>
 
 /** The agents' rows: online and on the node each host dials first. */
 async function waitAgentsOn(expected: (a: FleetAgent) => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await db.query<{ id: string; node_id: string | null; online: boolean }>(
-      'SELECT id, node_id, online FROM agents WHERE id = ANY($1)',
-      [fleet.agents.map((a) => a.id)],
-    );
-    const wrong = fleet.agents.filter((a) => {
-      const row = rows.find((r) => r.id === a.id);
-      return !row?.online || row.node_id !== expected(a);
-    });
-    if (wrong.length === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(`agents not on their nodes: ${JSON.stringify(rows)}\n${fleet.logs()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let rows: { id: string; node_id: string | null; online: boolean }[] = [];
+  await waitFor(
+    async () => {
+      rows = await db.query<{ id: string; node_id: string | null; online: boolean }>(
+        'SELECT id, node_id, online FROM agents WHERE id = ANY($1)',
+        [fleet.agents.map((a) => a.id)],
+      );
+      return fleet.agents.every((a) => {
+        const row = rows.find((r) => r.id === a.id);
+        return row?.online && row.node_id === expected(a);
+      });
+    },
+    { timeoutMs, intervalMs: 200, what: 'the agents on their nodes' },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}: ${JSON.stringify(rows)}\n${fleet.logs()}`);
+  });
 }
 
 const ownNode = (a: FleetAgent) => (a.host === 'ag1' ? 'gw1' : 'gw2');

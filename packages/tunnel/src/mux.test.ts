@@ -243,7 +243,7 @@ test('small pieces written at once and bulk ones after the I/O phase keep each s
           const piece = i % 5 === 4 ? pattern(40_000 + k) : Buffer.from(`stream ${k} piece ${i};`);
           sent.push(piece);
           customer.write(piece);
-          if (i % 3 === 0) await new Promise((r) => setTimeout(r, 1));
+          if (i % 3 === 0) await new Promise((r) => setTimeout(r, 1)); // sleeps: spreads writes over turns so streams interleave
         }
         customer.end();
         return { sent: Buffer.concat(sent), back: await got };

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZAgentListQuery } from '@pm/contracts';
 import { buildAgent, buildNode, createTestDatabase, newUserId, type TestDatabase } from '@pm/db/testing';
 import { cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import { type Composition, compose } from '../compose.ts';
 import { createLogger } from './logger.ts';
 
@@ -12,16 +13,6 @@ let a: Composition;
 let b: Composition;
 
 const query = (q: Record<string, string>) => ZAgentListQuery.parse({ limit: '100', ...q });
-
-/** Polls `check` every 25 ms for at most `ms`; true once it holds. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 before(async () => {
   db = await createTestDatabase('changes_shared');
@@ -46,11 +37,13 @@ describe('caches are cleared in every process after the commit (NOTIFY server_ch
     const { rules } = await b.services.pricing.getRules();
     const changed = rules.map((r) => ({ ...r, priceExcC: cents(r.priceExcC + 111) }));
     await b.services.pricing.replaceRules(changed, newUserId('staff'));
-    const seen = await within(2000, async () => {
-      const now = await a.services.pricing.currentRules();
-      return now[0]?.priceExcC === (before[0]?.priceExcC ?? 0) + 111;
-    });
-    assert.ok(seen, 'process A still prices with the old list');
+    await waitFor(
+      async () => {
+        const now = await a.services.pricing.currentRules();
+        return now[0]?.priceExcC === (before[0]?.priceExcC ?? 0) + 111;
+      },
+      { timeoutMs: 2000, what: 'process A prices with the new list' },
+    );
   });
 
   test('a sale recorded by process B leaves the fresh shop of process A within 2 s', async () => {
@@ -60,8 +53,10 @@ describe('caches are cleared in every process after the commit (NOTIFY server_ch
     const fresh = query({ cc: 'IT', fresh: 'true' });
     assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
     await db.db.transaction((tx) => b.services.agents.markSold(agent.id, tx));
-    const gone = await within(2000, async () => (await a.services.agents.listAgents(fresh, me)).total === 0);
-    assert.ok(gone, 'process A still shows the sold agent as New');
+    await waitFor(async () => (await a.services.agents.listAgents(fresh, me)).total === 0, {
+      timeoutMs: 2000,
+      what: 'process A no longer shows the sold agent as New',
+    });
   });
 
   test('a rolled-back sale notifies nobody: the page stays cached', async () => {
@@ -79,7 +74,7 @@ describe('caches are cleared in every process after the commit (NOTIFY server_ch
       }),
       /rolled back/,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // sleeps: nothing may invalidate the page; absence needs a window
     assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
   });
 });

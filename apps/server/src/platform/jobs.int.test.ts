@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createDb, migrateDb } from '@pm/db';
 import { buildAgent, buildLease, buildNode, createTestDatabase, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { z } from 'zod';
 import { bindModuleJobs, compose } from '../compose.ts';
 import { expireLeasesJob } from '../modules/leases/leases.jobs.ts';
@@ -19,15 +20,6 @@ import {
 import { createLogger } from './logger.ts';
 
 const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-/** Polls `check` every 100 ms until it holds or `timeoutMs` passes. */
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A job bound to a test's own handler. */
 const bind = <P>(definition: JobDefinition<P, unknown>, run: (p: P) => Promise<unknown>): RunnableJob => ({
@@ -66,14 +58,14 @@ describe('jobs on PostgreSQL', () => {
       await runtime!.work([
         bind(job, async ({ n }) => {
           runs.push(`${name}:${n}`);
-          await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, 20)); // sleeps: a run takes a moment, so the two workers overlap
         }),
       ]);
     }
     for (let n = 0; n < 40; n++) await a!.send(job, { n });
-    await waitUntil(() => runs.length >= 40, 30_000, '40 runs');
+    await waitFor(() => runs.length >= 40, { timeoutMs: 30_000, what: '40 runs' });
     // A second claim of any job would show up within a few polls.
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1500)); // sleeps: a second claim would show within a few polls (500 ms)
     const numbers = runs.map((r) => Number(r.split(':')[1]));
     assert.equal(runs.length, 40, runs.join(' '));
     assert.equal(new Set(numbers).size, 40);
@@ -94,17 +86,16 @@ describe('jobs on PostgreSQL', () => {
       }),
     ]);
     await runtimes.at(-1)!.send(job, {});
-    await waitUntil(() => attempts.length >= 3, 30_000, 'three attempts');
+    await waitFor(() => attempts.length >= 3, { timeoutMs: 30_000, what: 'three attempts' });
     const [first, second, third] = attempts as [number, number, number];
     // pg-boss waits delay·2^(n-1) to delay·2^n seconds before retry n (jitter), plus a poll.
     assert.ok(second - first >= 900, `first retry after ${second - first} ms`);
     assert.ok(third - second >= 1900, `second retry after ${third - second} ms`);
-    await waitUntil(
+    await waitFor(
       async () =>
         (await db.query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = 'test.flaky'`))[0]
           ?.state === 'completed',
-      5000,
-      'completed state',
+      { timeoutMs: 5000, what: 'completed state' },
     );
     const [row] = await db.query<{ retry_count: number }>(
       `SELECT retry_count FROM pgboss.job WHERE name = 'test.flaky'`,
@@ -147,13 +138,13 @@ describe('jobs on PostgreSQL', () => {
           if (running > 1) overlapped = true;
           runs.push({ worker: name, at: Date.now() });
           // A run longer than the slot: the next slot's job waits, later slots are dropped.
-          await new Promise((r) => setTimeout(r, runs.length === 1 ? 2500 : 50));
+          await new Promise((r) => setTimeout(r, runs.length === 1 ? 2500 : 50)); // sleeps: a run longer than the 1 s slot
           running--;
         }),
       ]);
     }
-    await waitUntil(() => runs.length >= 4, 20_000, 'four scheduled runs');
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(() => runs.length >= 4, { timeoutMs: 20_000, what: 'four scheduled runs' });
+    await new Promise((r) => setTimeout(r, 1000)); // sleeps: one more slot, in which no second run may start
     const seconds = (Date.now() - started) / 1000;
     assert.ok(!overlapped, 'two runs at once');
     // Two workers each send every half second: without slots there would be ~4 sends a second.
@@ -192,7 +183,10 @@ describe('jobs on PostgreSQL', () => {
     const endedOf = async (id: string) =>
       (await db.query<{ ended_at: Date | null }>('SELECT ended_at FROM leases WHERE id = $1', [id]))[0]
         ?.ended_at;
-    await waitUntil(async () => (await endedOf(past.id)) != null, 15_000, 'the past lease ended');
+    await waitFor(async () => (await endedOf(past.id)) != null, {
+      timeoutMs: 15_000,
+      what: 'the past lease ended',
+    });
     assert.equal((await endedOf(past.id))?.getTime(), past.until.getTime());
     assert.equal(await endedOf(current.id), null);
     const schedules = await db.query<{ name: string; cron: string }>(
@@ -229,7 +223,7 @@ describe('jobs on PGlite (the embedded default of npm start)', () => {
         }),
       ]);
       for (const n of [1, 2, 3]) await runtime.send(job, { n });
-      await waitUntil(() => seen.length >= 3, 20_000, 'three jobs');
+      await waitFor(() => seen.length >= 3, { timeoutMs: 20_000, what: 'three jobs' });
       assert.deepEqual([...seen].sort(), [1, 2, 3]);
       assert.ok(hasFailedOnce);
       // An everySeconds schedule on PGlite too (npm start's workers).
@@ -247,7 +241,7 @@ describe('jobs on PGlite (the embedded default of npm start)', () => {
           ticks++;
         }),
       ]);
-      await waitUntil(() => ticks >= 2, 20_000, 'two scheduled runs on PGlite');
+      await waitFor(() => ticks >= 2, { timeoutMs: 20_000, what: 'two scheduled runs on PGlite' });
       assert.ok(ticks <= Math.ceil((Date.now() - startedAt) / 1000) + 1, `${ticks} runs`);
     } finally {
       await runtime.stop(2000);

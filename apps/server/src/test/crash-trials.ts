@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '@pm/testkit';
 
 const RUNNER = fileURLToPath(new URL('./crash-runner.ts', import.meta.url));
 
@@ -73,7 +74,7 @@ export function startRunner(databaseUrl: string, paymentsFile?: string): Runner 
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)); // sleeps: the random kill point below
 
 /** Trials of `o.trials` kills per kind, their work files under `o.dir`. */
 export function createCrashTrials(o: { dir: string; trials: number }) {
@@ -126,8 +127,12 @@ export function createCrashTrials(o: { dir: string; trials: number }) {
       });
       // The kill point: after a random number of committed steps, a random moment into the next one.
       const after = Math.floor(Math.random() * steps);
-      for (let i = 0; i < 2000 && runner.dones() < after && !finishedFirst; i++) await sleep(5);
-      await sleep(Math.random() * (workMs / steps));
+      // Past 10 s it is killed wherever it is.
+      await waitFor(() => runner.dones() >= after || finishedFirst, {
+        timeoutMs: 10_000,
+        intervalMs: 5,
+      }).catch(() => {});
+      await sleep(Math.random() * (workMs / steps)); // sleeps: a random moment into the next step
       runner.child.kill('SIGKILL');
       const killed = await runner.exited;
       assert.equal(

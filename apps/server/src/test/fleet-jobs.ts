@@ -7,19 +7,24 @@
 import assert from 'node:assert/strict';
 import { buildAccount, buildAgent, buildLease, buildNode, type TestDatabase } from '@pm/db/testing';
 import { cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import { expireLeasesJob } from '../modules/leases/leases.jobs.ts';
 import { createJobRuntime } from '../platform/jobs.ts';
 import { createLogger } from '../platform/logger.ts';
 import type { Fleet } from './fleet.ts';
 
-interface DueLease {
+export interface DueLease {
   id: string;
   userId: string;
   renews: boolean;
 }
 
 /** `count` leases that ended a minute ago: auto-renewing (with the money for it) or not. */
-async function buildDueLeases(db: TestDatabase, count: number, renewShare: number): Promise<DueLease[]> {
+export async function buildDueLeases(
+  db: TestDatabase,
+  count: number,
+  renewShare: number,
+): Promise<DueLease[]> {
   const nodeId = (await buildNode(db)).id;
   const now = Date.now();
   const out: DueLease[] = [];
@@ -41,7 +46,7 @@ async function buildDueLeases(db: TestDatabase, count: number, renewShare: numbe
 }
 
 /** Leases of `ids` still due (neither renewed nor ended). */
-async function dueCount(db: TestDatabase, ids: string[]): Promise<number> {
+export async function dueCount(db: TestDatabase, ids: string[]): Promise<number> {
   const [row] = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM leases WHERE id = ANY($1) AND ended_at IS NULL AND until <= now()',
     [ids],
@@ -49,16 +54,8 @@ async function dueCount(db: TestDatabase, ids: string[]): Promise<number> {
   return row!.n;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, pollMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
 /** Each lease settled once (one renewal and its one ledger record, or ended) and the books balance. */
-async function assertSettledOnce(db: TestDatabase, leases: DueLease[]): Promise<void> {
+export async function assertSettledOnce(db: TestDatabase, leases: DueLease[]): Promise<void> {
   const rows = await db.query<{
     id: string;
     renewals: number;
@@ -90,7 +87,7 @@ async function assertSettledOnce(db: TestDatabase, leases: DueLease[]): Promise<
 }
 
 /** Sends `n` `leases.expire` jobs, as an API process would; resolves with their ids. */
-async function sendExpireJobs(db: TestDatabase, n: number): Promise<string[]> {
+export async function sendExpireJobs(db: TestDatabase, n: number): Promise<string[]> {
   const runtime = createJobRuntime({ db, log: createLogger({ level: 'silent' }), isWorker: false });
   try {
     const ids: string[] = [];
@@ -115,8 +112,7 @@ export async function checkJobsOnce(db: TestDatabase): Promise<void> {
         db,
         leases.map((l) => l.id),
       )) === 0,
-    30_000,
-    'leases settled',
+    { timeoutMs: 30_000, what: 'leases settled' },
   );
   await waitFor(
     async () => {
@@ -126,8 +122,7 @@ export async function checkJobsOnce(db: TestDatabase): Promise<void> {
       );
       return row!.n === jobs.length;
     },
-    30_000,
-    'every job completed',
+    { timeoutMs: 30_000, what: 'every job completed' },
   );
   await assertSettledOnce(db, leases);
 }
@@ -144,12 +139,11 @@ export async function checkWorkerKill(db: TestDatabase, fleet: Fleet): Promise<v
   let leftAtKill = 0;
   try {
     await sendExpireJobs(db, 1);
-    await waitFor(
-      async () => (await dueCount(db, ids)) <= ids.length - 10,
-      30_000,
-      'worker 1 started the batch',
-      20,
-    );
+    await waitFor(async () => (await dueCount(db, ids)) <= ids.length - 10, {
+      timeoutMs: 30_000,
+      what: 'worker 1 started the batch',
+      intervalMs: 20,
+    });
     await w1.stop('SIGKILL');
     leftAtKill = await dueCount(db, ids);
   } finally {
@@ -157,7 +151,10 @@ export async function checkWorkerKill(db: TestDatabase, fleet: Fleet): Promise<v
   }
   assert.ok(leftAtKill > 0, 'worker 1 was killed before it finished the batch');
   await sendExpireJobs(db, 1);
-  await waitFor(async () => (await dueCount(db, ids)) === 0, 60_000, 'worker 2 finished the batch');
+  await waitFor(async () => (await dueCount(db, ids)) === 0, {
+    timeoutMs: 60_000,
+    what: 'worker 2 finished the batch',
+  });
   await assertSettledOnce(db, leases);
   console.log(`worker killed with ${leftAtKill} of ${ids.length} leases left; the other worker settled them`);
 }

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { type TPortPackage, ZPortPackage, ZPortPriceResponse } from '@pm/contracts';
 import { buildAccount, newUserId, type TestDatabase } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { AGENT_GEO, type Fleet } from './fleet.ts';
 
 const run = promisify(execFile);
@@ -24,16 +25,25 @@ export interface PackageTimes {
   toWhitelistMs: number;
 }
 
-/** Polls `attempt` every 100 ms until `done` holds or `timeoutMs` passes; resolves with the time taken. */
-async function until<T>(attempt: () => Promise<T>, done: (r: T) => boolean, timeoutMs: number, what: string) {
+/** Tries `attempt` every 100 ms (waitFor) until `done` holds; resolves with the time taken. */
+async function timeUntil<T>(
+  attempt: () => Promise<T>,
+  done: (r: T) => boolean,
+  timeoutMs: number,
+  what: string,
+) {
   const start = Date.now();
   let last: T | undefined;
-  while (Date.now() - start < timeoutMs) {
-    last = await attempt();
-    if (done(last)) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+  await waitFor(
+    async () => {
+      last = await attempt();
+      return done(last);
+    },
+    { timeoutMs, what, intervalMs: 100 },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; last: ${JSON.stringify(last)}`);
+  });
+  return Date.now() - start;
 }
 
 /** curl from the root namespace (the bridge's address). */
@@ -91,13 +101,18 @@ export async function checkPackageAccess(db: TestDatabase, fleet: Fleet, curl: C
   const served = (r: { ok: boolean; out: string }) => r.ok && r.out === exitB;
 
   // Bought with the customers' address on the whitelist: gateway B serves it (the port is up).
-  await until(() => curl(['--socks5-hostname', socks(undefined), target], 1), served, 10_000, 'whitelist');
+  await timeUntil(
+    () => curl(['--socks5-hostname', socks(undefined), target], 1),
+    served,
+    10_000,
+    'whitelist',
+  );
 
   const auth = ZPortPackage.parse(await ports(0, 'GET', `/port/update/auth/${pkg.id}`)).access;
   assert.equal(auth.type, 'auth');
   const loginAt = Date.now();
   // Both at once: while the port is still a whitelist one, the pair is served too (no-auth wins).
-  await until(
+  await timeUntil(
     async () => ({
       login: await curl(['--socks5-hostname', socks(auth), target], 1),
       none: await curl(['--socks5-hostname', socks(undefined), target], 1),
@@ -116,13 +131,13 @@ export async function checkPackageAccess(db: TestDatabase, fleet: Fleet, curl: C
   );
   assert.equal(back.access.type, 'whitelist');
   const whitelistAt = Date.now();
-  await until(
+  await timeUntil(
     () => curl(['--socks5-hostname', socks(auth), target], 1),
     (r) => !r.ok,
     ACCESS_LIMIT_MS,
     'old login refused after the whitelist through API B',
   );
-  await until(
+  await timeUntil(
     () => curlFromRoot(['--socks5-hostname', socks(undefined), target]),
     served,
     ACCESS_LIMIT_MS - (Date.now() - whitelistAt),

@@ -12,6 +12,7 @@ import { type ControlPlane, type GatewayHandle, startControlPlane, startGateway 
 import type { GeoLookup } from '@pm/gateway/geo/geo';
 import { curl } from '@pm/gateway/session/harness.testkit';
 import { hashAgentKey } from '@pm/gateway/store/agent-registry';
+import { waitFor } from '@pm/testkit';
 
 /** A running gateway node and the agents connected to it. */
 export interface GatewayStack {
@@ -125,9 +126,13 @@ export async function curlRetrying(
   timeoutS: number,
 ): Promise<Awaited<ReturnType<typeof curl>>> {
   let r = await curl(args, timeoutS);
-  for (let i = 0; r.code !== 0 && i < 20; i++) {
-    await new Promise((w) => setTimeout(w, 100));
-    r = await curl(args, timeoutS);
-  }
+  if (r.code === 0) return r;
+  await waitFor(
+    async () => {
+      r = await curl(args, timeoutS);
+      return r.code === 0;
+    },
+    { timeoutMs: 2000 + 20 * timeoutS * 1000, intervalMs: 100, what: `curl ${args.join(' ')}` },
+  ).catch(() => {}); // the caller asserts on the last answer
   return r;
 }

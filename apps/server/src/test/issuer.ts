@@ -13,6 +13,8 @@ export interface SignOptions {
   audience?: string;
   /** Seconds from now; negative for an expired token. Default 300. */
   expiresInS?: number;
+  /** The `iat` claim (Unix seconds); default 5 s ago. A test passes a later second instead of waiting. */
+  issuedAtS?: number;
   /** JWS header `typ`; default 'at+jwt' (RFC 9068); '' leaves it out. */
   typ?: string;
 }
@@ -90,7 +92,7 @@ export async function startTestIssuer(audience: string, host = '127.0.0.1'): Pro
         .setSubject(sub)
         .setIssuer(o.issuer ?? issuer)
         .setAudience(o.audience ?? audience)
-        .setIssuedAt(now - 5)
+        .setIssuedAt(o.issuedAtS ?? now - 5)
         .setExpirationTime(now + (o.expiresInS ?? 300))
         .sign(o.key ?? es.privateKey);
     },

@@ -4,6 +4,7 @@
  * SOCKS5 client that counts what arrives and says when the gateway cut the connection.
  */
 import net, { type AddressInfo } from 'node:net';
+import { waitFor } from '@pm/testkit';
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x5a);
 
@@ -154,12 +155,11 @@ export async function pullThrough(
     socket.on('data', (d: Buffer) => {
       received += d.length;
     });
-    const waitReceived = async (n: number, ms: number) => {
-      const deadline = Date.now() + ms;
-      while (received < n && !socket.destroyed && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 5));
-      return received >= n;
-    };
+    const waitReceived = (n: number, ms: number) =>
+      waitFor(() => received >= n || socket.destroyed, { timeoutMs: ms, intervalMs: 5 }).then(
+        () => received >= n,
+        () => false,
+      );
     return {
       socket,
       received: () => received,
@@ -186,15 +186,11 @@ export async function pullWhenServed(
   targetPort: number,
   ms = 5000,
 ): Promise<Pull> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await pullThrough(port, user, pwd, targetPort);
-    } catch (e) {
-      if (Date.now() >= deadline) throw e;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  return waitFor(() => pullThrough(port, user, pwd, targetPort).catch(() => null), {
+    timeoutMs: ms,
+    intervalMs: 100,
+    what: `served on port ${port}`,
+  });
 }
 
 /** Whether a connection attempt is refused (resolves true) rather than served (false; it is closed). */
@@ -207,12 +203,11 @@ export async function isRefused(attempt: Promise<Pull>): Promise<boolean> {
   }
 }
 
-/** Polls `check` every 50 ms until it holds or `ms` passes; resolves with the milliseconds taken, or undefined. */
+/** `waitFor` every 50 ms that measures: the milliseconds `check` took to hold, or undefined past `ms`. */
 export async function within(check: () => Promise<boolean>, ms: number): Promise<number | undefined> {
   const start = Date.now();
-  while (Date.now() - start <= ms) {
-    if (await check()) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return undefined;
+  return waitFor(check, { timeoutMs: ms, intervalMs: 50 }).then(
+    () => Date.now() - start,
+    () => undefined,
+  );
 }

@@ -17,13 +17,13 @@ const slowLedger: typeof ledger = {
   ...ledger,
   async move(input, tx) {
     const result = await ledger.move(input, tx);
-    await new Promise((r) => setTimeout(r, holdMs));
+    await new Promise((r) => setTimeout(r, holdMs)); // sleeps: holds the debit's transaction open, a window for the crash
     return result;
   },
   // Renewals charge through the sale path's debit.
   async charge(input, tx) {
     const result = await ledger.charge(input, tx);
-    await new Promise((r) => setTimeout(r, holdMs));
+    await new Promise((r) => setTimeout(r, holdMs)); // sleeps: holds the debit's transaction open, a window for the crash
     return result;
   },
 };

@@ -10,6 +10,7 @@ import {
   newUserId,
   type TestDatabase,
 } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createPricingService } from '../pricing/pricing.service.ts';
 import type { SaleAsk } from './agents.sale.ts';
 import { type AgentsService, createAgentsService } from './agents.service.ts';
@@ -151,7 +152,17 @@ describe('agents.reserveForSale (the one sale path, inside its transaction)', ()
     const second = db.db.transaction(async (tx) => {
       order.push(`second ${await refusal(agents.reserveForSale(a.id, ask(), tx))}`);
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // The second transaction waits on the first one's row lock before it is released.
+    await waitFor(
+      async () =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        )[0]!.n > 0,
+      { timeoutMs: 5000, what: 'the second sale waits on the lock' },
+    );
     order.push('released');
     release();
     await Promise.all([first, second]);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startStack, type TestStack } from '@pm/devnet/stack';
+import { waitFor } from '@pm/testkit';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 const run = promisify(execFile);
@@ -133,11 +134,13 @@ test('a client generated from /api/openapi.json buys and refunds a lease unedite
 
   // Switched off, it is refunded in full (presence notices within seconds).
   await stack.network!.stopAgent(lease.agentId);
-  let outcome = early;
-  for (let i = 0; i < 25 && outcome.status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    outcome = await client.refund(stack.apiUrl, accessToken, lease.leaseId);
-  }
+  const outcome = await waitFor(
+    async () => {
+      const o = await client.refund(stack.apiUrl, accessToken, lease.leaseId);
+      return o.status === 200 && o;
+    },
+    { timeoutMs: 25_000, intervalMs: 1000, what: 'the refund of a switched-off proxy' },
+  );
   assert.equal(outcome.status, 200, JSON.stringify(outcome));
   assert.equal(outcome.refundAmountC, lease.priceC);
 });

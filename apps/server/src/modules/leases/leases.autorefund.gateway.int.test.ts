@@ -9,6 +9,7 @@ import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
 import { curl } from '@pm/gateway/session/harness.testkit';
+import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import {
   closeServer,
@@ -97,14 +98,12 @@ async function counters(leaseId: string) {
 
 async function takeOffline(agentId: string): Promise<void> {
   // The finished requests' connections close first: one still open when the tunnel dies fails with it.
-  for (let i = 0; i < 50 && stack.gateway.openConnections() > 0; i++)
-    await new Promise((w) => setTimeout(w, 50));
+  await waitFor(() => stack.gateway.openConnections() === 0, { timeoutMs: 2500, what: 'connections closed' });
   await stack.closeAgent(agentId);
-  for (let i = 0; i < 50; i++) {
-    if (!stack.gateway.agentsOnline().includes(agentId)) return;
-    await new Promise((w) => setTimeout(w, 100));
-  }
-  assert.fail(`agent ${agentId} still connected`);
+  await waitFor(() => !stack.gateway.agentsOnline().includes(agentId), {
+    timeoutMs: 5000,
+    what: `agent ${agentId} disconnected`,
+  });
 }
 
 const endReason = async (leaseId: string) =>

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { type TLease, ZLease } from '@pm/contracts';
+import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import {
   closeServer,
@@ -73,27 +74,31 @@ async function fetchThrough(lease: TLease, url: string) {
 
 async function takeOffline(agentId: string): Promise<void> {
   await stack.closeAgent(agentId);
-  for (let i = 0; i < 50; i++) {
-    const [row] = await t.db.query<{ online: boolean }>('SELECT online FROM agents WHERE id = $1', [agentId]);
-    if (!row?.online) return;
-    await new Promise((w) => setTimeout(w, 100));
-  }
-  assert.fail(`agent ${agentId} still online`);
+  await waitFor(
+    async () => {
+      const [row] = await t.db.query<{ online: boolean }>('SELECT online FROM agents WHERE id = $1', [
+        agentId,
+      ]);
+      return !row?.online;
+    },
+    { timeoutMs: 5000, intervalMs: 100, what: `agent ${agentId} offline` },
+  );
 }
 
 /** The lease's metered bytes once at least `min` are in the database (a connection's bytes are metered as it closes). */
 async function meteredBytes(leaseId: string, min: number): Promise<number> {
-  let bytes = 0;
-  for (let i = 0; i < 100 && bytes < min; i++) {
-    await stack.plane.meter.flush();
-    const [row] = await t.db.query<{ b: string }>(
-      'SELECT in_bytes + out_bytes AS b FROM leases WHERE id = $1',
-      [leaseId],
-    );
-    bytes = Number(row!.b);
-    if (bytes < min) await new Promise((w) => setTimeout(w, 100));
-  }
-  return bytes;
+  return waitFor(
+    async () => {
+      await stack.plane.meter.flush();
+      const [row] = await t.db.query<{ b: string }>(
+        'SELECT in_bytes + out_bytes AS b FROM leases WHERE id = $1',
+        [leaseId],
+      );
+      const bytes = Number(row!.b);
+      return bytes >= min && bytes;
+    },
+    { timeoutMs: 10_000, intervalMs: 100, what: `${min} bytes metered on ${leaseId}` },
+  );
 }
 
 const refund = (lease: TLease, headers: Record<string, string>) =>
@@ -129,15 +134,10 @@ test('99 MB of real traffic refunds once the agent is offline, 101 MB does not; 
 
   // The gateway drops the refunded lease's credentials within 2 s (the directory no longer knows them).
   const { user, pwd } = small.lease.socks;
-  const revokedBy = Date.now() + 2000;
-  while (stack.plane.directory.findByCredentials(user, pwd) && Date.now() < revokedBy) {
-    await new Promise((w) => setTimeout(w, 50));
-  }
-  assert.equal(
-    stack.plane.directory.findByCredentials(user, pwd),
-    undefined,
-    'credentials revoked within 2 s',
-  );
+  await waitFor(() => !stack.plane.directory.findByCredentials(user, pwd), {
+    timeoutMs: 2000,
+    what: 'credentials revoked within 2 s',
+  });
   assert.ok(
     stack.plane.directory.findByCredentials(big.lease.socks.user, big.lease.socks.pwd),
     'the other lease still runs',

@@ -18,6 +18,7 @@ import {
   type TestDatabase,
 } from '@pm/db/testing';
 import { cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { createLeaseService } from './leases.service.ts';
 import { createSettleService } from './leases.settle.ts';
@@ -84,8 +85,10 @@ test('two workers and a kill -9 mid-run: each lease settled once, balances equal
   const a = startWorker(40);
   const b = startWorker(40);
   // Kill A once it has committed a few leases: it is then inside its next transaction, holding a debit.
-  for (let i = 0; i < 600 && a.settled.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(a.settled.length >= 3, 'worker A settled some leases before the kill');
+  await waitFor(() => a.settled.length >= 3, {
+    timeoutMs: 30_000,
+    what: 'worker A settled some leases before the kill',
+  });
   a.child.kill('SIGKILL');
   assert.equal(await a.exited, null);
   assert.equal(await b.exited, 0);

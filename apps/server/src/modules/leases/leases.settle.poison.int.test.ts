@@ -14,6 +14,7 @@ import {
   type TestDatabase,
 } from '@pm/db/testing';
 import { cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import { bindModuleJobs, type Composition, compose } from '../../compose.ts';
 import type { ItemFailures } from '../../platform/jobs.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -128,13 +129,13 @@ describe('leases.expire with a bad row', () => {
         bindModuleJobs(composition).filter((j) => j.definition.name === 'leases.expire'),
       );
       const jobId = await composition.jobs.send(expireLeasesJob, {});
-      const deadline = Date.now() + 30_000;
       const state = async () =>
         (await db.query<{ state: string }>('SELECT state FROM pgboss.job WHERE id = $1', [jobId]))[0]?.state;
-      while ((await state()) !== 'completed') {
-        assert.ok(Date.now() < deadline, `the job is ${await state()} after 30 s`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(async () => (await state()) === 'completed', {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        what: 'the job completed',
+      });
       assert.equal((await row(good.id)).end_reason, 'expired');
       assert.equal((await row(poison.id)).ended_at, null);
       const metric = await composition.platform.metrics.getSingleMetricAsString('jobs_item_failures_total');

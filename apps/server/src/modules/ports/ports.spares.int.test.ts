@@ -16,6 +16,7 @@ import { createOverrideGeo } from '@pm/gateway/geo/geo';
 import { curl, type HttpTarget, startHttpTarget } from '@pm/gateway/session/harness.testkit';
 import { hashAgentKey } from '@pm/gateway/store/agent-registry';
 import { findFreeRange, type HeldPort, holdPortElsewhere } from '@pm/gateway/store/port-range.testkit';
+import { waitFor } from '@pm/testkit';
 import { createServices } from '../../index.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 
@@ -92,8 +93,10 @@ async function restart(place: Place, whileDown?: () => Promise<void>): Promise<G
 
 async function agentsOnline(place: Place): Promise<void> {
   const node = nodes.get(place)!;
-  for (let i = 0; i < 200 && node.gateway.agentsOnline().length === 0; i++)
-    await new Promise((r) => setTimeout(r, 25));
+  await waitFor(() => node.gateway.agentsOnline().length > 0, {
+    timeoutMs: 5000,
+    what: `${place}'s agent online`,
+  });
   await node.plane.registry.idle();
 }
 
@@ -158,12 +161,13 @@ async function served(pkg: TPortPackage, port: number, door: 'socks' | 'http'): 
     door === 'socks'
       ? ['--socks5-hostname', `${creds}@127.0.0.1:${port}`, url]
       : ['-x', `http://${creds}@127.0.0.1:${port + pkg.access.http_port_offset}`, url];
-  for (let i = 0; i < 20; i++) {
-    const r = await curl(args, 2);
-    if (r.code === 0 && r.stdout.length === 64) return true;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  return false;
+  return waitFor(
+    async () => {
+      const r = await curl(args, 2);
+      return r.code === 0 && r.stdout.length === 64;
+    },
+    { timeoutMs: 10_000, intervalMs: 100, what: `${door} through port ${port}` },
+  );
 }
 
 const balanceOf = async (userId: string) =>
@@ -235,18 +239,17 @@ describe('ports that exist', () => {
     await restart('east', async () => {
       held.push(await holdPortElsewhere(before!));
     });
-    let error: string | null = null;
-    for (let i = 0; i < 60 && !error; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      error =
+    const error = await waitFor(
+      async () =>
         (
           await t.db.query<{ bind_error: string | null }>(
             'SELECT bind_error FROM package_ports WHERE node_id = $1 AND port = $2',
             ['gw-east', before],
           )
-        )[0]?.bind_error ?? null;
-    }
-    assert.match(error ?? '', /EADDRINUSE/, 'the node reported it');
+        )[0]?.bind_error,
+      { timeoutMs: 3000, what: 'the node reported it' },
+    );
+    assert.match(error, /EADDRINUSE/, 'the node reported it');
     const report = await createServices(t.db).portRebind.rebindUnboundPorts();
     assert.deepEqual(report, { moved: [pkg.id], refunded: [] });
     const moved = await packageOf(headers, userId);
@@ -269,11 +272,13 @@ describe('ports that exist', () => {
     await restart('tiny', async () => {
       held.push(await holdPortElsewhere(port!));
     });
-    let report = { moved: [] as string[], refunded: [] as string[] };
-    for (let i = 0; i < 60 && report.refunded.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      report = await createServices(t.db).portRebind.rebindUnboundPorts();
-    }
+    const report = await waitFor(
+      async () => {
+        const r = await createServices(t.db).portRebind.rebindUnboundPorts();
+        return r.refunded.length > 0 && r;
+      },
+      { timeoutMs: 3000, what: 'the unbound port refunded' },
+    );
     assert.deepEqual(report, { moved: [], refunded: [pkg.id] });
     assert.equal(await balanceOf(userId), paid + price, 'the whole price back');
     const ended = await packageOf(headers, userId);
