@@ -17,6 +17,7 @@ import {
   ZLeasesResponse,
 } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
+import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer, setFlatPrices, type TestCustomer } from '../../test/market.ts';
 
@@ -243,10 +244,11 @@ describe('API keys', () => {
     const c = await buildCustomer(t, 0, 'blockedkey');
     const key = await createKey(c);
     await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [c.userId]);
-    await new Promise((r) => setTimeout(r, 1100)); // past the "not blocked" cache
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(key) })).statusCode,
-      403,
+    // Refused once the "not blocked" cache (1 s) lapses.
+    await waitFor(
+      async () =>
+        (await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(key) })).statusCode === 403,
+      { timeoutMs: 3000, what: 'the blocked key refused' },
     );
   });
 });
