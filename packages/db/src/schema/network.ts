@@ -126,6 +126,10 @@ export const agents = pgTable(
     index('agents_shop_geo_idx').on(t.cc, t.lat, t.lon).where(SHOP_LISTED),
     index('agents_shop_ip_idx').on(t.cc, sql`${t.ip} text_pattern_ops`).where(SHOP_LISTED),
     index('agents_shop_stars_idx').on(t.cc, t.cleanStars).where(SHOP_LISTED),
+    // The segment lists (distinct cities, zips, ISPs of a country) as index-only scans.
+    index('agents_shop_city_idx').on(t.cc, t.city).where(SHOP_LISTED),
+    index('agents_shop_zip_idx').on(t.cc, t.zip).where(SHOP_LISTED),
+    index('agents_shop_isp_idx').on(t.cc, t.isp).where(SHOP_LISTED),
     // The static shop's candidates in its order (city, ip); without it a million agents are read.
     index('agents_static_idx')
       .on(t.cc, t.city, t.ip, t.id)

@@ -1,0 +1,3 @@
+CREATE INDEX "agents_shop_city_idx" ON "agents" USING btree ("cc","city") WHERE online AND NOT is_static AND node_id IS NOT NULL AND active_exclusive = 0 AND active_shared < 4;--> statement-breakpoint
+CREATE INDEX "agents_shop_zip_idx" ON "agents" USING btree ("cc","zip") WHERE online AND NOT is_static AND node_id IS NOT NULL AND active_exclusive = 0 AND active_shared < 4;--> statement-breakpoint
+CREATE INDEX "agents_shop_isp_idx" ON "agents" USING btree ("cc","isp") WHERE online AND NOT is_static AND node_id IS NOT NULL AND active_exclusive = 0 AND active_shared < 4;
