@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LEASE_DURATION_MS, type TLease, ZLease, ZLeasesResponse } from '@pm/contracts';
+import { ENDPOINTS, LEASE_DURATION_MS, type TLease, ZLease } from '@pm/contracts';
 import { buildAgent, buildLease, buildNode } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer, postLease, setFlatPrices, type TestCustomer } from '../../test/market.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let nodeId: string;
@@ -39,13 +40,9 @@ async function listAll(who: TestCustomer, limit: number): Promise<{ pages: numbe
   let cursor = 0;
   let pages = 0;
   do {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `/leases?cursor=${cursor}&limit=${limit}`,
-      headers: who.headers,
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const page = ZLeasesResponse.parse(res.json());
+    const page = (
+      await callRoute(t, ENDPOINTS.listLeases, { query: { cursor, limit }, headers: who.headers })
+    ).ok();
     leases.push(...page.leases);
     cursor = page.cursor;
     pages++;
@@ -54,17 +51,17 @@ async function listAll(who: TestCustomer, limit: number): Promise<{ pages: numbe
   return { pages, leases };
 }
 
+// `set` and `note` as given: the tests also send values the schemas refuse.
 const patchAutoRenew = (who: TestCustomer, id: string, set: string) =>
-  t.app.inject({ method: 'PATCH', url: `/leases/${id}/autoRenew?set=${set}`, headers: who.headers });
+  callRouteUnchecked(t, ENDPOINTS.setAutoRenew, { params: { id }, query: { set }, headers: who.headers });
 const putNote = (who: TestCustomer, agentId: string, note: unknown) =>
-  t.app.inject({
-    method: 'PUT',
-    url: `/agentnotes/${agentId}`,
-    headers: { ...who.headers, 'content-type': 'application/json' },
-    payload: { note },
+  callRouteUnchecked(t, ENDPOINTS.setAgentNote, {
+    params: { agentId },
+    headers: who.headers,
+    body: { note },
   });
 const deleteNote = (who: TestCustomer, agentId: string) =>
-  t.app.inject({ method: 'DELETE', url: `/agentnotes/${agentId}`, headers: who.headers });
+  callRoute(t, ENDPOINTS.deleteAgentNote, { params: { agentId }, headers: who.headers });
 
 describe('GET /leases', () => {
   test("pages through the caller's active leases, newest first, until the cursor is 0", async () => {
@@ -111,11 +108,14 @@ describe('GET /leases', () => {
       ['cursor=abc', 'cursor'],
       ['other=1', 'other'],
     ]) {
-      const res = await t.app.inject({ method: 'GET', url: `/leases?${query}`, headers: alice.headers });
+      const res = await callRouteUnchecked(t, ENDPOINTS.listLeases, {
+        query: Object.fromEntries(new URLSearchParams(query)),
+        headers: alice.headers,
+      });
       assert.equal(res.statusCode, 400, query);
       assert.equal(res.json().field, field);
     }
-    assert.equal((await t.app.inject({ method: 'GET', url: '/leases' })).statusCode, 401);
+    assert.equal((await callRoute(t, ENDPOINTS.listLeases)).statusCode, 401);
   });
 });
 
@@ -200,10 +200,9 @@ describe("another customer's ids answer 404 on every route", () => {
     }
     assert.equal((await putNote(bob, lease.agentId, 'mine now')).statusCode, 404);
     assert.equal((await deleteNote(bob, lease.agentId)).statusCode, 404);
-    const port = await t.app.inject({
-      method: 'POST',
-      url: `/authport/create/${lease.id}`,
-      headers: { ...bob.headers, 'content-type': 'application/json' },
+    const port = await callRouteUnchecked(t, ENDPOINTS.createAuthPort, {
+      params: { id: lease.id },
+      headers: bob.headers,
       payload: JSON.stringify('127.0.0.1'),
     });
     assert.equal(port.statusCode, 404);

@@ -1,9 +1,11 @@
 /** Staff lease routes: look-ups by id, customer and IP, and the credit of an ended lease (rules §5). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { buildAccount, buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let nodeId: string;
@@ -31,8 +33,8 @@ async function leaseOf(userId: string, opts: { ended: boolean; ip?: string }) {
     ...(opts.ended ? { endedAt: new Date(start.getTime() + 24 * 3600_000), endReason: 'expired' } : {}),
   });
 }
-const credit = (leaseId: string, headers = staff, payload: object = { reason: 'proxy was dead all day' }) =>
-  t.app.inject({ method: 'POST', url: `/admin/leases/${leaseId}/credit`, headers, payload });
+const credit = (leaseId: string, headers = staff, body: object = { reason: 'proxy was dead all day' }) =>
+  callRouteUnchecked(t, ENDPOINTS.creditLease, { params: { id: leaseId }, headers, body });
 const ledgerRows = (userId: string) =>
   t.db.query<{ type: string; amt_c: string }>(
     'SELECT type, amt_c FROM txrecords WHERE user_id = $1 ORDER BY id',
@@ -48,7 +50,7 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
   test('staff read rules §3 admin lease info; unknown ids are 404', async () => {
     const customer = await buildAccount(t.db);
     const lease = await leaseOf(customer.userId, { ended: true });
-    const res = await t.app.inject({ method: 'GET', url: `/leases/${lease.id}`, headers: staff });
+    const res = await callRoute(t, ENDPOINTS.getAdminLease, { params: { id: lease.id }, headers: staff });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.id, lease.id);
@@ -57,7 +59,10 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
     assert.equal(body.ended, true);
     assert.equal(body.refundAmountC, null);
     assert.equal(body.creditable, true);
-    const missing = await t.app.inject({ method: 'GET', url: '/leases/zzzz-0000', headers: staff });
+    const missing = await callRoute(t, ENDPOINTS.getAdminLease, {
+      params: { id: 'zzzz-0000' },
+      headers: staff,
+    });
     assert.equal(missing.statusCode, 404);
   });
 
@@ -65,10 +70,13 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
     const customer = await buildAccount(t.db);
     const lease = await leaseOf(customer.userId, { ended: false });
     const own = await t.auth(customer.userId);
-    for (const url of [`/leases/${lease.id}`, `/admin/leases?uid=${customer.userId}`]) {
-      const res = await t.app.inject({ method: 'GET', url, headers: own });
-      assert.equal(res.statusCode, 403, `${url}: ${res.body}`);
-    }
+    const one = await callRoute(t, ENDPOINTS.getAdminLease, { params: { id: lease.id }, headers: own });
+    assert.equal(one.statusCode, 403, one.body);
+    const list = await callRoute(t, ENDPOINTS.findAdminLeases, {
+      query: { uid: customer.userId },
+      headers: own,
+    });
+    assert.equal(list.statusCode, 403, list.body);
   });
 
   test('by customer and by IP, newest first; neither is a 400', async () => {
@@ -76,9 +84,8 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
     const older = await leaseOf(customer.userId, { ended: true });
     const newer = await leaseOf(customer.userId, { ended: false, ip: '203.0.113.77' });
     await leaseOf((await buildAccount(t.db)).userId, { ended: false });
-    const byUser = await t.app.inject({
-      method: 'GET',
-      url: `/admin/leases?uid=${customer.userId}`,
+    const byUser = await callRoute(t, ENDPOINTS.findAdminLeases, {
+      query: { uid: customer.userId },
       headers: staff,
     });
     assert.equal(byUser.statusCode, 200, byUser.body);
@@ -90,15 +97,18 @@ describe('GET /leases/{id} and GET /admin/leases (staff look-ups)', () => {
       [older.id, newer.id].sort(),
     );
     assert.equal(byUser.json().total, 2);
-    const byIp = await t.app.inject({ method: 'GET', url: '/admin/leases?ip=203.0.113.77', headers: staff });
+    const byIp = await callRoute(t, ENDPOINTS.findAdminLeases, {
+      query: { ip: '203.0.113.77' },
+      headers: staff,
+    });
     assert.equal(byIp.statusCode, 200, byIp.body);
     assert.deepEqual(
       byIp.json().leases.map((l: { id: string }) => l.id),
       [newer.id],
     );
-    const none = await t.app.inject({ method: 'GET', url: '/admin/leases', headers: staff });
+    const none = await callRoute(t, ENDPOINTS.findAdminLeases, { headers: staff });
     assert.equal(none.statusCode, 400, none.body);
-    const badIp = await t.app.inject({ method: 'GET', url: '/admin/leases?ip=1.2.3', headers: staff });
+    const badIp = await callRoute(t, ENDPOINTS.findAdminLeases, { query: { ip: '1.2.3' }, headers: staff });
     assert.equal(badIp.statusCode, 400, badIp.body);
   });
 });
@@ -119,7 +129,9 @@ describe('POST /admin/leases/{id}/credit: the purchase price, only once the leas
         reason: 'proxy was dead all day',
       },
     ]);
-    const info = (await t.app.inject({ method: 'GET', url: `/leases/${lease.id}`, headers: staff })).json();
+    const info = (
+      await callRoute(t, ENDPOINTS.getAdminLease, { params: { id: lease.id }, headers: staff })
+    ).ok();
     assert.equal(info.refundAmountC, 700);
     assert.ok(info.refundTime);
     assert.equal(info.creditable, false);

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  ENDPOINTS,
   MAX_PRICING_RULES,
   MAX_RULE_PRICE_C,
   type TPricingRuleInput,
-  ZAgent,
   ZErrorBody,
   ZPricingRules,
 } from '@pm/contracts';
 import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let staffId: string;
@@ -39,21 +40,14 @@ after(async () => {
 });
 
 const getRules = async () => {
-  const res = await t.app.inject({ method: 'GET', url: '/pricing/rules', headers: staff });
-  assert.equal(res.statusCode, 200, res.body);
-  return ZPricingRules.parse(res.json());
+  return (await callRoute(t, ENDPOINTS.getPricingRules, { headers: staff })).ok();
 };
+/** The rules as given: the tests of refused lists send what the schema does not accept. */
 const putRules = (rules: unknown, headers = staff) =>
-  t.app.inject({
-    method: 'PUT',
-    url: '/pricing/rules',
-    headers: { ...headers, 'content-type': 'application/json' },
-    payload: { rules },
-  });
+  callRouteUnchecked(t, ENDPOINTS.replacePricingRules, { headers, body: { rules } });
 /** [private, shared] of an agent as the shop shows it now. */
 async function pricesOf(id: string): Promise<[number, number]> {
-  const res = await t.app.inject({ method: 'GET', url: `/agents/${id}`, headers: customer });
-  const agent = ZAgent.parse(res.json());
+  const agent = (await callRoute(t, ENDPOINTS.getAgent, { params: { id }, headers: customer })).ok();
   return [agent.priceExcC, agent.priceShrC];
 }
 const catchAll = (priceExcC: number, priceShrC: number): TPricingRuleInput => ({
@@ -93,13 +87,10 @@ describe('GET /pricing/rules', () => {
   });
 
   test('staff only: 403 for a customer, 401 without a token', async () => {
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/pricing/rules', headers: customer })).statusCode,
-      403,
-    );
-    assert.equal((await t.app.inject({ method: 'GET', url: '/pricing/rules' })).statusCode, 401);
+    assert.equal((await callRoute(t, ENDPOINTS.getPricingRules, { headers: customer })).statusCode, 403);
+    assert.equal((await callRoute(t, ENDPOINTS.getPricingRules)).statusCode, 401);
     assert.equal((await putRules([catchAll(100, 50)], customer)).statusCode, 403);
-    assert.equal((await t.app.inject({ method: 'PUT', url: '/pricing/rules', payload: {} })).statusCode, 401);
+    assert.equal((await callRouteUnchecked(t, ENDPOINTS.replacePricingRules, { body: {} })).statusCode, 401);
   });
 });
 
@@ -128,7 +119,10 @@ describe('PUT /pricing/rules', () => {
     assert.deepEqual(await pricesOf('us-wifi'), [700, 300]);
     assert.deepEqual(await pricesOf('ca-cell'), [1000, 400]);
     assert.deepEqual(await pricesOf('ca-sold'), [400, 150]);
-    const list = await t.app.inject({ method: 'GET', url: '/agents?cc=CA&limit=50', headers: customer });
+    const list = await callRoute(t, ENDPOINTS.listAgents, {
+      query: { cc: 'CA', limit: 50 },
+      headers: customer,
+    });
     assert.deepEqual(
       list.json().agents.map((a: { id: string; priceExcC: number }) => [a.id, a.priceExcC]),
       [
@@ -178,12 +172,7 @@ describe('PUT /pricing/rules', () => {
       assert.equal(res.statusCode, 400, `${field}: ${res.body}`);
       assert.equal(ZErrorBody.parse(res.json()).field, field, JSON.stringify(rules).slice(0, 200));
     }
-    const noList = await t.app.inject({
-      method: 'PUT',
-      url: '/pricing/rules',
-      headers: { ...staff, 'content-type': 'application/json' },
-      payload: {},
-    });
+    const noList = await callRouteUnchecked(t, ENDPOINTS.replacePricingRules, { headers: staff, body: {} });
     assert.equal(noList.statusCode, 400);
     assert.deepEqual(await getRules(), before);
   });

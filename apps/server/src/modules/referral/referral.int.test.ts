@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { cents } from '@pm/money';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+import { callRoute } from '../../test/route.ts';
 
 let h: PaymentsHarness;
 before(async () => {
@@ -40,9 +42,7 @@ describe('referral rewards and the bonus', () => {
     const [firstReward] = await rows(referrer.userId, 'referral');
     assert.match(firstReward?.memo ?? '', /10% of a \$20\.00 first load/);
 
-    const info = await h.app.inject({
-      method: 'GET',
-      url: '/referral',
+    const info = await callRoute(h.app, ENDPOINTS.getReferralInfo, {
       headers: await h.auth(referrer.userId),
     });
     assert.equal(info.statusCode, 200, info.body);
@@ -93,7 +93,7 @@ describe('referral rewards and the bonus', () => {
       const headers = {
         authorization: `Bearer ${await h.issuer.sign(userId, { email: 'p@example.test', ...claims })}`,
       };
-      const res = await h.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+      const res = await callRoute(h.app, ENDPOINTS.createMyAccount, { headers });
       assert.equal(res.statusCode, 200, res.body);
     };
     await put({});
@@ -123,11 +123,11 @@ describe('referral rewards and the bonus', () => {
     const self = {
       authorization: `Bearer ${await h.issuer.sign(selfId, { email: 's@example.test', referral_code: 'SELFCODE01' })}`,
     };
-    await h.app.inject({ method: 'PUT', url: '/accounts/my', headers: self });
+    await callRoute(h.app, ENDPOINTS.createMyAccount, { headers: self });
     const selfAgain = {
       authorization: `Bearer ${await h.issuer.sign(selfId, { email: 's@example.test', referral_code: 'SELFCODE01', referred_by: 'SELFCODE01' })}`,
     };
-    await h.app.inject({ method: 'PUT', url: '/accounts/my', headers: selfAgain });
+    await callRoute(h.app, ENDPOINTS.createMyAccount, { headers: selfAgain });
     const [selfRow] = await h.db.query<{ referred_by: string | null }>(
       'SELECT referred_by FROM accounts WHERE user_id = $1',
       [selfId],
@@ -140,7 +140,7 @@ describe('referral rewards and the bonus', () => {
     const headers = {
       authorization: `Bearer ${await h.issuer.sign('invited-user', { email: 'i@example.test', referred_by: inviter.refcode })}`,
     };
-    const put = await h.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+    const put = await callRoute(h.app, ENDPOINTS.createMyAccount, { headers });
     assert.equal(put.statusCode, 200, put.body);
     assert.match(put.json().refcode, /^[0-9A-F]{10}$/);
     const row = await h.db.query<{ referred_by: string }>(
@@ -152,7 +152,7 @@ describe('referral rewards and the bonus', () => {
     const dup = {
       authorization: `Bearer ${await h.issuer.sign('dup-code-user', { email: 'd@example.test', referral_code: inviter.refcode })}`,
     };
-    const res = await h.app.inject({ method: 'PUT', url: '/accounts/my', headers: dup });
+    const res = await callRoute(h.app, ENDPOINTS.createMyAccount, { headers: dup });
     assert.equal(res.statusCode, 200, res.body);
     assert.notEqual(res.json().refcode, inviter.refcode);
   });

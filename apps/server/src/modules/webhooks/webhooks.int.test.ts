@@ -7,16 +7,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_SIGNATURE_HEADER,
-  ZWebhookCreated,
-  ZWebhookDeliveryList,
-} from '@pm/contracts';
+import { ENDPOINTS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_SIGNATURE_HEADER } from '@pm/contracts';
 import { buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { UNREPORTED } from '../../platform/jobs.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 import { createLeaseService } from '../leases/leases.service.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { isPrivateAddress, verifyWebhook, webhookUrlProblem } from './webhooks.delivery.ts';
@@ -314,51 +310,38 @@ describe('routes', () => {
   test('register (secret once), list, ping, delivery log; nobody touches another customer’s endpoint', async () => {
     const c = await buildCustomer(t, 0, 'hooks');
     const stranger = await buildCustomer(t, 0, 'stranger');
-    const json = { 'content-type': 'application/json' };
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/webhooks',
-      headers: { ...c.headers, ...json },
-      payload: { url },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const endpoint = ZWebhookCreated.parse(created.json());
+    const endpoint = (
+      await callRoute(t, ENDPOINTS.createWebhook, { headers: c.headers, body: { url } })
+    ).ok();
     assert.match(endpoint.secret, /^whsec_/);
-    const list = await t.app.inject({ method: 'GET', url: '/webhooks', headers: c.headers });
+    const list = await callRoute(t, ENDPOINTS.listWebhooks, { headers: c.headers });
     assert.ok(!list.body.includes(endpoint.secret), 'the list never carries the secret');
-    const ping = await t.app.inject({
-      method: 'POST',
-      url: `/webhooks/${endpoint.id}/ping`,
+    const ping = await callRoute(t, ENDPOINTS.pingWebhook, {
+      params: { id: endpoint.id },
       headers: c.headers,
     });
     assert.equal(ping.statusCode, 202);
-    const log = ZWebhookDeliveryList.parse(
-      (await t.app.inject({ method: 'GET', url: '/webhooks/deliveries', headers: c.headers })).json(),
-    );
+    const log = (await callRoute(t, ENDPOINTS.listWebhookDeliveries, { headers: c.headers })).ok();
     assert.deepEqual(
       log.deliveries.map((d) => [d.type, d.status]),
       [['ping', 'pending']],
     );
-    const strangerLog = ZWebhookDeliveryList.parse(
-      (await t.app.inject({ method: 'GET', url: '/webhooks/deliveries', headers: stranger.headers })).json(),
-    );
+    const strangerLog = (
+      await callRoute(t, ENDPOINTS.listWebhookDeliveries, { headers: stranger.headers })
+    ).ok();
     assert.equal(strangerLog.deliveries.length, 0);
-    const foreign = await t.app.inject({
-      method: 'DELETE',
-      url: `/webhooks/${endpoint.id}`,
+    const foreign = await callRoute(t, ENDPOINTS.deleteWebhook, {
+      params: { id: endpoint.id },
       headers: stranger.headers,
     });
     assert.equal(foreign.statusCode, 404);
-    const bad = await t.app.inject({
-      method: 'POST',
-      url: '/webhooks',
-      headers: { ...c.headers, ...json },
-      payload: { url: 'ftp://x.example' },
+    const bad = await callRoute(t, ENDPOINTS.createWebhook, {
+      headers: c.headers,
+      body: { url: 'ftp://x.example' },
     });
     assert.equal(bad.statusCode, 400);
-    const gone = await t.app.inject({
-      method: 'DELETE',
-      url: `/webhooks/${endpoint.id}`,
+    const gone = await callRoute(t, ENDPOINTS.deleteWebhook, {
+      params: { id: endpoint.id },
       headers: c.headers,
     });
     assert.equal(gone.statusCode, 204);
