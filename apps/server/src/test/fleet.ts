@@ -29,6 +29,8 @@ export const GATEWAY_NAME = 'gw.pm.test';
 export const SOCKS_BASE_PORT = 10_000;
 export const API_PORT = 7301;
 export const PORTS_API_PORT = 7307;
+/** How long a process may take to start: Node compiling the app's TypeScript on a busy 2-core CI machine. */
+const START_LIMIT_MS = 300_000;
 /**
  * Where each agent host's agents are (the rows' geo; the nodes run with GATEWAY_GEO=off): one city
  * only on B's agent host, so a port package there has its ports on gateway B.
@@ -71,6 +73,10 @@ export interface Fleet {
   targetUrl: string;
   /** Starts a worker again on its host (after a kill). */
   restartWorker(name: 'w1' | 'w2'): Promise<FleetProcess>;
+  /** API B's process (host api2), replaced by `restartApiB`. */
+  apiB(): FleetProcess;
+  /** Stops API B with `signal` and starts it again on its host; resolves when it listens. */
+  restartApiB(signal?: NodeJS.Signals): Promise<FleetProcess>;
   /** The last lines every process wrote, for a failing test's message. */
   logs(): string;
   close(): Promise<void>;
@@ -146,12 +152,10 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
     };
     // One API first: it runs the migrations (the rest would wait on the advisory lock anyway).
     const api1 = start('api1', 'api-a', 'server/src/main.ts', ['--role=http'], apiEnv);
-    await api1.waitForLine(/market API on .*ports API on/, 60_000);
-    const rest = [
-      start('api2', 'api-b', 'server/src/main.ts', ['--role=http'], apiEnv),
-      startWorker('w1'),
-      startWorker('w2'),
-    ];
+    await api1.waitForLine(/market API on .*ports API on/, START_LIMIT_MS);
+    const startApiB = () => start('api2', 'api-b', 'server/src/main.ts', ['--role=http'], apiEnv);
+    const rest = [startApiB(), startWorker('w1'), startWorker('w2')];
+    let apiB = rest[0]!;
     const gateways = {} as Fleet['gateways'];
     for (const gw of ['gw1', 'gw2'] as const) {
       gateways[gw] = start(gw, gw, 'gateway/src/main.ts', [], {
@@ -170,11 +174,11 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       });
     }
     await Promise.all([
-      rest[0]!.waitForLine(/market API on .*ports API on/, 60_000),
-      rest[1]!.waitForLine(/job workers running/, 60_000),
-      rest[2]!.waitForLine(/job workers running/, 60_000),
-      gateways.gw1.waitForLine(/gateway started/, 60_000),
-      gateways.gw2.waitForLine(/gateway started/, 60_000),
+      rest[0]!.waitForLine(/market API on .*ports API on/, START_LIMIT_MS),
+      rest[1]!.waitForLine(/job workers running/, START_LIMIT_MS),
+      rest[2]!.waitForLine(/job workers running/, START_LIMIT_MS),
+      gateways.gw1.waitForLine(/gateway started/, START_LIMIT_MS),
+      gateways.gw2.waitForLine(/gateway started/, START_LIMIT_MS),
     ]);
 
     // Agents: each host lists its own node first (and is nearer to it), the other as the fallback.
@@ -215,9 +219,16 @@ export async function startFleet(db: TestDatabase, o: { agentsPerHost?: number }
       gateways,
       agents,
       targetUrl: target.url,
+      apiB: () => apiB,
+      async restartApiB(signal = 'SIGTERM') {
+        await apiB.stop(signal);
+        apiB = startApiB();
+        await apiB.waitForLine(/market API on .*ports API on/, START_LIMIT_MS);
+        return apiB;
+      },
       async restartWorker(name) {
         const p = startWorker(name);
-        await p.waitForLine(/job workers running/, 60_000);
+        await p.waitForLine(/job workers running/, START_LIMIT_MS);
         return p;
       },
       logs: () => processes.map((p) => p.tail()).join('\n'),
