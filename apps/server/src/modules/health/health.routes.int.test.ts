@@ -15,6 +15,7 @@ after(async () => {
   await off?.close();
 });
 
+// raw path: /metrics is the operator's scrape endpoint, outside the endpoint contract
 const metrics = (app: TestApp, headers: Record<string, string> = {}) =>
   app.app.inject({ method: 'GET', url: '/metrics', headers });
 
@@ -30,6 +31,7 @@ test('/metrics is not public: 401 without a bearer token, 403 with another token
   assert.equal(ok.statusCode, 200);
   assert.match(ok.body, /process_cpu_user_seconds_total/);
   assert.equal(
+    // raw path: /healthz is a liveness probe, outside the endpoint contract
     (await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode,
     200,
     'health stays public',
