@@ -39,6 +39,8 @@ export interface AgentConfig extends DestinationPolicy {
   tls?: { ca?: string | Buffer; servername?: string };
   /** No TLS, to a gateway on a loopback address only (devnet, standalone benchmark, tests). */
   plaintext?: boolean;
+  /** Local address the tunnel is dialed from (a host with several; default: the system's choice). */
+  localAddress?: string;
   /** Records per direction before the tunnel is renewed and closed (default 2^24; tests lower it). */
   recordLimit?: number;
   conn?: 'wifi' | 'cell';
@@ -71,6 +73,11 @@ export interface AgentHandle {
   /** Resolves when the tunnel is up (immediately if it is), rejects after `timeoutMs`. */
   waitConnected(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A PING period a gateway may ask for: 5 s to 10 min (anything else is ignored). */
+function validPing(ms: unknown): ms is number {
+  return Number.isInteger(ms) && (ms as number) >= 5_000 && (ms as number) <= 600_000;
 }
 
 function stringList(value: unknown): string[] {
@@ -242,6 +249,14 @@ export function startAgent(config: AgentConfig): AgentHandle {
           try {
             const w = JSON.parse(payload.toString('utf8')) as WelcomeMessage;
             if (Number.isInteger(w.window) && w.window > 0) m.peerWindow = w.window;
+            // The gateway's PING period, unless this agent was given its own.
+            const pingMs = w.pingMs;
+            if (
+              config.pingIntervalMs === undefined &&
+              config.idleTimeoutMs === undefined &&
+              validPing(pingMs)
+            )
+              m.setPingInterval(pingMs);
             agentId = w.agentId;
             // The exit and the gateway (as named and as dialed) are never destinations; a new
             // tunnel often means a new network, so the interfaces are read again too.

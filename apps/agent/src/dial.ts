@@ -25,12 +25,13 @@ export function dialRefusal(config: Pick<AgentConfig, 'gateway' | 'plaintext'>):
  * The whole dial is bounded by `timeoutMs`.
  */
 export function dialGateway(
-  config: Pick<AgentConfig, 'gateway' | 'tls' | 'plaintext'>,
+  config: Pick<AgentConfig, 'gateway' | 'tls' | 'plaintext' | 'localAddress'>,
   timeoutMs: number,
   onReady: (socket: TunnelTransport) => void,
   onFail: (err: Error) => void,
 ): Dialing {
   const { host, port } = config.gateway;
+  const { localAddress } = config;
   let done = false;
   const finish = (err: Error | null) => {
     if (done) return;
@@ -47,15 +48,18 @@ export function dialGateway(
   const timer = setTimeout(() => finish(new Error('tunnel: connecting to the gateway timed out')), timeoutMs);
   // The certificate is checked against `host` as dialed: an address must be in its IP names, a
   // name in its DNS names (`servername` overrides, and is sent as SNI; an address never is).
+  // `tls.connect` passes net's connect options on (its types leave `localAddress` out).
+  const tlsOptions: tls.ConnectionOptions & Pick<net.TcpNetConnectOpts, 'localAddress'> = {
+    ...TUNNEL_TLS,
+    host,
+    port,
+    localAddress,
+    ca: config.tls?.ca,
+    servername: config.tls?.servername ?? (net.isIP(host) ? undefined : host),
+  };
   const socket = config.plaintext
-    ? net.connect({ host, port, noDelay: true })
-    : tls.connect({
-        ...TUNNEL_TLS,
-        host,
-        port,
-        ca: config.tls?.ca,
-        servername: config.tls?.servername ?? (net.isIP(host) ? undefined : host),
-      });
+    ? net.connect({ host, port, localAddress, noDelay: true })
+    : tls.connect(tlsOptions);
   socket.once('error', (err) => finish(err));
   socket.once(config.plaintext ? 'connect' : 'secureConnect', () => finish(null));
 

@@ -67,6 +67,8 @@ export interface WelcomeMessage {
   exit?: string;
   /** The gateway's own addresses (public, listeners): the agent refuses them as destinations. */
   gateway?: string[];
+  /** How often the agent should PING, ms (`AGENT_PING_MS`); absent from older gateways. */
+  pingMs?: number;
 }
 
 /** Encodes a frame header. */

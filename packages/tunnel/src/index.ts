@@ -11,5 +11,11 @@ export {
   type StreamEnd,
   type TunnelTransport,
 } from './mux.ts';
-export { RECORD_LIMIT, TUNNEL_DROP_WATER, TUNNEL_HIGH_WATER } from './mux-options.ts';
+export {
+  AGENT_PING_MS,
+  RECORD_LIMIT,
+  TCP_KEEPALIVE_MS,
+  TUNNEL_DROP_WATER,
+  TUNNEL_HIGH_WATER,
+} from './mux-options.ts';
 export { TUNNEL_TLS } from './tls-options.ts';

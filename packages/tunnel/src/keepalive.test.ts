@@ -42,3 +42,33 @@ test('pinging only when silent: a quiet interval brings a ping, and 45 s of sile
   k.tick();
   assert.deepEqual(events, ['ping', 'ping', 'give up']);
 });
+
+test('retimed to a longer period, silence is counted in the new periods: three of them give up', () => {
+  const { k, events } = driven(true);
+  k.tick();
+  k.tick();
+  assert.deepEqual(events, ['ping']);
+  k.retime(60_000, 180_000);
+  k.tick();
+  k.tick();
+  assert.deepEqual(events, ['ping', 'ping', 'ping']);
+  k.tick();
+  assert.deepEqual(events, ['ping', 'ping', 'ping', 'give up']);
+});
+
+test('retimed while running, the timer ticks at the new period', async () => {
+  const events: string[] = [];
+  const k = new Keepalive(
+    60_000,
+    180_000,
+    () => events.push('ping'),
+    () => events.push('give up'),
+  );
+  k.start();
+  k.retime(20, 60_000);
+  // Two pings long before the old period's first one (a loaded machine may stretch 20 ms).
+  const t0 = Date.now();
+  while (events.length < 2 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+  k.stop();
+  assert.deepEqual(events, ['ping', 'ping']);
+});

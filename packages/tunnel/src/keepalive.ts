@@ -8,8 +8,8 @@ export class Keepalive {
   private timer: NodeJS.Timeout | null = null;
   private wasHeard = true;
   private silentMs = 0;
-  private readonly intervalMs: number;
-  private readonly idleMs: number;
+  private intervalMs: number;
+  private idleMs: number;
   private readonly ping: () => void;
   private readonly giveUp: () => void;
 
@@ -45,6 +45,16 @@ export class Keepalive {
     this.wasHeard = false;
     if (this.silentMs >= this.idleMs) this.giveUp();
     else if (!heard || !this.onlyWhenSilent) this.ping();
+  }
+
+  /** A new period (and idle limit): the timer restarts with it if it runs. */
+  retime(intervalMs: number, idleMs: number): void {
+    this.intervalMs = intervalMs;
+    this.idleMs = idleMs;
+    this.silentMs = 0;
+    if (!this.timer) return;
+    this.stop();
+    this.start();
   }
 
   heard(): void {

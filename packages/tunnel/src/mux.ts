@@ -7,6 +7,7 @@ import {
   DEFAULT_WINDOW,
   type MuxOptions,
   RECORD_LIMIT,
+  TCP_KEEPALIVE_MS,
   TUNNEL_HIGH_WATER,
   type TunnelTransport,
 } from './mux-options.ts';
@@ -52,6 +53,8 @@ export class Mux {
     this.peerWindow = opts.peerWindow ?? DEFAULT_WINDOW;
     this.preAuth = opts.preAuth ?? false;
     socket.setNoDelay(true);
+    // The kernel finds a vanished peer (TCP_KEEPALIVE_MS); fakes in tests have no TCP to probe.
+    socket.setKeepAlive?.(true, TCP_KEEPALIVE_MS);
     const interval = opts.pingIntervalMs ?? 15_000;
     this.keepalive = new Keepalive(
       interval,
@@ -242,6 +245,11 @@ export class Mux {
       this.out.flush();
       this.destroy(undefined, true);
     }, DRAIN_GRACE_MS).unref();
+  }
+
+  /** A new PING period (the gateway's WELCOME asked for it); silent for three of them closes the tunnel. */
+  setPingInterval(ms: number): void {
+    this.keepalive.retime(ms, ms * 3);
   }
 
   /**

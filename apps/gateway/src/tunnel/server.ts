@@ -1,6 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import {
+  AGENT_PING_MS,
   DEFAULT_WINDOW,
   type HelloMessage,
   isLoopbackHost,
@@ -77,6 +78,9 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
   const sockets = new Set<net.Socket>();
   const log = config.log ?? (() => {});
   const window = config.window ?? DEFAULT_WINDOW;
+  // The period agents are asked to PING at (WELCOME), and the gateway's own: it pings only a tunnel
+  // silent that long, and closes one silent for three periods.
+  const pingMs = config.pingIntervalMs ?? AGENT_PING_MS;
 
   /** Runs the tunnel on a connection whose TLS (if any) is up; `timer`, set at accept, bounds the wait for HELLO. */
   const onSocket = (socket: net.Socket, timer: NodeJS.Timeout) => {
@@ -84,7 +88,7 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     let helloSeen = false;
     const mux: Mux = new Mux(socket, {
       window,
-      pingIntervalMs: config.pingIntervalMs,
+      pingIntervalMs: pingMs,
       idleTimeoutMs: config.idleTimeoutMs,
       // Agents PING every interval: the gateway answers, and pings only a tunnel gone quiet.
       pingOnlyWhenSilent: true,
@@ -157,7 +161,7 @@ export async function startTunnelServer(config: TunnelServerConfig): Promise<Tun
     exits.set(key, (exits.get(key) ?? 0) + 1);
     const ip = config.trustAgentIp && hello.ip ? hello.ip : observed;
     const gateway = [...new Set([...(config.gatewayIps ?? []), normalizeIp(socket.localAddress)])];
-    const welcome: WelcomeMessage = { agentId: id, window, exit: observed, gateway };
+    const welcome: WelcomeMessage = { agentId: id, window, exit: observed, gateway, pingMs };
     mux.writeFrame(T_WELCOME, 0, Buffer.from(JSON.stringify(welcome)));
     config.registry.connected(id, {
       ip,
