@@ -177,3 +177,41 @@ test('speed test downloads through the agent and stores bits per second', async 
     online.clear();
   }
 });
+
+test('a probe round that outlasts the period is not joined by a second one', async () => {
+  let dials = 0;
+  let release = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  // Every dial hangs until released: the first round outlasts many periods.
+  const slow: AgentDialer = {
+    async dial() {
+      dials++;
+      await held;
+      throw new Error('host unreachable');
+    },
+  };
+  const m = createPresenceMonitor({
+    db,
+    nodeId: 'p1',
+    dialer: slow,
+    agentsOnline: () => ['slow-1', 'slow-2'],
+    probeUrl: `${base}/probe`,
+    speedUrl: `${base}/bytes`,
+    probeIntervalMs: 20,
+    probeTimeoutMs: 60_000,
+    activityIntervalMs: 3_600_000,
+  });
+  try {
+    const t0 = Date.now();
+    while (dials < 2 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(dials, 2, 'the first round dials both agents');
+    // Ten periods more: a second round would dial them again.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(dials, 2);
+  } finally {
+    release();
+    await m.close();
+  }
+});

@@ -140,11 +140,19 @@ export function createPresenceMonitor(options: PresenceMonitorOptions): Presence
     return result;
   }
 
+  // A round that outlasts the period (tens of thousands of agents, slow ones) is not joined by a
+  // second one: the next starts at the first tick after it ended.
+  let roundRunning = false;
   const probeTimer =
     (options.probeIntervalMs ?? 60_000) > 0
       ? setInterval(() => {
-          if (closed) return;
-          probing = probeAll().catch(onError);
+          if (closed || roundRunning) return;
+          roundRunning = true;
+          probing = probeAll()
+            .catch(onError)
+            .finally(() => {
+              roundRunning = false;
+            });
         }, options.probeIntervalMs ?? 60_000)
       : undefined;
   probeTimer?.unref();
