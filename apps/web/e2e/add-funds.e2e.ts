@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import {
   AddFundsDialog,
   PAYMENT_ERROR_TEXT,
@@ -34,15 +35,6 @@ after(async () => {
 /** A signed-in session whose account has the DEPOSIT permission unless told otherwise. */
 async function depositor(options: MockSessionOptions = {}) {
   return app.newSession({ account: buildAccount({ permissions: ['DEPOSIT'] }), ...options });
-}
-
-/** Waits (bounded) until `check` holds. */
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('desktop add funds', () => {
@@ -154,7 +146,7 @@ describe('desktop add funds', () => {
       await form.submit.click();
       await form.paymentError.waitFor();
       assert.equal(await form.paymentError.textContent(), PAYMENT_ERROR_TEXT);
-      await waitUntil(() => context.pages().length === 1, 'the blank tab closes');
+      await waitFor(() => context.pages().length === 1, { timeoutMs: 10_000, what: 'the blank tab closes' });
       assert.equal(await shell.page.getByTestId('state-error').count(), 0, 'no global error screen');
       await saveScreenshot(shell.page, 'desktop-add-funds-error');
       // Trying again works.

@@ -151,7 +151,7 @@ describe('admin area on the real stack (issue 26)', () => {
       // Cancel changes nothing.
       await page.getByTestId('admin-block').click();
       await confirmChange(page, 'cancel', customer.email, 'Block', 'chargeback investigation');
-      await page.waitForTimeout(500);
+      await page.waitForTimeout(500); // sleeps: a cancelled block must change nothing; absence needs a window
       assert.equal(await page.getByTestId('admin-blocked-state').textContent(), 'Active');
       const still = await stackApiWithToken(stack, tokenBefore, ENDPOINTS.getMyAccount);
       assert.equal(still.status, 200, 'a cancelled block blocks nobody');
@@ -264,8 +264,12 @@ describe('admin area on the real stack (issue 26)', () => {
       await waitUntil(
         async () => {
           await page.getByTestId('admin-load-crypto').click();
-          await page.waitForTimeout(300);
-          return (await page.getByTestId('admin-crypto-row').count()) > 0;
+          return (await page
+            .getByTestId('admin-crypto-row')
+            .first()
+            .waitFor({ timeout: 300 })
+            .then(() => true)
+            .catch(() => false)) as boolean;
         },
         'the crypto transaction is listed',
         30_000,

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TLease } from '@pm/contracts';
+import { waitFor } from '@pm/testkit';
 import { MyProxiesPage } from './pages/MyProxiesPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
 import { assertOneClock } from './support/clock.ts';
@@ -43,14 +44,6 @@ async function visit(options: MockSessionOptions = {}, withLeases = true): Promi
   return { ...session, my: new MyProxiesPage(session.shell.page), leases: [shared, exclusive] };
 }
 
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('desktop My Proxies', () => {
   it("says 'No active proxies found' without leases", async () => {
     const { context, shell, my } = await visit({}, false);
@@ -72,7 +65,10 @@ describe('desktop My Proxies', () => {
       await my.waitForRows();
       assert.equal(await my.rows.count(), 2);
       await my.filterBox.fill('san jose');
-      await waitUntil(async () => (await my.rows.count()) === 1, 'the filter box keeps one lease');
+      await waitFor(async () => (await my.rows.count()) === 1, {
+        timeoutMs: 10_000,
+        what: 'the filter box keeps one lease',
+      });
       await my.filterBox.fill('');
       await my.selectLease(shared.currentInfo.ip);
 
@@ -120,7 +116,7 @@ describe('desktop My Proxies', () => {
       market.autoRenewStatus = 409;
       await my.autoRenew.click();
       await waitForCall(market, isCall('PATCH', `/leases/${shared.id}/autoRenew`, { set: 'false' }));
-      await waitUntil(() => my.autoRenew.isChecked(), 'the switch rolls back');
+      await waitFor(() => my.autoRenew.isChecked(), { timeoutMs: 10_000, what: 'the switch rolls back' });
       assert.equal(await shell.page.getByTestId('state-error').count(), 0);
 
       // Renew and Refund follow the lease's flags.

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AUTO_REFUND_RULE_SHORT } from '@pm/contracts';
+import { waitFor } from '@pm/testkit';
 import { ShopPage, PURCHASE_DIALOG_TITLES as TITLES } from './pages/ShopPage.ts';
 import { PHONE, saveScreenshot } from './support/browser.ts';
 import { buildAgent, isCall, waitForCall } from './support/marketMock.ts';
@@ -29,15 +30,6 @@ async function openShop(options: MockSessionOptions = {}) {
   const session = await app.newSession(options);
   const shop = new ShopPage(session.shell.page);
   return { ...session, shop, market: session.api.market };
-}
-
-/** Waits (bounded) until `check` holds. */
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const urlParams = (shop: ShopPage) => new URL(shop.page.url()).searchParams;
@@ -89,10 +81,16 @@ describe('desktop shop', () => {
 
       await shop.nextPage();
       await shop.pageRange.filter({ hasText: '11–15 of 15' }).waitFor();
-      await waitUntil(async () => (await shop.rows.count()) === 5, 'the second page shows 5 rows');
+      await waitFor(async () => (await shop.rows.count()) === 5, {
+        timeoutMs: 10_000,
+        what: 'the second page shows 5 rows',
+      });
       await waitForCall(market, isCall('GET', '/agents', { cursor: '10', limit: '10' }));
       await shop.setRowsPerPage(20);
-      await waitUntil(async () => (await shop.rows.count()) === 15, '20 rows per page show all 15');
+      await waitFor(async () => (await shop.rows.count()) === 15, {
+        timeoutMs: 10_000,
+        what: '20 rows per page show all 15',
+      });
       assert.equal(urlParams(shop).get('rows'), '20');
 
       // A filter change goes back to page 0.
@@ -143,7 +141,7 @@ describe('desktop shop', () => {
 
       const typedAt = Date.now();
       await shop.typeIpPrefix('198.51');
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 500)); // sleeps: the page's 1 s typing pause is real time; no call within it
       assert.equal(market.calls.some(isCall('GET', '/agents', { ip1: '198' })), false, 'not before 1 s');
       await waitForCall(market, isCall('GET', '/agents', { ip1: '198', ip2: '51', reg: 'Texas' }));
       assert.ok(Date.now() - typedAt >= 950, 'the IP prefix waits 1 s after typing');
@@ -328,7 +326,10 @@ describe('phone shop (390 px)', () => {
       assert.equal(await shop.page.getByRole('combobox', { name: 'Region' }).inputValue(), 'Texas');
       await shop.page.getByRole('button', { name: 'Reset' }).click();
       const region = shop.page.getByRole('combobox', { name: 'Region' });
-      await waitUntil(async () => (await region.inputValue()) === '', 'Reset clears the region');
+      await waitFor(async () => (await region.inputValue()) === '', {
+        timeoutMs: 10_000,
+        what: 'Reset clears the region',
+      });
       assert.equal(await shop.page.getByRole('radio', { name: 'Any' }).first().isChecked(), true);
       await shop.applyFilter();
       await shop.waitForCards();

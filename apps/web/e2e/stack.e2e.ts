@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startStack, type TestStack } from '@pm/devnet/stack';
+import { waitFor } from '@pm/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { IdentityPages } from './pages/IdentityPages.ts';
 import { ShellPage, TIMEOUT_MS } from './pages/ShellPage.ts';
@@ -291,22 +292,24 @@ describe('with the whole product', () => {
       const firstBearer = bearers[0];
       // Access tokens live 5 minutes; renewal starts a minute before they expire.
       await v.page.clock.runFor(250_000);
-      const deadline = Date.now() + TIMEOUT_MS;
-      while (tokenAnswers < 2 && Date.now() < deadline) await v.page.waitForTimeout(100);
+      await waitFor(() => tokenAnswers >= 2, { timeoutMs: TIMEOUT_MS, intervalMs: 100, what: 'the renewal' });
       assert.deepEqual(grants, ['authorization_code', 'refresh_token']);
       assert.equal(tokenAnswers, 2);
       // A later account refresh carries the new token, and the API accepts it. The app stores the
       // token once it has read the answer, which on a busy machine can come after the next refresh
       // has gone out (with the old token, still valid): move on a refresh interval at a time.
       // A busy machine may take a while to answer: twice the usual wait, from here.
-      const renewed = Date.now() + 2 * TIMEOUT_MS;
-      while (bearers.at(-1) === firstBearer && Date.now() < renewed) {
-        await v.page.waitForTimeout(300);
-        await v.page.clock.runFor(21_000);
-      }
+      await waitFor(
+        async () => {
+          if (bearers.at(-1) !== firstBearer) return true;
+          await v.page.clock.runFor(21_000);
+          return false;
+        },
+        { timeoutMs: 2 * TIMEOUT_MS, intervalMs: 300, what: 'a refresh with the new token' },
+      ).catch(() => {}); // the trail is printed below
       if (bearers.at(-1) === firstBearer) console.log(`page trail:\n${trail.join('\n')}`);
       assert.notEqual(bearers.at(-1), firstBearer);
-      await v.page.waitForTimeout(500);
+      await v.page.waitForTimeout(500); // sleeps: no error may show; absence needs a window
       assert.equal(await v.page.getByTestId('state-error').count(), 0);
       assert.equal(new URL(v.page.url()).origin, stack.webUrl);
     } finally {

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '@pm/testkit';
 import { TIMEOUT_MS } from './pages/ShellPage.ts';
 import { saveScreenshot } from './support/browser.ts';
 import { type MockApp, type MockSessionOptions, startMockApp } from './support/mockApp.ts';
@@ -52,11 +53,11 @@ describe('full-screen states', () => {
       api.failWith = 'abort';
       const before = api.requests.length;
       await shell.page.clock.runFor(21_000);
-      const deadline = Date.now() + 5000;
-      while (api.requests.length === before && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      assert.ok(api.requests.length > before, 'the account is refreshed after 20 s');
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => api.requests.length > before, {
+        timeoutMs: 5000,
+        what: 'the account is refreshed after 20 s',
+      });
+      await new Promise((r) => setTimeout(r, 300)); // sleeps: the failed refresh must not show offline; absence needs a window
       assert.equal(await shell.page.getByTestId('state-offline').count(), 0);
       await shell.waitForBalance('$12.34');
     } finally {

@@ -3,6 +3,7 @@
  * page, and the lease tabs (Info, Socks Auth, Port NoAuth, Update Score, Test Speed, Blacklists).
  * Works on the mocked backend and on the real stack alike.
  */
+import { waitFor } from '@pm/testkit';
 import type { Locator, Page } from 'playwright-core';
 import { TIMEOUT_MS } from './ShellPage.ts';
 
@@ -72,9 +73,10 @@ export class MyProxiesPage {
     const tab = this.detail.getByRole('tab', { name, exact: true });
     // On a phone the tabs scroll, and the scroller glides to the tab chosen last (about 300 ms); a
     // click in that moment can land on its neighbour, so it is repeated until the tab is chosen.
-    for (let attempt = 0; attempt < 5 && (await tab.getAttribute('aria-selected')) !== 'true'; attempt++) {
+    const chosen = async () => (await tab.getAttribute('aria-selected')) === 'true';
+    for (let attempt = 0; attempt < 5 && !(await chosen()); attempt++) {
       await tab.click();
-      await this.page.waitForTimeout(attempt === 0 ? 0 : 350);
+      await waitFor(chosen, { timeoutMs: 350, what: `the ${name} tab chosen` }).catch(() => {});
     }
     const panel = this.detail.getByRole('tabpanel', { name });
     await panel.waitFor({ timeout: TIMEOUT_MS });

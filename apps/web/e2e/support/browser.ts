@@ -30,7 +30,7 @@ export function launchBrowser(): Promise<Browser> {
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Let menu, drawer and dialog transitions (225 ms in Material UI) finish first.
-  await page.waitForTimeout(400);
+  await page.waitForTimeout(400); // sleeps: Material UI's transitions (225 ms) are not observable events
   const path = join(RESULTS_DIR, `${name}.png`);
   const viewport = page.viewportSize();
   const height = await page.evaluate(() => document.documentElement.scrollHeight);

@@ -12,6 +12,7 @@ import {
   type TSegments,
 } from '@pm/contracts';
 import { type Cents, cents } from '@pm/money';
+import { waitFor } from '@pm/testkit';
 import { answerChecks, type ChecksMock, createChecksMock } from './checksMock.ts';
 import { answerLifecycle, createLifecycleMock, type LifecycleMock } from './lifecycleMock.ts';
 
@@ -303,13 +304,7 @@ export async function waitForCall(
   test: (call: MarketCall) => boolean,
   timeoutMs = 10_000,
 ): Promise<MarketCall> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const call = market.calls.find(test);
-    if (call) return call;
-    if (Date.now() > deadline) throw new Error('the expected API call was not made');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return waitFor(() => market.calls.find(test), { timeoutMs, intervalMs: 50, what: 'the expected API call' });
 }
 
 /** A test for `waitForCall`: this method and path, with these query parameters. */
