@@ -193,7 +193,28 @@ async function ensureWebBuild(): Promise<string> {
   return dist;
 }
 
+/**
+ * A fresh embedded database is created and migrated by a process of its own (scripts/prepare-db.ts),
+ * which exits and takes initdb's memory with it; its peak resident set in MiB, or null when nothing
+ * was created (PostgreSQL, or a DATA_DIR that already holds a database).
+ */
+function prepareEmbeddedDb(): number | null {
+  if (env.DATABASE_URL || existsSync(join(dataDir, 'pglite', 'PG_VERSION'))) return null;
+  console.log('Creating the embedded database…');
+  const out = execFileSync(
+    process.execPath,
+    [...process.execArgv, join(root, 'scripts/prepare-db.ts'), dataDir],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  ).toString();
+  const last = out.trim().split('\n').at(-1) ?? '{}';
+  return (JSON.parse(last) as { peakMiB?: number | null }).peakMiB ?? null;
+}
+
 const webRoot = await ensureWebBuild();
+const preparePeakMiB = prepareEmbeddedDb();
 const db = await createDb({ databaseUrl: env.DATABASE_URL, dataDir });
 await migrateDb(db);
 const { secrets, isNew } = loadSecrets();
@@ -298,8 +319,27 @@ async function ensureDemoWebhook(): Promise<boolean> {
 const demoLines = demoSignInLines(secrets.demo, await readDemoStatus(db, secrets.demo));
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
+/** This process's peak resident set so far (VmHWM, Linux; null elsewhere). */
+function peakMiB(): number | null {
+  const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
+  const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+  return kib ? Math.round(Number(kib) / 1024) : null;
+}
+const peak = peakMiB();
+const memoryLine = [
+  `${rssMiB} MiB resident now`,
+  peak === null ? null : `peak so far ${peak} MiB`,
+  preparePeakMiB === null
+    ? null
+    : `the new database was made by a process that peaked at ${preparePeakMiB} MiB and exited`,
+]
+  .filter(Boolean)
+  .join('; ');
 console.log(`
-ProxyMarket is running (started in ${seconds} s, ${rssMiB} MiB resident, database: ${db.kind === 'pglite' ? `embedded PGlite in ${dataDir}` : 'PostgreSQL'}).
+ProxyMarket is running (started in ${seconds} s, database: ${db.kind === 'pglite' ? `embedded PGlite in ${dataDir}` : 'PostgreSQL'}).
+
+  Memory:          ${memoryLine}
+                   (what an hour of use measured: docs/benchmarks.md, "Memory of npm start")
 
   Open:            ${product.webUrl}
   Sign-in host:    ${product.issuer}
