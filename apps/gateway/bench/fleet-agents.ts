@@ -24,6 +24,11 @@ export interface FleetAgentsConfig {
   keys: string[];
   /** New agents started per second. */
   ratePerS: number;
+  /**
+   * Loopback address the tunnels are dialed from: one per process, since the ephemeral ports of one
+   * source address (28,232 here) do not reach 30,000 tunnels to one gateway port.
+   */
+  localAddress?: string;
 }
 
 const TICK_MS = 20;
@@ -52,6 +57,7 @@ function main(): void {
           gateway: { host: config.host, port: config.port },
           key: config.keys[agents.length]!,
           tls: { ca },
+          localAddress: config.localAddress,
           allowLoopback: true,
           log,
         }),

@@ -86,7 +86,9 @@ function portFree(port: number): Promise<boolean> {
 /**
  * The node's ports, all below the ephemeral range (32768+): after the kill, 10,000 agents
  * reconnecting from ephemeral ports must not take a port the restarted node binds again.
- * SOCKS ports are base + 2080..5080 and the lease HTTP port base + 6080.
+ * SOCKS ports are base + 2080..5080 and the lease HTTP port base + 6080; all of them below the
+ * node's no-auth and package ranges (17000 and up, with their HTTP twins up to 31999), which the
+ * node refuses to share (`checkPortPlan`).
  */
 export async function choosePorts(): Promise<{
   base: number;
@@ -95,21 +97,23 @@ export async function choosePorts(): Promise<{
   inspect: number;
 }> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 10_000 + Math.floor(Math.random() * 16_000);
+    const base = 1_000 + Math.floor(Math.random() * 9_900);
     const ports = [2080, 3080, 4080, 5080, 6080, 6081, 6082, 6083].map((o) => base + o);
     const free = await Promise.all(ports.map(portFree));
     if (free.every(Boolean)) return { base, tunnel: ports[5]!, metrics: ports[6]!, inspect: ports[7]! };
   }
-  throw new Error('no free loopback ports below 32768');
+  throw new Error('no free loopback ports below 17000');
 }
 
 /**
- * `node ...args` with the open-file limit raised to the hard limit (10,000 tunnels need 10,000
- * descriptors). The agents run at the node's priority: at nice 10 on a shared machine they noticed
- * the node's kill 8-18 s late, which timed their lag, not the node's.
+ * `node ...args` with the open-file limit raised (30,000 tunnels need 30,000 descriptors and the
+ * node's listeners some thousands more): to FD_LIMIT where the user may raise the hard limit
+ * (root), else to the hard limit. The agents run at the node's priority: at nice 10 on a shared
+ * machine they noticed the node's kill 8-18 s late, which timed their lag, not the node's.
  */
+const FD_LIMIT = 200_000;
 function spawnWithFdLimit(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const script = 'ulimit -n "$(ulimit -Hn)" && exec "$0" "$@"';
+  const script = `{ ulimit -n ${FD_LIMIT} || ulimit -n "$(ulimit -Hn)"; } 2>/dev/null && exec "$0" "$@"`;
   return spawn('bash', ['-c', script, process.execPath, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

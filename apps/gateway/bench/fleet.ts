@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432) with FLEET_AGENTS agents (default 10,000) on node `fleet-1`
  * and one private lease on the first; the node as production runs it (`main.ts`, TLS 1.3, the V8
  * options of docs/gateway.md, pino at `info`, the geo database off: every agent is on 127.0.0.1);
- * the agents as real `startAgent` instances in one process (two past 2,000 agents), dialed at
+ * the agents as real `startAgent` instances in one process (two past 2,000 agents, one per 10,000 past 20,000), dialed at
  * FLEET_RATE agents a second in all (default 200, what the node took on the 2-core VM). Presence
  * probes and the lease's requests reach an HTTP server on loopback. Then:
  *   1. RSS of the node before the agents and after all are connected and idle: KiB per agent;
@@ -251,7 +251,9 @@ async function main(): Promise<void> {
     const socksPort = await gw.started;
     const rssBefore = await settledRss(gw.pid);
     log(`node up, RSS ${(rssBefore / 1024).toFixed(1)} MiB; starting agents`);
-    const nProcs = N > 2000 ? 2 : 1;
+    // At most 10,000 agents a process: each holds a descriptor per agent, and one process's
+    // handshakes would lag behind the node's after a restart.
+    const nProcs = Math.max(N > 2000 ? 2 : 1, Math.ceil(N / 10_000));
     const per = Math.ceil(N / nProcs);
     for (let i = 0; i < nProcs; i++) {
       procs.push(
@@ -261,6 +263,7 @@ async function main(): Promise<void> {
           caFile: env.GATEWAY_TLS_CERT,
           keys: seeded.keys.slice(i * per, (i + 1) * per),
           ratePerS: RATE / nProcs,
+          localAddress: `127.0.0.${i + 2}`,
         }),
       );
     }
