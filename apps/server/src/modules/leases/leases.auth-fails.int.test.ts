@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ZLeasesResponse, ZLeaseTrafficResponse } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import { buildAgent, buildLease, buildNode, buildTrafficHour, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 
 let t: TestApp;
 
@@ -29,16 +30,13 @@ test('GET /leases and /leases/{id}/traffic carry authFails apart from failPct an
   await buildTrafficHour(t.db, lease.id, { hour, reqs: 10, fails: 2 });
   await t.db.query('UPDATE lease_traffic_hourly SET auth_fails = 50 WHERE lease_id = $1', [lease.id]);
 
-  const list = await t.app.inject({ method: 'GET', url: '/leases', headers });
-  assert.equal(list.statusCode, 200, list.body);
-  const [shown] = ZLeasesResponse.parse(list.json()).leases;
+  const [shown] = (await callRoute(t, ENDPOINTS.listLeases, { headers })).ok().leases;
   assert.equal(shown!.stats.authFails, 50);
   assert.equal(shown!.stats.failPct, 20, 'wrong passwords never move Failed %');
   assert.equal(shown!.stats.reqs, 10);
 
-  const traffic = await t.app.inject({ method: 'GET', url: `/leases/${lease.id}/traffic`, headers });
-  assert.equal(traffic.statusCode, 200, traffic.body);
-  assert.deepEqual(ZLeaseTrafficResponse.parse(traffic.json()).hours, [
+  const traffic = await callRoute(t, ENDPOINTS.getLeaseTraffic, { params: { id: lease.id }, headers });
+  assert.deepEqual(traffic.ok().hours, [
     { hour: hour.toISOString(), reqs: 10, fails: 2, authFails: 50, inBytes: 0, outBytes: 0 },
   ]);
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ZLeasesResponse } from '@pm/contracts';
+import { ENDPOINTS } from '@pm/contracts';
 import { buildAccount, buildAgent, buildLease, buildNode } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 
 let t: TestApp;
 
@@ -27,16 +28,14 @@ test("a lease carries its agent's uptime (onlineSince), static or not, and null 
   await buildLease(t.db, staticAgent.id, { userId: account.userId, static: true, exc: true });
   await buildLease(t.db, offline.id, { userId: account.userId });
 
-  const res = await t.app.inject({ method: 'GET', url: '/leases', headers: await t.auth(account.userId) });
-  assert.equal(res.statusCode, 200, res.body);
-  const { leases } = ZLeasesResponse.parse(res.json());
+  const res = await callRoute(t, ENDPOINTS.listLeases, { headers: await t.auth(account.userId) });
+  const { leases } = res.ok();
   const byAgent = new Map(leases.map((l) => [l.agentId, l]));
   assert.equal(byAgent.get(staticAgent.id)?.currentInfo.onlineSince, since.toISOString());
   assert.equal(byAgent.get(offline.id)?.currentInfo.onlineSince, null);
 
-  const agentRes = await t.app.inject({
-    method: 'GET',
-    url: `/agents/${staticAgent.id}`,
+  const agentRes = await callRoute(t, ENDPOINTS.getAgent, {
+    params: { id: staticAgent.id },
     headers: await t.auth(account.userId),
   });
   assert.equal(
