@@ -7,21 +7,33 @@ import {
   invalidateBalance,
   invalidateLeases,
 } from '../../lib/query/invalidate.ts';
+import { queryKeys } from '../../lib/query/keys.ts';
 import { type AdminClient, toAdminError } from './adminClient.ts';
+import type { LoadedUser } from './queries.ts';
 
 /**
- * One staff change: it runs, then what it changed goes stale (awaited, so the change reads as done
- * only once the screens show its result), the audit trail included: every staff change adds a row.
- * The error is the admin error's text (rules §8), or null.
+ * One staff change: it runs, its answer patches the loaded customer at once where it says the new
+ * state (`apply`), and what it changed goes stale and reloads behind it, the audit trail included
+ * (every staff change adds a row). The error is the admin error's text (rules §8), or null.
  */
 function useStaffChange<I, T>(
   run: (input: I) => Promise<T>,
   changed: (queryClient: QueryClient, input: I) => Promise<unknown>,
+  apply?: (input: I, result: T) => (user: LoadedUser) => LoadedUser | null,
 ) {
   const queryClient = useQueryClient();
   const mutation = useMutation({
     mutationFn: run,
-    onSuccess: (_, input) => Promise.all([changed(queryClient, input), invalidateAudit(queryClient)]),
+    onSuccess: (result, input) => {
+      if (apply) {
+        const patch = apply(input, result);
+        queryClient.setQueriesData<LoadedUser>({ queryKey: queryKeys.admin.users() }, (u) =>
+          u ? (patch(u) ?? u) : u,
+        );
+      }
+      // Not awaited: the change is done when the server says so; the reloads follow.
+      void Promise.all([changed(queryClient, input), invalidateAudit(queryClient)]);
+    },
   });
   return {
     start: mutation.mutate,
@@ -45,6 +57,9 @@ export const useSetBlocked = (client: AdminClient) =>
     ({ email, reason, blocked }: UserChange & { blocked: boolean }) =>
       client.setBlocked(email, blocked, reason),
     invalidateAdminUsers,
+    ({ email }, r) =>
+      (u) =>
+        u.email === email && u.info ? { ...u, info: { ...u.info, blocked: r.blocked } } : null,
   );
 
 export const useSetPassword = (client: AdminClient) =>
@@ -61,6 +76,9 @@ export const useResetTwoFactor = (client: AdminClient) =>
   useStaffChange(
     ({ email, reason }: UserChange) => client.resetTwoFactor(email, reason),
     invalidateAdminUsers,
+    ({ email }) =>
+      (u) =>
+        u.email === email && u.info ? { ...u, info: { ...u.info, twoFactor: false } } : null,
   );
 
 /** Grant or revoke DEPOSIT on a market account. */
@@ -69,6 +87,9 @@ export const useSetDeposit = (client: AdminClient) =>
     ({ userId, grant, reason }: { userId: string; grant: boolean; reason: string }) =>
       client.setDeposit(userId, grant, reason),
     invalidateAdminUsers,
+    ({ userId }, account) =>
+      (u) =>
+        u.userId === userId ? { ...u, account } : null,
   );
 
 /** A balance change in cents: money moved. */
@@ -77,6 +98,9 @@ export const useChangeBalance = (client: AdminClient) =>
     ({ userId, deltaC, reason }: { userId: string; deltaC: number; reason: string }) =>
       client.changeBalance(userId, deltaC, reason),
     invalidateBalance,
+    ({ userId }, account) =>
+      (u) =>
+        u.userId === userId ? { ...u, account } : null,
   );
 
 /** Rules §6's refund of a running lease: it ends (the agent is free again) and money moves. */
