@@ -268,9 +268,11 @@ console.log(
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of runs) {
   const ok =
-    r.p99 < P99_TARGET_MS && r.failures === 0
-      ? 'yes'
-      : `**no**${r.failures ? ` (${r.failures} failed)` : ''}`;
+    r.rps === 0
+      ? '**no** (no answer within the run)'
+      : r.p99 < P99_TARGET_MS && r.failures === 0
+        ? 'yes'
+        : `**no**${r.failures ? ` (${r.failures} failed)` : ''}`;
   console.log(
     `| ${date} | ${r.name} | ${r.cache} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, ceiling.rps)} | ${r.cpuUs ?? '?'} | ${ratio(ceiling.cpuUs, r.cpuUs)} | ${r.rssMiB ?? '?'} | ${ok} |`,
   );
