@@ -123,7 +123,14 @@ test('a customer who uses the proxy, then sends hundreds of CONNECTs to 0.0.0.0:
   assert.equal(await requests(lease, 'http://0.0.0.0:1/', 150), 0);
   assert.equal(await requests(lease, `http://127.0.0.1:${refusingPort}/`, 150), 0);
 
-  const c = await counters(lease.id);
+  // The data path reports a closed connection to the meter a moment later (every 200 ms).
+  const c = await waitFor(
+    async () => {
+      const now = await counters(lease.id);
+      return now.reqs >= 310 && now;
+    },
+    { timeoutMs: 10_000, intervalMs: 200, what: 'every request metered' },
+  );
   // The customer still sees every failure (Failed %), and the hours add up to the totals.
   assert.ok(c.reqs >= 310 && c.fails >= 300, `reqs ${c.reqs}, fails ${c.fails}`);
   assert.deepEqual([c.hourReqs, c.hourFails], [c.reqs, c.fails]);
