@@ -51,7 +51,7 @@ function losingAnswers(lose: number, how: 'error' | 'late'): DbHandle & { sent: 
       lost++;
       if (how === 'error') throw new Error('Connection terminated unexpectedly');
       // Answered after the meter's timeout gave up on it (it committed all the same).
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // sleeps: the answer arrives after the meter's 100 ms timeout
       return rows as never;
     },
   };

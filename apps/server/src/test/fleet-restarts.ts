@@ -59,7 +59,7 @@ async function buyOnce(fleet: Fleet, db: TestDatabase, agentId: string, answers:
     // 409: the same key still being answered by the other process (the sale kernel's turn).
     if (!isDown(a) && a.status !== 503 && a.status !== 409)
       throw new Error(`sale on API ${api}: ${a.status} ${a.body}\n${fleet.logs()}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // sleeps: a client's pause before retrying
   }
   throw new Error('sale not made in 20 attempts');
 }
@@ -74,7 +74,7 @@ export async function checkApiRestart(fleet: Fleet, db: TestDatabase, agentId: s
   const buyers: string[] = [];
   for (let i = 0; i < 4; i++) {
     buyers.push(await buyOnce(fleet, db, agentId, load.answers));
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 500)); // sleeps: the sales spread over the restart
   }
   await restarting;
   const restartMs = Date.now() - started;
