@@ -37,11 +37,16 @@ describe('admin rules (rules §5, 8, 9)', () => {
     assert.equal(pickDay('2026-01-01', 'soon', '2026-01-10'), '2026-01-01');
     assert.equal(nextDay('2026-02-28'), '2026-03-01');
   });
-  test('errors: 400 gives the server text (either host shape), anything else global error', () => {
+  test('errors: 400 gives the server text (both hosts answer one body), anything else global error', () => {
     assert.equal(toAdminError(new ApiError(400, { message: 'bad' }, 'none', 'x')).message, 'bad');
     assert.equal(
-      toAdminError(new ApiError(400, { error: 'User not found' }, 'none', 'x')).message,
+      toAdminError(new ApiError(400, { error: 'NOT_FOUND', message: 'User not found' }, 'none', 'x')).message,
       'User not found',
+    );
+    // `error` is the code, not a text for people.
+    assert.equal(
+      toAdminError(new ApiError(400, { error: 'NOT_FOUND' }, 'none', 'x')).message,
+      ADMIN_GLOBAL_ERROR,
     );
     assert.equal(
       toAdminError(new ApiError(403, { message: 'no' }, 'none', 'x')).message,
