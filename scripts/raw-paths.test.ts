@@ -51,13 +51,8 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/outage.payments.int.test.ts',
   'apps/server/src/platform/auth.int.test.ts',
   'apps/server/src/platform/client-ip.int.test.ts',
-  'apps/server/src/platform/compress.int.test.ts',
-  'apps/server/src/platform/compress.test.ts',
-  'apps/server/src/platform/db-unavailable.test.ts',
-  'apps/server/src/platform/error-codes.test.ts',
   'apps/server/src/platform/input.int.test.ts',
   'apps/server/src/platform/rate-limit.int.test.ts',
-  'apps/server/src/platform/web.test.ts',
 ]);
 
 const calls = repoRawCalls(root, ['apps', 'packages', 'scripts']);

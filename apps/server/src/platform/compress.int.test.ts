@@ -13,6 +13,7 @@ after(async () => {
 });
 
 test('the API answers brotli above 1 KB (the OpenAPI document), plain below (a health check)', async () => {
+  // raw path: the OpenAPI document is served beside the contract, not as an operation of it
   const doc = await t.app.inject({
     url: '/openapi.json',
     headers: { 'accept-encoding': 'gzip, deflate, br' },
@@ -20,6 +21,7 @@ test('the API answers brotli above 1 KB (the OpenAPI document), plain below (a h
   assert.equal(doc.statusCode, 200);
   assert.equal(doc.headers['content-encoding'], 'br');
   assert.ok(JSON.parse(brotliDecompressSync(doc.rawPayload).toString()).paths['/agents']);
+  // raw path: /healthz is outside the contract
   const health = await t.app.inject({ url: '/healthz', headers: { 'accept-encoding': 'br' } });
   assert.equal(health.statusCode, 200);
   assert.equal(health.headers['content-encoding'], undefined);

@@ -49,10 +49,12 @@ test('the error handler answers an outage 503 with Retry-After and anything else
   app.get('/bug', async () => {
     throw new TypeError('x is not a function');
   });
+  // raw path: routes registered by this test to throw, not operations of the contract
   const down = await app.inject({ url: '/down' });
   assert.equal(down.statusCode, 503);
   assert.equal(down.headers['retry-after'], '5');
   assert.equal(down.json().error, 'UNAVAILABLE');
+  // raw path: a route registered by this test to throw a programming error
   const bug = await app.inject({ url: '/bug' });
   assert.equal(bug.statusCode, 500);
   assert.equal(bug.headers['retry-after'], undefined);

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { AppError, ENDPOINTS, type FeatureErrorCode } from '@pm/contracts';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { callRoute } from '../test/route.ts';
 import { registerEndpoint } from './endpoint.ts';
 import { registerErrorHandling } from './errors.ts';
 
@@ -33,7 +34,7 @@ async function refusingApp(code: FeatureErrorCode) {
     },
   });
   await app.ready();
-  const res = await app.inject({ method: 'POST', url: '/apikeys', payload: { name: 'ci' } });
+  const res = await callRoute(app, ENDPOINTS.createApiKey, { body: { name: 'ci' } });
   await app.close();
   return { res, logs };
 }
