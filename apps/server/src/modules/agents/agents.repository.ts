@@ -5,6 +5,7 @@ import {
   type ActiveLeaseCounts,
   activeLeaseCountsOn,
   createExposedLeaseReads,
+  type SaleWho,
   toActiveLeaseCounts,
 } from '../leases/leases.exposed.repository.ts';
 import {
@@ -119,11 +120,7 @@ export function createAgentsRepository(db: Db) {
      * Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts),
      * leaving out `excludeLeaseId`, and whether `userId` holds one of them.
      */
-    async countActiveLeases(
-      agentId: string,
-      who: { userId?: string | undefined; excludeLeaseId?: string | undefined } = {},
-      tx: DbOrTx = db,
-    ): Promise<ActiveLeaseCounts> {
+    async countActiveLeases(agentId: string, who: SaleWho = {}, tx: DbOrTx = db): Promise<ActiveLeaseCounts> {
       return leaseReads.countActiveOn(agentId, who, tx);
     },
 
@@ -133,7 +130,7 @@ export function createAgentsRepository(db: Db) {
      */
     async findAgentWithLeases(
       agentId: string,
-      who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
+      who: SaleWho,
       tx: DbOrTx = db,
     ): Promise<{ agent: AgentRow | undefined; active: ActiveLeaseCounts }> {
       const rows = await tx

@@ -51,7 +51,8 @@ describe('agents.reserveForSale (the one sale path, inside its transaction)', ()
   test('the locked agent, its active leases and its prices under the rules now', async () => {
     const a = await buildAgent(db, { nodeId, conn: 'cell', stars: 8 });
     await buildLease(db, a.id);
-    await buildLease(db, a.id, { untilMs: Date.now() - 1000 });
+    // Lapsed at the service's clock, which the sale's SQL reads (and at the database's).
+    await buildLease(db, a.id, { untilMs: nowMs - 1000 });
     const quote = await db.db.transaction((tx) => agents.reserveForSale(a.id, ask(), tx));
     assert.equal(quote.agent.id, a.id);
     assert.deepEqual(

@@ -166,7 +166,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     };
   }
 
-  const leasesOf = (ask: SaleAsk) => ({ userId: ask.userId, excludeLeaseId: ask.renewing });
+  // Active at this service's clock, as every rule it applies (a test moves it instead of waiting).
+  const leasesOf = (ask: SaleAsk) => ({ userId: ask.userId, excludeLeaseId: ask.renewing, atMs: now() });
 
   return {
     /**

@@ -22,6 +22,19 @@ export type LapsedLeaseCounts = Map<string, { shared: number; exclusive: number 
 const activeAt = (nowMs: number) =>
   sql`lease_active(${leases.endedAt}, ${leases.until}, ${new Date(nowMs).toISOString()}::timestamptz)`;
 
+/**
+ * Whose leases a sale counts on an agent: `userId`'s (one customer, one active lease an agent),
+ * leaving out `excludeLeaseId` (a renewal's own), active at `atMs`, the sale service's clock (so a
+ * test moves time instead of waiting; the database's `now()` without it).
+ */
+export interface SaleWho {
+  userId?: string | undefined;
+  excludeLeaseId?: string | undefined;
+  atMs?: number | undefined;
+}
+
+const activeFor = (who: SaleWho) => (who.atMs === undefined ? ACTIVE_LEASE : activeAt(who.atMs));
+
 /** At most this many rows per event read; the event key makes a later scan pick up the rest. */
 const EVENT_ROWS = 1000;
 
@@ -42,15 +55,12 @@ export function noActiveLeaseOn(agentId: SQL | typeof agents.id): SQL {
  * trip (the sale's lock-free check); `toActiveLeaseCounts` reads it. Not for a row locked in the
  * same statement: a statement that waited for the lock would count under its older snapshot.
  */
-export function activeLeaseCountsOn(
-  agentId: SQL | typeof agents.id,
-  who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
-): SQL<number[] | null> {
+export function activeLeaseCountsOn(agentId: SQL | typeof agents.id, who: SaleWho): SQL<number[] | null> {
   const mine = who.userId === undefined ? sql`false` : sql`${leases.userId} = ${who.userId}`;
   const other = who.excludeLeaseId === undefined ? sql`true` : sql`${leases.id} <> ${who.excludeLeaseId}`;
   return sql<
     number[] | null
-  >`(SELECT ARRAY[count(*) FILTER (WHERE NOT ${leases.exc}), count(*) FILTER (WHERE ${leases.exc}), count(*) FILTER (WHERE ${mine})]::int[] FROM ${leases} WHERE ${leases.agentId} = ${agentId} AND ${ACTIVE_LEASE} AND ${other})`;
+  >`(SELECT ARRAY[count(*) FILTER (WHERE NOT ${leases.exc}), count(*) FILTER (WHERE ${leases.exc}), count(*) FILTER (WHERE ${mine})]::int[] FROM ${leases} WHERE ${leases.agentId} = ${agentId} AND ${activeFor(who)} AND ${other})`;
 }
 
 /** The counts of `activeLeaseCountsOn` as the sale's rule reads them. */
@@ -66,11 +76,7 @@ export function createExposedLeaseReads(db: Db) {
      * Active leases on one agent, by kind, counted from the leases (a lapsed one no longer counts),
      * leaving out `excludeLeaseId`, and whether `userId` holds one of them (the sale's one rule).
      */
-    async countActiveOn(
-      agentId: string,
-      who: { userId?: string | undefined; excludeLeaseId?: string | undefined },
-      tx: DbOrTx = db,
-    ): Promise<ActiveLeaseCounts> {
+    async countActiveOn(agentId: string, who: SaleWho, tx: DbOrTx = db): Promise<ActiveLeaseCounts> {
       const mine = who.userId === undefined ? sql`false` : sql`${leases.userId} = ${who.userId}`;
       const rows = await tx
         .select({
@@ -82,7 +88,7 @@ export function createExposedLeaseReads(db: Db) {
         .where(
           and(
             eq(leases.agentId, agentId),
-            ACTIVE_LEASE,
+            activeFor(who),
             who.excludeLeaseId === undefined ? undefined : ne(leases.id, who.excludeLeaseId),
           ),
         );
