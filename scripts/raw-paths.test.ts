@@ -50,9 +50,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/openapi.fuzz.int.test.ts',
   'apps/server/src/outage.payments.int.test.ts',
   'apps/server/src/platform/auth.int.test.ts',
-  'apps/server/src/platform/client-ip.int.test.ts',
-  'apps/server/src/platform/input.int.test.ts',
-  'apps/server/src/platform/rate-limit.int.test.ts',
 ]);
 
 const calls = repoRawCalls(root, ['apps', 'packages', 'scripts']);

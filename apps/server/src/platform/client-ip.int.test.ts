@@ -34,6 +34,7 @@ describe('client IP behind proxies (TRUST_PROXY_HOPS) for the per-IP rate limits
     await none?.close();
   });
 
+  // raw path: a throwaway route this test registers to echo the client IP it saw
   const call = (t: TestApp, xff: string, remoteAddress = '10.0.0.2') =>
     t.app.inject({ method: 'GET', url: '/echo-ip', headers: { 'x-forwarded-for': xff }, remoteAddress });
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZErrorBody } from '@pm/contracts';
+import { ENDPOINTS, ZErrorBody } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createTestApp, type TestApp } from '../test/app.ts';
+import { callRouteUnchecked } from '../test/route.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerInputRules } from './input.ts';
 
@@ -36,6 +37,7 @@ type Inject = InjectOptions & { url: string };
 /** Sends the request and checks it is a 400 in the API's format naming `field`, with nothing changed. */
 async function assertRefused(req: Inject, field: string) {
   const before = await snapshot();
+  // raw path: NUL bytes, bad percent-encodings and unknown routes on purpose, which the contract cannot express
   const res = await t.app.inject(req);
   assert.equal(res.statusCode, 400, `${req.method} ${req.url}: ${res.body}`);
   const body = ZErrorBody.parse(res.json());
@@ -114,6 +116,7 @@ describe('NUL bytes and invalid UTF-8 are a 400 naming the field (issue 15, defe
   });
 
   test('unknown routes answer the API format', async () => {
+    // raw path: a route that does not exist, on purpose
     const res = await t.app.inject({ method: 'GET', url: '/nope/x?q=1' });
     assert.equal(res.statusCode, 404);
     assert.equal(ZErrorBody.parse(res.json()).requestId, res.headers['x-request-id']);
@@ -121,10 +124,9 @@ describe('NUL bytes and invalid UTF-8 are a 400 naming the field (issue 15, defe
 
   test('a deeply nested body is a 400, not a stack overflow', async () => {
     const payload = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${customerId}`,
-      headers: json(staff),
+    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: customerId },
+      headers: staff,
       payload,
     });
     assert.equal(res.statusCode, 400, res.body);
@@ -154,7 +156,10 @@ describe('dates outside years 2000-9999 are a 400 naming the field (issue 15, de
       'end=9999-12-31',
       'start=2000-01-01T00:00:00Z&end=9999-12-31T23:59Z',
     ]) {
-      const res = await t.app.inject({ method: 'GET', url: `/txrecords?${query}`, headers: customer });
+      const res = await callRouteUnchecked(t, ENDPOINTS.listTxRecords, {
+        query: Object.fromEntries(new URLSearchParams(query)),
+        headers: customer,
+      });
       assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
     }
   });
@@ -195,6 +200,7 @@ describe('rules for routes added later (any schema)', () => {
   ];
   for (const [url, payload, field] of cases) {
     test(`${url} ${payload}: 400 naming ${field}`, async () => {
+      // raw path: a route this test registers to show the rules reach routes outside the contract
       const res = await app.inject({
         method: 'POST',
         url,
@@ -207,6 +213,7 @@ describe('rules for routes added later (any schema)', () => {
   }
 
   test('in-range values pass', async () => {
+    // raw path: a route this test registers to show the rules reach routes outside the contract
     const res = await app.inject({
       method: 'POST',
       url: '/later/ok?at=2026-11-21',

@@ -29,6 +29,16 @@ const limited = defineModule({
   },
 });
 
+/** Calls one of the throwaway limited routes on an API process. */
+function callLimited(
+  app: FastifyInstance,
+  url: '/limited' | '/limited-too',
+  headers: Record<string, string>,
+) {
+  // raw path: throwaway routes this test registers to count its limits, not operations of the contract
+  return app.inject({ method: 'GET', url, headers });
+}
+
 describe('route rate limits are counted across API processes', () => {
   let t: TestApp;
   let second: FastifyInstance;
@@ -59,10 +69,10 @@ describe('route rate limits are counted across API processes', () => {
     const codes: number[] = [];
     for (let i = 0; i < 6; i++) {
       const app = i % 2 ? second : t.app;
-      codes.push((await app.inject({ method: 'GET', url: '/limited', headers: alice })).statusCode);
+      codes.push((await callLimited(app, '/limited', alice)).statusCode);
     }
     assert.deepEqual(codes, [200, 200, 200, 200, 429, 429]);
-    const refused = await second.inject({ method: 'GET', url: '/limited', headers: alice });
+    const refused = await callLimited(second, '/limited', alice);
     assert.equal(refused.json().error, 'RATE_LIMITED');
     assert.ok(Number(refused.headers['retry-after']) > 0);
   });
@@ -71,9 +81,7 @@ describe('route rate limits are counted across API processes', () => {
     const bob = await t.auth(newUserId('bob'));
     const codes = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? second : t.app)
-          .inject({ method: 'GET', url: '/limited', headers: bob })
-          .then((r) => r.statusCode),
+        callLimited(i % 2 ? second : t.app, '/limited', bob).then((r) => r.statusCode),
       ),
     );
     assert.equal(codes.filter((c) => c === 200).length, 4, codes.join(','));
@@ -82,12 +90,9 @@ describe('route rate limits are counted across API processes', () => {
   test('each route and each caller has its own budget', async () => {
     const carol = await t.auth(newUserId('carol'));
     for (let i = 0; i < 4; i++) {
-      assert.equal((await t.app.inject({ method: 'GET', url: '/limited', headers: carol })).statusCode, 200);
+      assert.equal((await callLimited(t.app, '/limited', carol)).statusCode, 200);
     }
-    assert.equal(
-      (await second.inject({ method: 'GET', url: '/limited-too', headers: carol })).statusCode,
-      200,
-    );
+    assert.equal((await callLimited(second, '/limited-too', carol)).statusCode, 200);
     const rows = await t.db.query<{ key: string }>(
       "SELECT key FROM rate_limits WHERE key LIKE '%carol%' ORDER BY key",
     );
