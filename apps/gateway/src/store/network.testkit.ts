@@ -1,7 +1,12 @@
-/** Test helpers: rows of the network schema (nodes, agents, leases, port packages) written with plain SQL (gateway tests only). */
+/**
+ * Test helpers: rows of the network schema for the gateway tests. Leases come from the `buildLease`
+ * factory of `@pm/db/testing`; nodes, agents with their keys and port packages are still written
+ * here with plain SQL (their factories do not yet take the gateway's shapes).
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { DbHandle } from '@pm/db';
+import { buildLease } from '@pm/db/testing';
 import { freePort } from '../free-port.ts';
 
 export async function insertNode(
@@ -35,36 +40,22 @@ export interface TestLease {
   pwd: string;
 }
 
-let seq = 0;
-
-/** Inserts an active lease on `agentId` served by `nodeId`. */
+/** An active lease on `agentId` served by `nodeId`: the `buildLease` factory of `@pm/db/testing`. */
 export async function insertLease(
   db: DbHandle,
   agentId: string,
   nodeId: string,
   values: { untilMs?: number; authPort?: number; whitelist?: string[]; exc?: boolean; userId?: string } = {},
 ): Promise<TestLease> {
-  seq = (seq + 1) % 10000;
-  const id = `${randomBytes(2).toString('hex')}-${String(seq).padStart(4, '0')}`;
-  const user = randomBytes(5).toString('hex');
-  const pwd = randomBytes(8).toString('hex');
-  await db.query(
-    `INSERT INTO leases (id, user_id, agent_id, exc, until, socks_user, socks_pwd, node_id, auth_port, whitelist)
-     VALUES ($1, $10, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      id,
-      agentId,
-      values.exc ?? false,
-      new Date(values.untilMs ?? Date.now() + 3600_000),
-      user,
-      pwd,
-      nodeId,
-      values.authPort ?? null,
-      values.whitelist ?? [],
-      values.userId ?? 'user-1',
-    ],
-  );
-  return { id, user, pwd };
+  const row = await buildLease(db, agentId, {
+    nodeId,
+    userId: values.userId ?? 'user-1',
+    exc: values.exc ?? false,
+    untilMs: values.untilMs,
+    authPort: values.authPort ?? null,
+    whitelist: values.whitelist ?? [],
+  });
+  return { id: row.id, user: row.socksUser, pwd: row.socksPwd };
 }
 
 /** The HTTP twins of the test's package ports: port + 100 (production: + 20000). */
