@@ -12,12 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { ENDPOINTS } from '@pm/contracts';
 import { createDb, type DbHandle, migrateDb } from '@pm/db';
 import { buildAgent, buildLease, buildNode, TEST_SERVER_URL } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createTestApp, type TestApp } from './test/app.ts';
 import { buildCustomer, postLease, setFlatPrices } from './test/market.ts';
+import { callRoute } from './test/route.ts';
 
 const run = promisify(execFile);
 const RESTORED = `t_backup_restored_${process.pid}`;
@@ -89,7 +91,10 @@ test('pg_dump and pg_restore: the restored books balance and money moves on', {
       untilMs: Date.now() + 20 * 3600_000,
       purchasePriceC: cents(500),
     });
-    const refund = await t.app.inject({ method: 'DELETE', url: `/leases/${lease.id}`, headers: who.headers });
+    const refund = await callRoute(t, ENDPOINTS.refundLease, {
+      params: { id: lease.id },
+      headers: who.headers,
+    });
     assert.equal(refund.statusCode, 200, refund.body);
   }
   assert.deepEqual(await unbalanced(t.db), []);

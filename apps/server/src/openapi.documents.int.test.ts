@@ -42,6 +42,7 @@ const docs: Record<'market' | 'public' | 'ports', Json> = { market: {}, public: 
 before(async () => {
   t = await createTestApp('openapi_documents', { payments: false, ports: true });
   const get = async (app: TestApp['app'], url: string) => {
+    // raw path: the OpenAPI documents are served beside the contract, not as operations of it
     const res = await app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
     return res.json() as Json;

@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TCryptoCreateResponse, ZCryptoCreateResponse } from '@pm/contracts';
+import { ENDPOINTS, type TCryptoCreateResponse, ZCryptoCreateResponse } from '@pm/contracts';
 import { waitFor } from '@pm/testkit';
 import { createPaymentsHarness, type PaymentsHarness } from './test/payments.ts';
 import { type PrivatePg, privatePgUnavailable, startPrivatePg } from './test/private-pg.ts';
+import { callRoute } from './test/route.ts';
 
 /** The bound: back by itself within 10 s of the database's return. */
 const RECOVERY_LIMIT_MS = 10_000;
@@ -30,11 +31,9 @@ const watch = async () => {
 
 async function topUp(userId: string, amount: number) {
   const started = Date.now();
-  const res = await h.app.inject({
-    method: 'POST',
-    url: '/crypto/create',
-    headers: { ...(await h.auth(userId)), 'content-type': 'application/json' },
-    payload: { amount, type: 'ltc' },
+  const res = await callRoute(h.app, ENDPOINTS.createCharge, {
+    headers: await h.auth(userId),
+    body: { amount, type: 'ltc' },
   });
   return { res, ms: Date.now() - started };
 }

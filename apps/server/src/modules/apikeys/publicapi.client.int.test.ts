@@ -90,6 +90,7 @@ after(
 test('a client generated from /api/openapi.json buys and refunds a lease unedited', {
   timeout: 120_000,
 }, async () => {
+  // raw path: the OpenAPI document is served beside the contract, not as an operation of it
   const res = await fetch(`${stack.apiUrl}/api/openapi.json`);
   assert.equal(res.status, 200);
   const types = astToString(await openapiTS((await res.json()) as Parameters<typeof openapiTS>[0]));

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -16,7 +18,11 @@ before(async () => {
 after(() => t.close());
 
 const speed = (id: string, request = false) =>
-  t.app.inject({ method: 'GET', url: `/agents/${id}/speedcheck${request ? '?request=true' : ''}`, headers });
+  callRoute(t, ENDPOINTS.getSpeedCheck, {
+    params: { id },
+    query: request ? { request: 'true' } : {},
+    headers,
+  });
 
 test('a speed check is a job: requested, then what the node writes; one per agent per 6 minutes', async () => {
   offsetMs = 0;

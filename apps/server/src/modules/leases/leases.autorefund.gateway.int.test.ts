@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
+import { ENDPOINTS, type TLease, ZLease, ZLeaseTrafficResponse } from '@pm/contracts';
 import { curl } from '@pm/gateway/session/harness.testkit';
 import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
@@ -20,6 +20,7 @@ import {
   startGatewayStack,
 } from '../../test/gateway-stack.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { createLeaseService } from './leases.service.ts';
 import { createSettleService } from './leases.settle.ts';
@@ -136,7 +137,9 @@ test('a customer who uses the proxy, then sends hundreds of CONNECTs to 0.0.0.0:
   assert.deepEqual([c.hourReqs, c.hourFails], [c.reqs, c.fails]);
   assert.equal(c.agentFails, 0);
   const traffic = ZLeaseTrafficResponse.parse(
-    (await t.app.inject({ method: 'GET', url: `/leases/${lease.id}/traffic`, headers: who.headers })).json(),
+    (
+      await callRoute(t, ENDPOINTS.getLeaseTraffic, { params: { id: lease.id }, headers: who.headers })
+    ).json(),
   );
   assert.equal(
     traffic.hours.reduce((s, h) => s + h.fails, 0),

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
+import { ENDPOINTS, ZAgent, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
 import { type ProbeRequestWorker, startProbeRequestWorker } from '@pm/gateway';
 import { createOverrideGeo } from '@pm/gateway/geo/geo';
@@ -21,6 +21,7 @@ import {
   startGatewayStack,
 } from '../../test/gateway-stack.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 
 const PROBE_TIMEOUT_MS = 1500;
 const AUSTIN = { cc: 'US', reg: 'TX', city: 'Austin', zip: '73301', isp: 'Example Cable', mob: false };
@@ -80,7 +81,7 @@ after(async () => {
 });
 
 const shopView = async (agentId: string, headers: Record<string, string>) =>
-  ZAgent.parse((await t.app.inject({ method: 'GET', url: `/agents/${agentId}`, headers })).json());
+  ZAgent.parse((await callRoute(t, ENDPOINTS.getAgent, { params: { id: agentId }, headers })).json());
 
 test('the exit moved between the shop and the purchase: agentInfoChanged, the agent updated, then the sale', async () => {
   const buyer = await buildCustomer(t, 5000);

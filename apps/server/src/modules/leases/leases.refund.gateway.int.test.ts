@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { type TLease, ZLease } from '@pm/contracts';
+import { ENDPOINTS, type TLease, ZLease } from '@pm/contracts';
 import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import {
@@ -18,6 +18,7 @@ import {
   startGatewayStack,
 } from '../../test/gateway-stack.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 
 const MB = 1000 * 1000;
 let t: TestApp;
@@ -102,7 +103,7 @@ async function meteredBytes(leaseId: string, min: number): Promise<number> {
 }
 
 const refund = (lease: TLease, headers: Record<string, string>) =>
-  t.app.inject({ method: 'DELETE', url: `/leases/${lease.id}`, headers });
+  callRoute(t, ENDPOINTS.refundLease, { params: { id: lease.id }, headers });
 
 test('99 MB of real traffic refunds once the agent is offline, 101 MB does not; credentials stop within 2 s', {
   timeout: 240_000,

@@ -57,6 +57,7 @@ describe('per-chain request budget', () => {
 describe('address gap metric', () => {
   test('payments_address_gap_max is the longest run of indexes that never saw a payment', async () => {
     const gap = async () => {
+      // raw path: /metrics is the Prometheus scrape, outside the contract
       const res = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
       return Number(/payments_address_gap_max\{currency="trc20usdt"\} (\d+)/.exec(res.body)?.[1]);
     };
