@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PERMISSION_DEPOSIT, ZAccount, ZApiKeyCreated } from '@pm/contracts';
+import { ENDPOINTS, PERMISSION_DEPOSIT, ZAccount, ZApiKeyCreated } from '@pm/contracts';
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { booksOf, setFlatPrices } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 
 const PRICE_C = 500;
@@ -32,29 +33,27 @@ after(async () => {
 const tokenOf = (userId: string, verified: boolean | undefined) =>
   t.auth(userId, [], { email_verified: verified });
 
-const send = (
-  headers: Record<string, string>,
-  method: 'GET' | 'POST' | 'PUT',
-  url: string,
-  payload?: object,
-) =>
-  t.app.inject({
-    method,
-    url,
-    headers: payload ? { ...headers, 'content-type': 'application/json' } : headers,
-    ...(payload ? { payload } : {}),
+/** A purchase of `agentID` at the flat price, on the market API or its public `/api` twin. */
+const buy = (headers: Record<string, string>, agentID: string, publicApi = false) =>
+  callRoute(t, ENDPOINTS.createLease, {
+    headers,
+    body: { agentID, expPriceC: cents(PRICE_C), probe: false, exc: true },
+    publicApi,
   });
+const myAccount = async (headers: Record<string, string>) =>
+  (await callRoute(t, ENDPOINTS.getMyAccount, { headers })).ok();
+const topUp = (headers: Record<string, string>) =>
+  callRoute(t, ENDPOINTS.createCharge, { headers, body: { amount: 1000, type: 'ltc' } });
 
 /** Staff credit the balance (a credit from outside is not a purchase) and grant DEPOSIT. */
 async function fund(userId: string, balanceC: number) {
   const staff = await t.staffAuth(newUserId('staff'));
-  const res = await send(staff, 'PUT', '/pricing/rules', { rules: [{ priceExcC: PRICE_C, priceShrC: 200 }] });
-  assert.equal(res.statusCode, 200, res.body);
-  const patched = await t.app.inject({
-    method: 'PATCH',
-    url: `/accounts/${userId}`,
-    headers: { ...staff, 'content-type': 'application/json' },
-    payload: { balanceDeltaC: balanceC, permissions: { add: [PERMISSION_DEPOSIT] }, reason: 'test' },
+  const rules = [{ priceExcC: cents(PRICE_C), priceShrC: cents(200) }];
+  (await callRoute(t, ENDPOINTS.replacePricingRules, { headers: staff, body: { rules } })).ok();
+  const patched = await callRoute(t, ENDPOINTS.updateAccount, {
+    params: { id: userId },
+    headers: staff,
+    body: { balanceDeltaC: cents(balanceC), permissions: { add: [PERMISSION_DEPOSIT] }, reason: 'test' },
   });
   assert.equal(patched.statusCode, 200, patched.body);
 }
@@ -63,7 +62,7 @@ describe('an unconfirmed address', () => {
   test('signs in and gets its account, but every top-up and purchase is refused until a confirmed token', async () => {
     const userId = newUserId('unconfirmed');
     const unconfirmed = await tokenOf(userId, false);
-    const made = await send(unconfirmed, 'PUT', '/accounts/my');
+    const made = await callRoute(t, ENDPOINTS.createMyAccount, { headers: unconfirmed });
     assert.equal(made.statusCode, 200, made.body);
     assert.equal(ZAccount.parse(made.json()).emailVerified, false);
     await fund(userId, 10_000);
@@ -73,37 +72,24 @@ describe('an unconfirmed address', () => {
       await buildAgent(t.db, { nodeId, isStatic: true }),
     ];
     const refusals = [
-      await send(unconfirmed, 'POST', '/leases', {
-        agentID: agent.id,
-        expPriceC: PRICE_C,
-        probe: false,
-        exc: true,
+      await buy(unconfirmed, agent.id),
+      await callRoute(t, ENDPOINTS.leaseStaticAgent, {
+        headers: unconfirmed,
+        body: { agentID: staticAgent.id, expPriceC: cents(PRICE_C) },
       }),
-      await send(unconfirmed, 'POST', '/static/lease', { agentID: staticAgent.id, expPriceC: PRICE_C }),
-      await send(unconfirmed, 'POST', '/crypto/create', { amount: 1000, type: 'ltc' }),
+      await topUp(unconfirmed),
     ];
     // An API key the account made (nothing stops that) is refused the same way on the public API.
-    const created = await send(unconfirmed, 'POST', '/apikeys', { name: 'script' });
+    const created = await callRoute(t, ENDPOINTS.createApiKey, {
+      headers: unconfirmed,
+      body: { name: 'script' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const key = { authorization: `Bearer ${ZApiKeyCreated.parse(created.json()).key}` };
-    refusals.push(
-      await send(key, 'POST', '/api/leases', {
-        agentID: agent.id,
-        expPriceC: PRICE_C,
-        probe: false,
-        exc: true,
-      }),
-    );
+    refusals.push(await buy(key, agent.id, true));
     // A token that says nothing about the address does not pass for a confirmed one.
     const silent = await tokenOf(userId, undefined);
-    refusals.push(
-      await send(silent, 'POST', '/leases', {
-        agentID: agent.id,
-        expPriceC: PRICE_C,
-        probe: false,
-        exc: true,
-      }),
-    );
+    refusals.push(await buy(silent, agent.id));
     for (const r of refusals) {
       assert.equal(r.statusCode, 403, r.body);
       assert.equal(r.json().errorCode, 'emailNotConfirmed', r.body);
@@ -121,33 +107,23 @@ describe('an unconfirmed address', () => {
     // Confirmed at the sign-in host: the next token says so and the account learns it at once,
     // even though this API process cached it as unconfirmed a moment ago.
     const confirmed = await tokenOf(userId, true);
-    const bought = await send(confirmed, 'POST', '/leases', {
-      agentID: agent.id,
-      expPriceC: PRICE_C,
-      probe: false,
-      exc: true,
-    });
+    const bought = await buy(confirmed, agent.id);
     assert.equal(bought.statusCode, 201, bought.body);
-    assert.equal(ZAccount.parse((await send(confirmed, 'GET', '/accounts/my')).json()).emailVerified, true);
-    const charge = await send(confirmed, 'POST', '/crypto/create', { amount: 1000, type: 'ltc' });
+    assert.equal((await myAccount(confirmed)).emailVerified, true);
+    const charge = await topUp(confirmed);
     assert.equal(charge.statusCode, 200, charge.body);
     // The API key now buys too (it carries no claim: the account holds the answer).
-    const viaKey = await send(key, 'POST', '/api/leases', {
-      agentID: (await buildAgent(t.db, { nodeId, online: true })).id,
-      expPriceC: PRICE_C,
-      probe: false,
-      exc: true,
-    });
+    const viaKey = await buy(key, (await buildAgent(t.db, { nodeId, online: true })).id, true);
     assert.equal(viaKey.statusCode, 201, viaKey.body);
 
     // A later token that says false (an issuer's glitch, an old token) never takes it back.
     const stale = await tokenOf(userId, false);
-    assert.equal(ZAccount.parse((await send(stale, 'GET', '/accounts/my')).json()).emailVerified, true);
+    assert.equal((await myAccount(stale)).emailVerified, true);
   });
 
   test('an account first made from a confirmed token is confirmed', async () => {
     const userId = newUserId('confirmed');
-    const res = await send(await tokenOf(userId, true), 'PUT', '/accounts/my');
+    const res = await callRoute(t, ENDPOINTS.createMyAccount, { headers: await tokenOf(userId, true) });
     assert.equal(ZAccount.parse(res.json()).emailVerified, true);
   });
 

@@ -1,11 +1,12 @@
 /** `POST /leases` through the app on PostgreSQL: every rule and every refusal's body, and the books after each. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { LEASE_DURATION_MS, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
+import { ENDPOINTS, LEASE_DURATION_MS, ZLease, ZPurchaseErrorBody } from '@pm/contracts';
 import type { agents } from '@pm/db';
 import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices, type TestCustomer } from '../../test/market.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let nodeId: string;
@@ -156,11 +157,8 @@ test('bad bodies are 400s naming the field; no token is 401', async () => {
     assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
     assert.equal(res.json().field, field);
   }
-  const anonymous = await t.app.inject({
-    method: 'POST',
-    url: '/leases',
-    headers: { 'content-type': 'application/json' },
-    payload: { agentID: a.id, expPriceC: 500, exc: true },
+  const anonymous = await callRouteUnchecked(t, ENDPOINTS.createLease, {
+    body: { agentID: a.id, expPriceC: 500, exc: true },
   });
   assert.equal(anonymous.statusCode, 401);
   assert.deepEqual(await leasesOn(a.id), []);
@@ -171,11 +169,10 @@ test('the bought lease gets its no-auth port (POST /authport/create)', async () 
   const lease = ZLease.parse(
     (await postLease(t, buyer, { agentID: (await agent()).id, expPriceC: 500, exc: true })).json(),
   );
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/authport/create/${lease.id}`,
-    headers: { ...buyer.headers, 'content-type': 'application/json' },
-    payload: JSON.stringify('127.0.0.9'),
+  const res = await callRoute(t, ENDPOINTS.createAuthPort, {
+    params: { id: lease.id },
+    headers: buyer.headers,
+    body: '127.0.0.9',
   });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json().authPort.whitelist, '127.0.0.9');

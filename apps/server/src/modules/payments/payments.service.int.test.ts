@@ -234,12 +234,14 @@ describe('watcher outage and recovery', () => {
     const skipped = (await watch()).find((r) => r.currency === 'btc');
     assert.equal(skipped?.skipped, true, 'backed off');
     h.clock.advance(5 * 60_000);
+    // raw path: /metrics is the Prometheus scrape, outside the contract
     const metrics = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.match(metrics.body, /payments_watcher_failures\{chain="btc"\} 1/);
     h.chain.setOutage('btc', false);
     h.clock.advance(5 * 60_000);
     await watch();
     assert.equal((await page(userId, c.uid)).status, 'paid');
+    // raw path: /metrics is the Prometheus scrape, outside the contract
     const after = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.match(after.body, /payments_watcher_last_success_age_seconds\{chain="btc"\} 0/);
     assert.match(after.body, /payments_watcher_failures\{chain="btc"\} 0/);

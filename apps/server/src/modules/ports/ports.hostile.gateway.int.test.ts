@@ -133,6 +133,7 @@ async function connectAgent(ip: string): Promise<void> {
 
 /** A call to the Ports API's listener as `who` (none: the rotation link's caller). */
 async function ports(who: TestCustomer | undefined, method: 'GET' | 'POST', path: string, body?: object) {
+  // raw path: the Ports API over its real HTTP listener, which this gateway test needs; callRoute only injects
   const res = await fetch(`${portsUrl}${path}`, {
     method,
     headers: { ...who?.headers, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TAuditEntry, ZAuditResponse, ZPricingRules } from '@pm/contracts';
+import { ENDPOINTS, type TAuditEntry } from '@pm/contracts';
 import { newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let staffId: string;
@@ -23,25 +24,18 @@ after(async () => {
   await t?.close();
 });
 
-const json = { 'content-type': 'application/json' };
-const put = (url: string, payload: object, headers = staff) =>
-  t.app.inject({ method: 'PUT', url, headers: { ...headers, ...json }, payload });
-const get = async (url: string) => {
-  const res = await t.app.inject({ method: 'GET', url, headers: staff });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-};
 /** The audit rows of one action, newest first. */
-const audited = async (action: string): Promise<TAuditEntry[]> =>
-  ZAuditResponse.parse(await get(`/admin/audit?action=${action}`)).items;
+const audited = async (action: 'pricing.rules' | 'pricing.ports'): Promise<TAuditEntry[]> =>
+  (await callRoute(t, ENDPOINTS.listAuditEntries, { query: { action }, headers: staff })).ok().items;
 
 describe('staff price changes are audited', () => {
   test('every lease price to 1 cent and back: both in /admin/audit with the list before and after', async () => {
-    const original = ZPricingRules.parse(await get('/pricing/rules')).rules;
+    const original = (await callRoute(t, ENDPOINTS.getPricingRules, { headers: staff })).ok().rules;
     const body = (rules: typeof original) => ({ rules: rules.map(({ position: _, ...r }) => r) });
     const cheap = original.map((r) => ({ ...r, priceExcC: cents(1), priceShrC: cents(1) }));
-    assert.equal((await put('/pricing/rules', body(cheap))).statusCode, 200);
-    assert.equal((await put('/pricing/rules', body(original))).statusCode, 200);
+    for (const rules of [cheap, original]) {
+      (await callRoute(t, ENDPOINTS.replacePricingRules, { body: body(rules), headers: staff })).ok();
+    }
     const [restore, lowered, ...older] = await audited('pricing.rules');
     assert.equal(older.length, 0);
     for (const row of [restore!, lowered!]) {
@@ -56,10 +50,11 @@ describe('staff price changes are audited', () => {
 
   test('every port price to 1 cent (percents to their least) and back: both audited', async () => {
     type Row = { kind: string; key: string; value: number };
-    const original = (await get('/pricing/ports')).rows as Row[];
+    const original = (await callRoute(t, ENDPOINTS.getPortPricing, { headers: staff })).ok().rows;
     const cheap = original.map((r) => ({ ...r, value: 1 }));
-    assert.equal((await put('/pricing/ports', { rows: cheap })).statusCode, 200);
-    assert.equal((await put('/pricing/ports', { rows: original })).statusCode, 200);
+    for (const rows of [cheap, original]) {
+      (await callRoute(t, ENDPOINTS.replacePortPricing, { body: { rows }, headers: staff })).ok();
+    }
     const [restore, lowered, ...older] = await audited('pricing.ports');
     assert.equal(older.length, 0);
     for (const row of [restore!, lowered!]) {
@@ -78,10 +73,16 @@ describe('staff price changes are audited', () => {
   test("a refused change (a bad table, a customer's token) leaves no audit row", async () => {
     const rules = (await audited('pricing.rules')).length;
     const ports = (await audited('pricing.ports')).length;
-    const bad = await put('/pricing/ports', { rows: [{ kind: 'gb', key: '1', value: 1 }] });
+    const bad = await callRouteUnchecked(t, ENDPOINTS.replacePortPricing, {
+      body: { rows: [{ kind: 'gb', key: '1', value: 1 }] },
+      headers: staff,
+    });
     assert.equal(bad.statusCode, 400, bad.body);
     const customer = await t.auth(newUserId());
-    const refused = await put('/pricing/rules', { rules: [{ priceExcC: 1, priceShrC: 1 }] }, customer);
+    const refused = await callRoute(t, ENDPOINTS.replacePricingRules, {
+      body: { rules: [{ priceExcC: cents(1), priceShrC: cents(1) }] },
+      headers: customer,
+    });
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal((await audited('pricing.rules')).length, rules);
     assert.equal((await audited('pricing.ports')).length, ports);
