@@ -19,7 +19,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/index.int.test.ts',
   'apps/server/src/modules/accounts/accounts.routes.int.test.ts',
   'apps/server/src/modules/agents/agents.radius.int.test.ts',
-  'apps/server/src/modules/agents/agents.routes.int.test.ts',
   'apps/server/src/modules/apikeys/publicapi.int.test.ts',
   'apps/server/src/modules/checks/checks.blacklists.int.test.ts',
   'apps/server/src/modules/checks/checks.score.int.test.ts',

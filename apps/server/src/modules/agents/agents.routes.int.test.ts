@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TAgent, ZAgent, ZAgentListResponse, ZCountryTotals, ZErrorBody } from '@pm/contracts';
+import {
+  ENDPOINTS,
+  type TAgent,
+  ZAgent,
+  ZAgentListResponse,
+  ZCountryTotals,
+  ZErrorBody,
+} from '@pm/contracts';
 import type { agents } from '@pm/db';
 import { buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let me: string;
@@ -89,10 +97,18 @@ after(async () => {
   await t?.close();
 });
 
-const get = (url: string, h: Record<string, string> = headers) =>
-  t.app.inject({ method: 'GET', url, headers: h });
+/** `GET /agents` with the query as the shop's address bar writes it (refused values too). */
+const listAgents = (query: string, h: Record<string, string> = headers) =>
+  callRouteUnchecked(t, ENDPOINTS.listAgents, {
+    query: Object.fromEntries(new URLSearchParams(query)),
+    headers: h,
+  });
+const getAgent = (id: string) => callRoute(t, ENDPOINTS.getAgent, { params: { id }, headers });
+/** `GET /totals/agents`, `all` as written in the query (refused values too). */
+const totals = (all?: string) =>
+  callRouteUnchecked(t, ENDPOINTS.getCountryTotals, { query: all === undefined ? {} : { all }, headers });
 async function list(query: string, h = headers) {
-  const res = await get(`/agents?${query}`, h);
+  const res = await listAgents(query, h);
   assert.equal(res.statusCode, 200, res.body);
   return ZAgentListResponse.parse(res.json());
 }
@@ -111,7 +127,7 @@ describe('GET /agents', () => {
     assert.equal(body.cursor, 0);
     assert.deepEqual(ids(body.agents), LISTED);
     assert.equal(body.segments, undefined);
-    const res = await get('/agents?segments=true');
+    const res = await listAgents('segments=true');
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.deepEqual(Object.keys(res.json()), ['agents', 'cursor', 'total', 'segments']);
   });
@@ -273,7 +289,7 @@ describe('GET /agents', () => {
       ['georad=101&geozip=10001', 'georad'],
       ['colour=red', 'colour'],
     ] as const) {
-      const res = await get(`/agents?${query}`);
+      const res = await listAgents(query);
       assert.equal(res.statusCode, 400, `${query}: ${res.body}`);
       assert.equal(ZErrorBody.parse(res.json()).field, field, query);
     }
@@ -302,17 +318,17 @@ describe('GET /agents', () => {
 
 describe('GET /agents/{id}', () => {
   test('one agent, listed or not; 404 when unknown, static or never connected', async () => {
-    const a = await get('/agents/us-a');
+    const a = await getAgent('us-a');
     assert.equal(a.statusCode, 200);
     assert.equal(ZAgent.parse(a.json()).ip, '198.51.100.___');
-    const full = ZAgent.parse((await get('/agents/us-g')).json());
+    const full = ZAgent.parse((await getAgent('us-g')).json());
     assert.equal(full.leases.count, 4);
-    const offline = ZAgent.parse((await get('/agents/us-i')).json());
+    const offline = ZAgent.parse((await getAgent('us-i')).json());
     assert.equal(offline.online, false);
-    const mine = ZAgent.parse((await get('/agents/us-m')).json());
+    const mine = ZAgent.parse((await getAgent('us-m')).json());
     assert.deepEqual([mine.ip, mine.used], ['198.51.100.14', true]);
     for (const id of ['us-j', 'us-k', 'nope']) {
-      const res = await get(`/agents/${id}`);
+      const res = await getAgent(id);
       assert.equal(res.statusCode, 404, id);
       assert.equal(ZErrorBody.parse(res.json()).error, 'NOT_FOUND');
     }
@@ -321,20 +337,23 @@ describe('GET /agents/{id}', () => {
 
 describe('GET /totals/agents', () => {
   test('all=true: agents on sale per country; otherwise the shop chips, 0 when empty', async () => {
-    const all = await get('/totals/agents?all=true');
+    const all = await totals('true');
     assert.equal(all.statusCode, 200);
     assert.deepEqual(ZCountryTotals.parse(all.json()).countries, { US: LISTED.length, CA: 2, GB: 1 });
-    const chips = ZCountryTotals.parse((await get('/totals/agents')).json()).countries;
+    const chips = ZCountryTotals.parse((await totals()).json()).countries;
     assert.deepEqual(chips, { US: LISTED.length, GB: 1, AE: 0, CA: 2, IT: 0, CN: 0 });
-    assert.equal((await get('/totals/agents?all=maybe')).statusCode, 400);
+    assert.equal((await totals('maybe')).statusCode, 400);
   });
 });
 
 describe('authentication', () => {
   test('every shop route needs a signed-in caller', async () => {
-    for (const url of ['/agents', '/agents/us-a', '/totals/agents?all=true']) {
-      const res = await t.app.inject({ method: 'GET', url });
-      assert.equal(res.statusCode, 401, url);
+    for (const res of [
+      await callRoute(t, ENDPOINTS.listAgents),
+      await callRoute(t, ENDPOINTS.getAgent, { params: { id: 'us-a' } }),
+      await callRouteUnchecked(t, ENDPOINTS.getCountryTotals, { query: { all: 'true' } }),
+    ]) {
+      assert.equal(res.statusCode, 401, res.body);
       assert.equal(res.headers['www-authenticate']?.toString().startsWith('Bearer'), true);
     }
   });
