@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+import { callRoute } from '../../test/route.ts';
 import { DEFAULT_PAYMENTS_SETTINGS } from './payments.config.ts';
 
 let h: PaymentsHarness;
@@ -87,18 +89,14 @@ describe('confirmations and re-checks', () => {
     assert.ok(rows[0]?.vanished_at, 'flagged');
     assert.equal(rows[0]?.final_at, null);
     assert.equal(await h.balance(userId), 0, 'no automatic negative balance');
-    const list = await h.app.inject({
-      method: 'GET',
-      url: '/crypto/vanished',
+    const list = await callRoute(h.app, ENDPOINTS.listVanishedPayments, {
       headers: await h.staffAuth(newUserId('staff')),
     });
     assert.equal(list.statusCode, 200, list.body);
     assert.ok(
       list.json().items.some((x: { txid: string; userId: string }) => x.txid === txid && x.userId === userId),
     );
-    const customer = await h.app.inject({
-      method: 'GET',
-      url: '/crypto/vanished',
+    const customer = await callRoute(h.app, ENDPOINTS.listVanishedPayments, {
       headers: await h.auth(userId),
     });
     assert.equal(customer.statusCode, 403);
@@ -129,11 +127,9 @@ describe('rates', () => {
     h.ticker.setPrice('btc', '90000.00', 'coinbase'); // Kraken still says 97,250.10
     h.clock.advance(11_000);
     try {
-      const res = await h.app.inject({
-        method: 'POST',
-        url: '/crypto/create',
+      const res = await callRoute(h.app, ENDPOINTS.createCharge, {
         headers: await h.auth(userId),
-        payload: { amount: 2000, type: 'btc' },
+        body: { amount: 2000, type: 'btc' },
       });
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.json().errorCode, 'rateUnavailable');

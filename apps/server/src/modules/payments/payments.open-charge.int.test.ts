@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   CHARGE_LIFETIME_MS,
+  ENDPOINTS,
   type TChargePage,
   type TCryptoCreateResponse,
   ZChargePage,
@@ -15,6 +16,7 @@ import {
   ZCryptoCreateResponse,
 } from '@pm/contracts';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+import { callRoute } from '../../test/route.ts';
 
 let h: PaymentsHarness;
 before(async () => {
@@ -31,11 +33,9 @@ const watch = async () => {
 };
 
 async function createCharge(auth: Record<string, string>, amount: number): Promise<TCryptoCreateResponse> {
-  const res = await h.app.inject({
-    method: 'POST',
-    url: '/crypto/create',
-    headers: { ...auth, 'content-type': 'application/json' },
-    payload: { amount, type: 'ltc' },
+  const res = await callRoute(h.app, ENDPOINTS.createCharge, {
+    headers: auth,
+    body: { amount, type: 'ltc' },
   });
   assert.equal(res.statusCode, 200, res.body);
   return ZCryptoCreateResponse.parse(res.json());
@@ -43,15 +43,10 @@ async function createCharge(auth: Record<string, string>, amount: number): Promi
 
 /** What the form reads of a kept charge: its page by code, then the poll by uid (both must agree). */
 async function readCharge(auth: Record<string, string>, code: string): Promise<TChargePage> {
-  const byCode = await h.app.inject({ method: 'GET', url: `/crypto/charges/${code}`, headers: auth });
+  const byCode = await callRoute(h.app, ENDPOINTS.getChargePage, { params: { code }, headers: auth });
   assert.equal(byCode.statusCode, 200, byCode.body);
   const page = ZChargePage.parse(byCode.json());
-  const poll = await h.app.inject({
-    method: 'POST',
-    url: '/crypto/check',
-    headers: { ...auth, 'content-type': 'application/json' },
-    payload: { uid: page.uid },
-  });
+  const poll = await callRoute(h.app, ENDPOINTS.checkCharge, { headers: auth, body: { uid: page.uid } });
   assert.equal(poll.statusCode, 200, poll.body);
   const checked = ZCryptoCheckResponse.parse(poll.json());
   assert.equal(checked.status, page.status);
@@ -122,9 +117,8 @@ describe('the open charge is only ever an unpaid, unexpired one', () => {
     const owner = await h.customer();
     const charge = await createCharge(await h.auth(owner.userId), 900);
     const other = await h.customer();
-    const res = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/charges/${charge.newChargeCode}`,
+    const res = await callRoute(h.app, ENDPOINTS.getChargePage, {
+      params: { code: charge.newChargeCode },
       headers: await h.auth(other.userId),
     });
     assert.equal(res.statusCode, 404);

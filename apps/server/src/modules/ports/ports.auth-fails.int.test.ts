@@ -4,9 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ZPortPackages, ZPortTrafficResponse } from '@pm/contracts';
+import { ENDPOINTS, type EndpointRequest, ZPortPackages, ZPortTrafficResponse } from '@pm/contracts';
 import { buildAccount, buildAgent, buildNode, buildSparePorts, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 
 let t: TestApp;
 
@@ -23,21 +24,18 @@ test('the package list and its hourly traffic carry auth_fails apart from errors
   await buildAgent(t.db, { nodeId: node.id, cc: 'US', reg: 'New York', city: 'New York', conn: 'wifi' });
   const userId = newUserId();
   await buildAccount(t.db, { userId, balanceC: 100_000 });
-  const headers = { ...(await t.auth(userId)), 'content-type': 'application/json' };
-  const request = {
+  const headers = await t.auth(userId);
+  const request: EndpointRequest<typeof ENDPOINTS.quotePortPrice>['body'] = {
     time_period: 1,
     traffic: { type: 'limit', amount: 1 },
     geo: { country: 'US', state: 'New York', city: 'New York', connection_type: 'both' },
     access: { type: 'auth', port_amount: 100 },
   };
-  const ports = t.portsApp!;
-  const quote = await ports.inject({ method: 'POST', url: '/price', headers, payload: request });
+  const quote = await callRoute(t, ENDPOINTS.quotePortPrice, { headers, body: request });
   assert.equal(quote.statusCode, 200, quote.body);
-  const created = await ports.inject({
-    method: 'POST',
-    url: '/package/create',
+  const created = await callRoute(t, ENDPOINTS.createPortPackage, {
     headers,
-    payload: { ...request, user_id: userId, price: quote.json().price, switch: { type: 'timer', timer: 5 } },
+    body: { ...request, user_id: userId, price: quote.ok().price, switch: { type: 'timer', timer: 5 } },
   });
   assert.ok(created.statusCode < 300, created.body);
   const [{ id }] = await t.db.query<{ id: string }>('SELECT id FROM port_packages WHERE user_id = $1', [
@@ -51,12 +49,12 @@ test('the package list and its hourly traffic carry auth_fails apart from errors
     [id, hour],
   );
 
-  const list = await ports.inject({ method: 'GET', url: `/users/${userId}/packages`, headers });
+  const list = await callRoute(t, ENDPOINTS.listPortPackages, { params: { id: userId }, headers });
   assert.equal(list.statusCode, 200, list.body);
   const pkg = ZPortPackages.parse(list.json()).packages.find((p) => p.id === id)!;
   assert.deepEqual(pkg.stats, { requests: 8, errors: 1, auth_fails: 40, upload: 0, download: 0 });
 
-  const traffic = await ports.inject({ method: 'GET', url: `/package/traffic/${id}`, headers });
+  const traffic = await callRoute(t, ENDPOINTS.getPortTraffic, { params: { id }, headers });
   assert.equal(traffic.statusCode, 200, traffic.body);
   assert.deepEqual(ZPortTrafficResponse.parse(traffic.json()).hours, [
     { hour: hour.toISOString(), reqs: 8, fails: 1, authFails: 40, inBytes: 0, outBytes: 0 },
