@@ -18,7 +18,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/app.int.test.ts',
   'apps/server/src/index.int.test.ts',
   'apps/server/src/modules/accounts/accounts.routes.int.test.ts',
-  'apps/server/src/modules/agents/agents.radius.int.test.ts',
   'apps/server/src/modules/apikeys/publicapi.int.test.ts',
   'apps/server/src/modules/checks/checks.blacklists.int.test.ts',
   'apps/server/src/modules/checks/checks.score.int.test.ts',

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZAgentListResponse, ZErrorBody } from '@pm/contracts';
+import { ENDPOINTS, ZAgentListResponse, ZErrorBody } from '@pm/contracts';
 import { buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { haversineMiles, lookupPostal } from '@pm/geo';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -79,12 +80,17 @@ after(async () => {
   await t?.close();
 });
 
-async function idsWithin(cc: string, geozip: string, georad: number, extra = ''): Promise<string[]> {
-  const res = await t.app.inject({
-    method: 'GET',
-    url: `/agents?cc=${cc}&geozip=${encodeURIComponent(geozip)}&georad=${georad}&limit=100${extra}`,
+/** `GET /agents` with the query as the shop's address bar writes it (refused values too). */
+const listAgents = (query: string) =>
+  callRouteUnchecked(t, ENDPOINTS.listAgents, {
+    query: Object.fromEntries(new URLSearchParams(query)),
     headers,
   });
+
+async function idsWithin(cc: string, geozip: string, georad: number, extra = ''): Promise<string[]> {
+  const res = await listAgents(
+    `cc=${cc}&geozip=${encodeURIComponent(geozip)}&georad=${georad}&limit=100${extra}`,
+  );
   assert.equal(res.statusCode, 200, res.body);
   const body = ZAgentListResponse.parse(res.json());
   assert.equal(body.total, body.agents.length);
@@ -122,11 +128,7 @@ describe('radius search (geozip + georad, miles around the postal centre)', () =
 
   test('combines with the other filters and narrows the segments', async () => {
     assert.deepEqual(await idsWithin('US', '10001', 10, '&conn=wifi'), ['US-07302', 'US-10001']);
-    const res = await t.app.inject({
-      method: 'GET',
-      url: '/agents?cc=US&geozip=10001&georad=10&segments=true',
-      headers,
-    });
+    const res = await listAgents('cc=US&geozip=10001&georad=10&segments=true');
     const { segments } = ZAgentListResponse.parse(res.json());
     assert.deepEqual(segments?.cities, ['Brooklyn', 'Jersey City', 'New York']);
   });
@@ -134,7 +136,7 @@ describe('radius search (geozip + georad, miles around the postal centre)', () =
   test('inactive without a radius above 0: the code is then not even looked up', async () => {
     const all = await idsWithin('US', '10001', 0);
     assert.equal(all.length, US_PLACES.length + 2);
-    const res = await t.app.inject({ method: 'GET', url: '/agents?cc=GB&geozip=nonsense', headers });
+    const res = await listAgents('cc=GB&geozip=nonsense');
     assert.equal(res.statusCode, 200);
   });
 
@@ -145,7 +147,7 @@ describe('radius search (geozip + georad, miles around the postal centre)', () =
       '/agents?cc=GB&geozip=EC1A&georad=10',
       '/agents?cc=AE&geozip=00000&georad=50',
     ]) {
-      const res = await t.app.inject({ method: 'GET', url, headers });
+      const res = await listAgents(url.slice('/agents?'.length));
       assert.equal(res.statusCode, 400, url);
       const body = ZErrorBody.parse(res.json());
       assert.equal(body.field, 'geozip', url);
