@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { buildAccount, buildAgent, buildLease, buildNode, newUserId } from '@pm/db/testing';
 import { type DnsblServer, startDnsblServer } from '@pm/devnet/checks';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 import { type ChecksSettings, DEFAULT_CHECKS_SETTINGS } from './checks.config.ts';
 import { createDnsblChecker } from './checks.dnsbl.ts';
 import { createChecksService } from './checks.service.ts';
@@ -58,13 +60,13 @@ test('the sweep looks every address up; the shop shows the lists, the clean scor
     ['198.51.100.13', '203.0.113.10', '192.0.2.12', '192.0.2.14', '192.0.2.99'].map(mk),
   );
   // Before any lookup the seeded score stands.
-  const before = await t.app.inject({ method: 'GET', url: `/agents?cc=${cc}&limit=50`, headers });
+  const before = await callRoute(t, ENDPOINTS.listAgents, { query: { cc, limit: 50 }, headers });
   assert.ok(before.json().agents.every((a: { stars: number }) => a.stars === 9));
 
   assert.equal(await service().sweepBlacklists(), 5);
   assert.equal(await service().sweepBlacklists(), 0, 'nothing is due right after a sweep');
 
-  const res = await t.app.inject({ method: 'GET', url: `/agents?cc=${cc}&limit=50`, headers });
+  const res = await callRoute(t, ENDPOINTS.listAgents, { query: { cc, limit: 50 }, headers });
   const byId = new Map(res.json().agents.map((a: { id: string }) => [a.id, a]));
   const seen = (id: string) => byId.get(id) as { stars: number; blacklists: { listIDs: string[] } };
   assert.equal(seen(dirty!.id).stars, 4);
@@ -76,7 +78,10 @@ test('the sweep looks every address up; the shop shows the lists, the clean scor
   assert.equal(seen(error!.id).stars, 10, '127.255.255.x is an error, not a listing');
   assert.equal(seen(clean!.id).stars, 10);
 
-  const filtered = await t.app.inject({ method: 'GET', url: `/agents?cc=${cc}&limit=50&exstars=7`, headers });
+  const filtered = await callRoute(t, ENDPOINTS.listAgents, {
+    query: { cc, limit: 50, exstars: 7 },
+    headers,
+  });
   assert.deepEqual(
     filtered
       .json()
@@ -97,7 +102,8 @@ test("an agent's new address is looked up at the next sweep; the old result no l
     stars: 5,
   });
   await service().checkAgentBlacklists(agent.id);
-  const get = async () => (await t.app.inject({ method: 'GET', url: `/agents/${agent.id}`, headers })).json();
+  const get = async () =>
+    (await callRoute(t, ENDPOINTS.getAgent, { params: { id: agent.id }, headers })).json();
   assert.equal((await get()).stars, 8);
   await t.db.query(`UPDATE agents SET ip = '198.51.100.13' WHERE id = $1`, [agent.id]);
   assert.equal((await get()).stars, 5, 'the row value until the new address is looked up');
@@ -119,7 +125,7 @@ test("a lease shows its agent's current lists and clean score", async () => {
   const userId = newUserId();
   await buildAccount(t.db, { userId });
   await buildLease(t.db, agent.id, { userId });
-  const res = await t.app.inject({ method: 'GET', url: '/leases', headers: await t.auth(userId) });
+  const res = await callRoute(t, ENDPOINTS.listLeases, { headers: await t.auth(userId) });
   assert.equal(res.statusCode, 200, res.body);
   const lease = res.json().leases[0];
   assert.equal(lease.currentInfo.score, 4);

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ENDPOINTS, type EndpointRequest } from '@pm/contracts';
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { type ScoreStandIns, startScoreStandIns } from '@pm/devnet/checks';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { DEFAULT_CHECKS_SETTINGS } from './checks.config.ts';
 import { createScoreProviders } from './checks.providers.ts';
@@ -52,12 +54,14 @@ const balanceOf = async (userId: string) =>
 const agentAt = async (ip: string) => (await buildAgent(t.db, { ip, nodeId, online: true })).id;
 
 async function quote(headers: Record<string, string>) {
-  const res = await t.app.inject({ method: 'POST', url: '/agents/scorecheck', headers });
+  const res = await callRoute(t, ENDPOINTS.quoteScoreCheck, { headers });
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as { priceC: number; oneTimeToken: string };
 }
-const buy = (headers: Record<string, string>, body: object) =>
-  t.app.inject({ method: 'PATCH', url: '/agents/scorecheck', headers, payload: body });
+const buy = (
+  headers: Record<string, string>,
+  body: EndpointRequest<typeof ENDPOINTS.buyScoreCheck>['body'],
+) => callRoute(t, ENDPOINTS.buyScoreCheck, { headers, body });
 
 test('a quote then a purchase charges the price once and answers G, I and M with their warnings', async () => {
   const c = await customer();
@@ -83,7 +87,7 @@ test('a quote then a purchase charges the price once and answers G, I and M with
   assert.equal(await balanceOf(c.userId), 1000 - PRICE);
 
   // Shown on the agent afterwards.
-  const agent = await t.app.inject({ method: 'GET', url: `/agents/${agentID}`, headers: c.headers });
+  const agent = await callRoute(t, ENDPOINTS.getAgent, { params: { id: agentID }, headers: c.headers });
   assert.equal(agent.json().scoreCheck?.score.score2, 88);
 });
 
@@ -195,9 +199,7 @@ test('quotes are rate limited per customer (429)', async () => {
   const c = await customer();
   const codes: number[] = [];
   for (let i = 0; i < 12; i++) {
-    codes.push(
-      (await t.app.inject({ method: 'POST', url: '/agents/scorecheck', headers: c.headers })).statusCode,
-    );
+    codes.push((await callRoute(t, ENDPOINTS.quoteScoreCheck, { headers: c.headers })).statusCode);
   }
   assert.equal(codes.filter((s) => s === 200).length, 10);
   assert.equal(codes.at(-1), 429);
