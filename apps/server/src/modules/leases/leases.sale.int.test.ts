@@ -9,11 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZLease, ZRenewResult } from '@pm/contracts';
+import { ENDPOINTS, type EndpointRequest, ZLease, ZRenewResult } from '@pm/contracts';
 import { buildAgent, buildLease, buildNode } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { booksOf, buildCustomer, postLease, setFlatPrices, type TestCustomer } from '../../test/market.ts';
+import { callRoute } from '../../test/route.ts';
 import { createLedgerService } from '../ledger/ledger.service.ts';
 import { createLeaseService } from './leases.service.ts';
 import { createSettleService } from './leases.settle.ts';
@@ -38,13 +39,10 @@ const withKey = (who: TestCustomer, key: string) => ({
   ...who,
   headers: { ...who.headers, 'idempotency-key': key },
 });
-const send = (who: TestCustomer, method: 'POST' | 'PATCH', url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url,
-    headers: payload ? { ...who.headers, 'content-type': 'application/json' } : who.headers,
-    ...(payload ? { payload } : {}),
-  });
+const leaseStatic = (who: TestCustomer, body: EndpointRequest<typeof ENDPOINTS.leaseStaticAgent>['body']) =>
+  callRoute(t, ENDPOINTS.leaseStaticAgent, { headers: who.headers, body });
+const renew = (who: TestCustomer, id: string) =>
+  callRoute(t, ENDPOINTS.renewLease, { params: { id }, headers: who.headers });
 const charges = async (who: TestCustomer, type = 'purchase') =>
   (await booksOf(t, who.userId)).records.filter((r) => r.type === type).length;
 const settle = () =>
@@ -144,9 +142,7 @@ describe('Idempotency-Key', () => {
     const agent = await buildAgent(t.db, { nodeId, isStatic: true });
     const eve = withKey(await buildCustomer(t, 10_000, 'static'), 'static-1');
     const body = { agentID: agent.id, expPriceC: PRIVATE_C };
-    const answers = await Promise.all(
-      Array.from({ length: 4 }, () => send(eve, 'POST', '/static/lease', body)),
-    );
+    const answers = await Promise.all(Array.from({ length: 4 }, () => leaseStatic(eve, body)));
     for (const res of answers) assert.equal(res.statusCode, 201, res.body);
     assert.equal(new Set(answers.map((r) => r.json().id)).size, 1);
     assert.equal(await charges(eve), 1);
@@ -162,15 +158,13 @@ describe('Idempotency-Key', () => {
       untilMs: Date.now() + 2 * H,
       purchasePriceC: cents(PRIVATE_C),
     });
-    const answers = await Promise.all(
-      Array.from({ length: 4 }, () => send(eve, 'PATCH', `/leases/${lease.id}`)),
-    );
+    const answers = await Promise.all(Array.from({ length: 4 }, () => renew(eve, lease.id)));
     for (const res of answers) assert.equal(res.statusCode, 200, res.body);
     const untils = new Set(answers.map((r) => ZRenewResult.parse(r.json()).lease.until));
     assert.equal(untils.size, 1);
     assert.equal(Date.parse([...untils][0]!), lease.until.getTime() + 24 * H);
     assert.equal(await charges(eve, 'renewal'), 1);
-    const other = await send(withKey(eve, 'renew-2'), 'PATCH', `/leases/${lease.id}`);
+    const other = await renew(withKey(eve, 'renew-2'), lease.id);
     assert.equal(other.statusCode, 409, 'outside the last 5 hours now');
   });
 });
@@ -190,17 +184,14 @@ describe('a blocked customer', () => {
       purchasePriceC: cents(PRIVATE_C),
     });
     // A request while unblocked: this API process now trusts that for a minute.
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/leases', headers: eve.headers })).statusCode,
-      200,
-    );
+    assert.equal((await callRoute(t, ENDPOINTS.listLeases, { headers: eve.headers })).statusCode, 200);
     await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [eve.userId]);
     const bought = await postLease(t, eve, { agentID: agent.id, expPriceC: PRIVATE_C, exc: true });
     assert.equal(bought.statusCode, 403, bought.body);
     assert.equal(bought.json().errorCode, 'accountBlocked');
-    const stat = await send(eve, 'POST', '/static/lease', { agentID: staticAgent.id, expPriceC: PRIVATE_C });
+    const stat = await leaseStatic(eve, { agentID: staticAgent.id, expPriceC: PRIVATE_C });
     assert.equal(stat.statusCode, 403, stat.body);
-    const renewed = await send(eve, 'PATCH', `/leases/${lease.id}`);
+    const renewed = await renew(eve, lease.id);
     assert.equal(renewed.statusCode, 403, renewed.body);
     const books = await booksOf(t, eve.userId);
     assert.equal(books.balanceC, 10_000);
@@ -283,12 +274,15 @@ describe('hole 3: auto-renew after the end', () => {
     const agent = await buildAgent(t.db, { nodeId });
     const bob = await buildCustomer(t, 0, 'browser');
     await buildLease(t.db, agent.id, { exc: true, untilMs: Date.now() - 30_000 });
-    const shop = await t.app.inject({ method: 'GET', url: '/agents?cc=US&limit=100', headers: bob.headers });
+    const shop = await callRoute(t, ENDPOINTS.listAgents, {
+      query: { cc: 'US', limit: 100 },
+      headers: bob.headers,
+    });
     assert.ok(
       shop.json().agents.some((a: { id: string }) => a.id === agent.id),
       'listed while its only lease lapsed',
     );
-    const one = await t.app.inject({ method: 'GET', url: `/agents/${agent.id}`, headers: bob.headers });
+    const one = await callRoute(t, ENDPOINTS.getAgent, { params: { id: agent.id }, headers: bob.headers });
     assert.equal(one.json().leases.count, 0);
   });
 
