@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type AgentHandle, startAgent } from '@pm/agent';
-import { type TPortPackage, ZPortPackage } from '@pm/contracts';
+import { ENDPOINTS, type EndpointRequest, type TPortPackage, ZPortPackage } from '@pm/contracts';
 import { buildAccount, buildAgent, newUserId } from '@pm/db/testing';
 import { type GatewayNode, startGatewayNode } from '@pm/gateway';
 import { createOverrideGeo } from '@pm/gateway/geo/geo';
@@ -19,6 +19,7 @@ import { findFreeRange, type HeldPort, holdPortElsewhere } from '@pm/gateway/sto
 import { waitFor } from '@pm/testkit';
 import { createServices } from '../../index.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute } from '../../test/route.ts';
 
 let t: TestApp;
 let target: HttpTarget;
@@ -117,39 +118,29 @@ async function connectAgent(place: Place): Promise<void> {
   await agentsOnline(place);
 }
 
-const post = async (headers: Record<string, string>, url: string, payload: object) =>
-  t.portsApp!.inject({
-    method: 'POST',
-    url,
-    headers: { ...headers, 'content-type': 'application/json' },
-    payload,
-  });
-
 /** Buys the one unlimited port of `place` through the Ports API with login access. */
 async function buy(place: Place) {
   const userId = newUserId('spares');
   await buildAccount(t.db, { userId, balanceC: 10_000 });
   const headers = await t.auth(userId);
   const p = PLACES[place];
-  const offer = {
+  const offer: EndpointRequest<typeof ENDPOINTS.quotePortPrice>['body'] = {
     time_period: 1,
     traffic: { type: 'unlimit' },
     geo: { country: p.cc, state: p.reg, city: p.city, connection_type: 'both' },
     access: { type: 'auth' },
   };
-  const { price } = (await post(headers, '/price', offer)).json();
-  const res = await post(headers, '/package/create', {
-    ...offer,
-    user_id: userId,
-    price,
-    switch: { type: 'timer', timer: 5 },
+  const { price } = (await callRoute(t, ENDPOINTS.quotePortPrice, { headers, body: offer })).ok();
+  const res = await callRoute(t, ENDPOINTS.createPortPackage, {
+    headers,
+    body: { ...offer, user_id: userId, price, switch: { type: 'timer', timer: 5 } },
   });
   assert.equal(res.statusCode, 200, res.body);
   return { userId, headers, price: Number(price), pkg: ZPortPackage.parse(res.json()) };
 }
 
 async function packageOf(headers: Record<string, string>, userId: string): Promise<TPortPackage> {
-  const res = await t.portsApp!.inject({ method: 'GET', url: `/users/${userId}/packages`, headers });
+  const res = await callRoute(t, ENDPOINTS.listPortPackages, { params: { id: userId }, headers });
   return ZPortPackage.parse(res.json().packages[0]);
 }
 
@@ -284,7 +275,7 @@ describe('ports that exist', () => {
     const ended = await packageOf(headers, userId);
     assert.equal(ended.status.type, 'refunded');
     assert.deepEqual(ended.access.ports, [], 'its port is no longer its');
-    const refund = await t.portsApp!.inject({ method: 'GET', url: `/package/refund/${pkg.id}`, headers });
+    const refund = await callRoute(t, ENDPOINTS.refundPortPackage, { params: { id: pkg.id }, headers });
     assert.equal(refund.statusCode, 409, 'the customer refund finds it refunded');
     const rows = await t.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM txrecords WHERE idem_key = $1',
