@@ -23,7 +23,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/modules/payments/payments.trust.int.test.ts',
   'apps/server/src/modules/ports/ports.kernel.int.test.ts',
   'apps/server/src/modules/ports/ports.routes.int.test.ts',
-  'apps/server/src/openapi.fuzz.int.test.ts',
   'apps/server/src/platform/auth.int.test.ts',
 ]);
 

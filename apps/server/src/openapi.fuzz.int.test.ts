@@ -10,11 +10,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ZErrorBody } from '@pm/contracts';
+import { ENDPOINTS, ZErrorBody } from '@pm/contracts';
+import { cents } from '@pm/money';
 import fc from 'fast-check';
 import { createTestApp, type TestApp } from './test/app.ts';
 import { createGenerators, listOperations, type Operation } from './test/openapi-fuzz.ts';
 import { describeRequest, type FuzzRequest, probeRequests, requestArb } from './test/openapi-requests.ts';
+import { callRoute } from './test/route.ts';
 
 const TOTAL_RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -44,15 +46,14 @@ async function seed(): Promise<void> {
     [staff, staffAuth, 10],
   ];
   for (const [userId, auth, balanceC] of balances) {
-    const put = await t.app.inject({ method: 'PUT', url: '/accounts/my', headers: auth });
+    const put = await callRoute(t, ENDPOINTS.createMyAccount, { headers: auth });
     assert.equal(put.statusCode, 200, put.body);
     if (balanceC === 0) continue;
-    const patch = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${userId}`,
+    const patch = await callRoute(t, ENDPOINTS.updateAccount, {
+      params: { id: userId },
       // Staff cannot change their own balance: a second staff member seeds it.
-      headers: { ...(userId === staff ? seederAuth : staffAuth), 'content-type': 'application/json' },
-      payload: { balanceDeltaC: balanceC, reason: 'fuzz seed' },
+      headers: userId === staff ? seederAuth : staffAuth,
+      body: { balanceDeltaC: cents(balanceC), reason: 'fuzz seed' },
     });
     assert.equal(patch.statusCode, 200, patch.body);
   }
@@ -84,6 +85,7 @@ async function seed(): Promise<void> {
 before(async () => {
   t = await createTestApp('openapi_fuzz');
   await seed();
+  // raw path: the OpenAPI document is served beside the contract, not as an operation of it
   const doc = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(doc.statusCode, 200);
   ops = listOperations(doc.json());
@@ -107,6 +109,7 @@ async function inject(req: FuzzRequest) {
     timer = setTimeout(() => reject(new Error(`no answer in ${HANG_MS} ms`)), HANG_MS);
   });
   try {
+    // raw path: fuzzed requests generated from the OpenAPI document, clean and malformed
     return await Promise.race([t.app.inject(req), hang]);
   } finally {
     clearTimeout(timer);
@@ -150,6 +153,7 @@ describe('every OpenAPI operation survives generated hostile requests', () => {
       20,
       Math.min(300, Math.floor(TOTAL_RUNS / Math.max(1, ops.length * principals.length))),
     );
+    // raw path: the OpenAPI document is served beside the contract, not as an operation of it
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const gens = {
       clean: createGenerators(doc, knownIds, { dirty: false }),
