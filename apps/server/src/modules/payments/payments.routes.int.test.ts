@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZChargePage, ZCryptoCreateResponse, ZDeepCheckResponse } from '@pm/contracts';
+import { ENDPOINTS, ZChargePage, ZCryptoCreateResponse, ZDeepCheckResponse } from '@pm/contracts';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let h: PaymentsHarness;
 before(async () => {
@@ -11,19 +12,18 @@ after(async () => {
   await h?.close();
 });
 
-const post = async (url: string, headers: Record<string, string>, payload: unknown) =>
-  h.app.inject({
-    method: 'POST',
-    url,
-    headers: { ...headers, 'content-type': 'application/json' },
-    payload: payload as object,
-  });
+/** A payment operation's POST with any body: most calls here are refusals of input on purpose. */
+const post = (
+  e: typeof ENDPOINTS.createCharge | typeof ENDPOINTS.checkCharge | typeof ENDPOINTS.deepCheckPayments,
+  headers: Record<string, string>,
+  body: unknown,
+) => callRouteUnchecked(h.app, e, { headers, body });
 
 describe('payment routes', () => {
   test('POST /crypto/create: 200 with the charge; 400 naming amount or type; 403 without DEPOSIT or for another user; 401', async () => {
     const { userId } = await h.customer();
     const auth = await h.auth(userId);
-    const ok = await post('/crypto/create', auth, {
+    const ok = await post(ENDPOINTS.createCharge, auth, {
       amount: 2000,
       type: 'ltc',
       user_id: userId,
@@ -33,30 +33,34 @@ describe('payment routes', () => {
     const charge = ZCryptoCreateResponse.parse(ok.json());
     assert.match(charge.newChargeCode, /^[A-Z0-9]{12}$/);
 
-    const low = await post('/crypto/create', auth, { amount: 999, type: 'trc20usdt' });
+    const low = await post(ENDPOINTS.createCharge, auth, { amount: 999, type: 'trc20usdt' });
     assert.equal(low.statusCode, 400);
     assert.equal(low.json().field, 'amount');
     assert.match(low.json().message, /at least 1000 cents/);
-    const lowBtc = await post('/crypto/create', auth, { amount: 499, type: 'btc' });
+    const lowBtc = await post(ENDPOINTS.createCharge, auth, { amount: 499, type: 'btc' });
     assert.equal(lowBtc.json().field, 'amount');
-    assert.equal((await post('/crypto/create', auth, { amount: 500, type: 'btc' })).statusCode, 200);
-    const badType = await post('/crypto/create', auth, { amount: 2000, type: 'doge' });
+    assert.equal((await post(ENDPOINTS.createCharge, auth, { amount: 500, type: 'btc' })).statusCode, 200);
+    const badType = await post(ENDPOINTS.createCharge, auth, { amount: 2000, type: 'doge' });
     assert.equal(badType.statusCode, 400);
     assert.equal(badType.json().field, 'type');
-    const frac = await post('/crypto/create', auth, { amount: 20.5, type: 'ltc' });
+    const frac = await post(ENDPOINTS.createCharge, auth, { amount: 20.5, type: 'ltc' });
     assert.equal(frac.json().field, 'amount');
 
-    const other = await post('/crypto/create', auth, { amount: 2000, type: 'ltc', user_id: 'someone-else' });
+    const other = await post(ENDPOINTS.createCharge, auth, {
+      amount: 2000,
+      type: 'ltc',
+      user_id: 'someone-else',
+    });
     assert.equal(other.statusCode, 403);
     const review = await h.customer({ deposit: false });
-    const noDeposit = await post('/crypto/create', await h.auth(review.userId), {
+    const noDeposit = await post(ENDPOINTS.createCharge, await h.auth(review.userId), {
       amount: 2000,
       type: 'ltc',
     });
     assert.equal(noDeposit.statusCode, 403);
     assert.equal(noDeposit.json().errorCode, 'depositNotAllowed');
     assert.match(noDeposit.json().message, /under review/);
-    assert.equal((await post('/crypto/create', {}, { amount: 2000, type: 'ltc' })).statusCode, 401);
+    assert.equal((await post(ENDPOINTS.createCharge, {}, { amount: 2000, type: 'ltc' })).statusCode, 401);
   });
 
   test('a stale rate answers 503 rateUnavailable and creates nothing', async () => {
@@ -65,7 +69,7 @@ describe('payment routes', () => {
     h.ticker.setOutage('coinbase', true);
     h.clock.advance(10 * 60_000);
     try {
-      const res = await post('/crypto/create', await h.auth(userId), { amount: 2000, type: 'btc' });
+      const res = await post(ENDPOINTS.createCharge, await h.auth(userId), { amount: 2000, type: 'btc' });
       assert.equal(res.statusCode, 503);
       assert.equal(res.json().errorCode, 'rateUnavailable');
       const n = await h.db.query<{ n: string }>(
@@ -83,14 +87,13 @@ describe('payment routes', () => {
     const { userId } = await h.customer();
     const auth = await h.auth(userId);
     const charge = ZCryptoCreateResponse.parse(
-      (await post('/crypto/create', auth, { amount: 1000, type: 'trc20usdt' })).json(),
+      (await post(ENDPOINTS.createCharge, auth, { amount: 1000, type: 'trc20usdt' })).json(),
     );
-    const check = await post('/crypto/check', auth, { uid: charge.uid });
+    const check = await post(ENDPOINTS.checkCharge, auth, { uid: charge.uid });
     assert.equal(check.statusCode, 200, check.body);
     assert.equal(check.json().status, 'new');
-    const byCode = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/charges/${charge.newChargeCode}`,
+    const byCode = await callRoute(h.app, ENDPOINTS.getChargePage, {
+      params: { code: charge.newChargeCode },
       headers: auth,
     });
     assert.equal(byCode.statusCode, 200);
@@ -101,21 +104,23 @@ describe('payment routes', () => {
     assert.equal(p.bonusType, 0);
 
     const stranger = await h.auth((await h.customer()).userId);
-    assert.equal((await post('/crypto/check', stranger, { uid: charge.uid })).statusCode, 404);
-    const hidden = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/charges/${charge.newChargeCode}`,
+    assert.equal((await post(ENDPOINTS.checkCharge, stranger, { uid: charge.uid })).statusCode, 404);
+    const hidden = await callRoute(h.app, ENDPOINTS.getChargePage, {
+      params: { code: charge.newChargeCode },
       headers: stranger,
     });
     assert.equal(hidden.statusCode, 404);
     assert.equal(
-      (await post('/crypto/check', await h.staffAuth('staff-reader'), { uid: charge.uid })).statusCode,
+      (await post(ENDPOINTS.checkCharge, await h.staffAuth('staff-reader'), { uid: charge.uid })).statusCode,
       200,
     );
-    const badUid = await post('/crypto/check', auth, { uid: 'nope' });
+    const badUid = await post(ENDPOINTS.checkCharge, auth, { uid: 'nope' });
     assert.equal(badUid.statusCode, 400);
     assert.equal(badUid.json().field, 'uid');
-    const badCode = await h.app.inject({ method: 'GET', url: '/crypto/charges/lower-case', headers: auth });
+    const badCode = await callRouteUnchecked(h.app, ENDPOINTS.getChargePage, {
+      params: { code: 'lower-case' },
+      headers: auth,
+    });
     assert.equal(badCode.statusCode, 400);
     assert.equal(badCode.json().field, 'code');
   });
@@ -125,19 +130,19 @@ describe('payment routes', () => {
     const auth = await h.auth(userId);
     const staff = await h.staffAuth('staff-deep');
     const charge = ZCryptoCreateResponse.parse(
-      (await post('/crypto/create', auth, { amount: 500, type: 'btc' })).json(),
+      (await post(ENDPOINTS.createCharge, auth, { amount: 500, type: 'btc' })).json(),
     );
     h.chain.pay('btc', charge.address, charge.amount, 1);
 
-    assert.equal((await post('/crypto/deep-check/', auth, { uid: charge.uid })).statusCode, 403);
-    const none = await post('/crypto/deep-check/', staff, {});
+    assert.equal((await post(ENDPOINTS.deepCheckPayments, auth, { uid: charge.uid })).statusCode, 403);
+    const none = await post(ENDPOINTS.deepCheckPayments, staff, {});
     assert.equal(none.statusCode, 400);
     assert.equal(none.json().field, 'uid');
-    const txOnly = await post('/crypto/deep-check/', staff, { txid: 'a'.repeat(64) });
+    const txOnly = await post(ENDPOINTS.deepCheckPayments, staff, { txid: 'a'.repeat(64) });
     assert.equal(txOnly.json().field, 'type');
-    const missing = await post('/crypto/deep-check/', staff, { txid: 'a'.repeat(64), type: 'btc' });
+    const missing = await post(ENDPOINTS.deepCheckPayments, staff, { txid: 'a'.repeat(64), type: 'btc' });
     assert.equal(missing.statusCode, 404);
-    const res = await post('/crypto/deep-check/', staff, { user_id: userId, type: 'btc' });
+    const res = await post(ENDPOINTS.deepCheckPayments, staff, { user_id: userId, type: 'btc' });
     assert.equal(res.statusCode, 200, res.body);
     const body = ZDeepCheckResponse.parse(res.json());
     assert.equal(body.credited.length, 1);
@@ -148,32 +153,30 @@ describe('payment routes', () => {
     );
     assert.deepEqual(audit, [{ actor_id: 'staff-deep', target_id: userId }], 'the staff caller is the actor');
 
-    const list = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/transactions?user_id=${userId}`,
+    const list = await callRoute(h.app, ENDPOINTS.listCryptoTransactions, {
+      query: { user_id: userId },
       headers: staff,
     });
     assert.equal(list.statusCode, 200, list.body);
     assert.equal(list.json().total, 1);
     assert.equal(list.json().transactions[0].uid, charge.uid);
     assert.equal(list.json().transactions[0].state, 'credited');
-    const customerList = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/transactions?user_id=${userId}`,
+    const customerList = await callRoute(h.app, ENDPOINTS.listCryptoTransactions, {
+      query: { user_id: userId },
       headers: auth,
     });
     assert.equal(customerList.statusCode, 403);
-    const noUser = await h.app.inject({ method: 'GET', url: '/crypto/transactions', headers: staff });
+    const noUser = await callRouteUnchecked(h.app, ENDPOINTS.listCryptoTransactions, { headers: staff });
     assert.equal(noUser.statusCode, 400);
     assert.equal(noUser.json().field, 'user_id');
   });
 
   test('GET /referral: the code and invite link; 401 without a token', async () => {
     const { userId, refcode } = await h.customer();
-    const res = await h.app.inject({ method: 'GET', url: '/referral', headers: await h.auth(userId) });
+    const res = await callRoute(h.app, ENDPOINTS.getReferralInfo, { headers: await h.auth(userId) });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().refcode, refcode);
     assert.equal(res.json().firstLoadPct, 10);
-    assert.equal((await h.app.inject({ method: 'GET', url: '/referral' })).statusCode, 401);
+    assert.equal((await callRoute(h.app, ENDPOINTS.getReferralInfo)).statusCode, 401);
   });
 });
