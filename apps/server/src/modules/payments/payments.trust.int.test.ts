@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import { newUserId } from '@pm/db/testing';
 import { cents } from '@pm/money';
 import { METRICS_AUTH } from '../../test/app.ts';
 import { createPaymentsHarness, type PaymentsHarness } from '../../test/payments.ts';
+import { callRoute } from '../../test/route.ts';
 
 let h: PaymentsHarness;
 before(async () => {
@@ -110,9 +112,8 @@ describe('the charge cap and held credits', () => {
     h.chain.pay('ltc', c.address, '11.9047619', 2); // 100x the 0.11904762 LTC due
     await watch();
     assert.equal(await h.balance(userId), 0);
-    const list = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/held?user_id=${userId}`,
+    const list = await callRoute(h.app, ENDPOINTS.listHeldCredits, {
+      query: { user_id: userId },
       headers: await h.staffAuth(staff),
     });
     assert.equal(list.statusCode, 200, list.body);
@@ -120,19 +121,14 @@ describe('the charge cap and held credits', () => {
     assert.equal(held.reason, 'outputOverCap');
     assert.equal(held.amountUsd, 99_999);
     assert.equal(held.state, 'held');
-    const asCustomer = await h.app.inject({
-      method: 'GET',
-      url: '/crypto/held',
-      headers: await h.auth(userId),
-    });
+    const asCustomer = await callRoute(h.app, ENDPOINTS.listHeldCredits, { headers: await h.auth(userId) });
     assert.equal(asCustomer.statusCode, 403);
     const staffHeaders = await h.staffAuth(staff);
     const release = () =>
-      h.app.inject({
-        method: 'POST',
-        url: `/crypto/held/${held.id}/release`,
+      callRoute(h.app, ENDPOINTS.releaseHeldCredit, {
+        params: { id: held.id },
         headers: staffHeaders,
-        payload: { note: 'customer confirmed the amount by ticket #12' },
+        body: { note: 'customer confirmed the amount by ticket #12' },
       });
     const first = await release();
     assert.equal(first.statusCode, 200, first.body);
@@ -158,9 +154,8 @@ describe('the charge cap and held credits', () => {
     h.chain.ledger.mine('ltc', 2);
     await watch();
     assert.equal(await h.balance(userId), 10_000);
-    const list = await h.app.inject({
-      method: 'GET',
-      url: `/crypto/held?user_id=${userId}&state=held`,
+    const list = await callRoute(h.app, ENDPOINTS.listHeldCredits, {
+      query: { user_id: userId, state: 'held' },
       headers: await h.staffAuth(staff),
     });
     const items = list.json().items as { id: number; amountUsd: number; reason: string }[];
@@ -174,11 +169,10 @@ describe('the charge cap and held credits', () => {
       'no staff member decides a held credit of their own account',
     );
     for (const x of items) {
-      const r = await h.app.inject({
-        method: 'POST',
-        url: `/crypto/held/${x.id}/return`,
+      const r = await callRoute(h.app, ENDPOINTS.returnHeldCredit, {
+        params: { id: x.id },
         headers: await h.staffAuth(staff),
-        payload: { note: 'sent back to the customer' },
+        body: { note: 'sent back to the customer' },
       });
       assert.equal(r.statusCode, 200, r.body);
     }
@@ -195,8 +189,8 @@ describe('open charges and polling', () => {
   test('hostile: at most 3 open charges per customer (429); the same amount answers the open one', async () => {
     const { userId } = await h.customer();
     const headers = await h.auth(userId);
-    const post = (amount: number, type = 'ltc') =>
-      h.app.inject({ method: 'POST', url: '/crypto/create', headers, payload: { amount, type } });
+    const post = (amount: number, type: 'ltc' | 'trc20usdt' | 'btc' = 'ltc') =>
+      callRoute(h.app, ENDPOINTS.createCharge, { headers, body: { amount, type } });
     for (const [amount, type] of [
       [500, 'ltc'],
       [600, 'ltc'],
@@ -243,6 +237,7 @@ describe('address reuse', () => {
     h.chain.pay('ltc', c.address, c.amount, 2);
     await watch();
     assert.equal((await page(userId, c.uid)).creditedUsd, 2500);
+    // raw path: /metrics is the Prometheus scrape, outside the contract
     const metrics = await h.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.match(metrics.body, /payments_address_gap_max\{currency="ltc"\} \d+/);
   });
