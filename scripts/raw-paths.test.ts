@@ -16,7 +16,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 const NOT_YET_CONVERTED = new Set([
   'apps/server/src/app.int.test.ts',
-  'apps/server/src/index.int.test.ts',
   'apps/server/src/modules/accounts/accounts.routes.int.test.ts',
   'apps/server/src/modules/apikeys/publicapi.int.test.ts',
   'apps/server/src/modules/ports/ports.kernel.int.test.ts',

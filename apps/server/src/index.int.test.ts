@@ -59,11 +59,13 @@ describe('start()', () => {
     });
     try {
       assert.match(server.apiUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
+      // raw path: /readyz is outside the contract, on the real listener the entry point opens
       const health = await fetch(`${server.apiUrl}/readyz`, { signal: AbortSignal.timeout(5000) });
       assert.deepEqual(await health.json(), { status: 'ok' });
       const page = await fetch(`${server.webUrl}/my/history`, { signal: AbortSignal.timeout(5000) });
       assert.equal(await page.text(), INDEX);
       // The issuer is unreachable: the API says so with a 503, not a 401 or a 500.
+      // raw path: the real listener the entry point opens, with a token that is not a JWT
       const me = await fetch(`${server.apiUrl}/accounts/my`, {
         headers: { authorization: 'Bearer a.b.c' },
         signal: AbortSignal.timeout(10_000),
@@ -72,6 +74,7 @@ describe('start()', () => {
     } finally {
       await server.close();
     }
+    // raw path: /healthz is outside the contract; the closed listener must refuse it
     await assert.rejects(fetch(`${server.apiUrl}/healthz`, { signal: AbortSignal.timeout(2000) }));
   });
 
@@ -80,6 +83,7 @@ describe('start()', () => {
     try {
       assert.match(server.portsUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.notEqual(server.portsUrl, server.apiUrl);
+      // raw path: the Ports API's real listener the entry point opens, not an injected app
       const rotate = await fetch(`${server.portsUrl}/port/change/ip/30000/nokey`, {
         signal: AbortSignal.timeout(5000),
       });
@@ -89,6 +93,7 @@ describe('start()', () => {
         'Port not found',
         'the ports route answered',
       );
+      // raw path: a Ports API path on the market listener on purpose: it must not be there
       const onMarket = await fetch(`${server.apiUrl}/port/change/ip/30000/nokey`, {
         signal: AbortSignal.timeout(5000),
       });
@@ -137,6 +142,7 @@ describe('start()', () => {
   test('both roles by default: the API answers while workers run', async () => {
     const server = await startOnLoopback();
     try {
+      // raw path: /healthz is outside the contract, on the real listener the entry point opens
       const health = await fetch(`${server.apiUrl}/healthz`, { signal: AbortSignal.timeout(5000) });
       assert.equal(health.status, 200);
     } finally {
