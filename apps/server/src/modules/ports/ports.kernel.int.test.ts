@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BYTES_PER_GB, ZPortPackage, ZPortPackages } from '@pm/contracts';
+import { BYTES_PER_GB, ENDPOINTS, type TPortPackage, ZPortPackage, ZPortPackages } from '@pm/contracts';
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { compose } from '../../compose.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type SimulatedPackageNode, simulatePackageNode } from '../../test/package-node.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 const MiB = 1024 * 1024;
 let t: TestApp;
@@ -59,22 +60,29 @@ const request = (c: Customer, over: Record<string, unknown> = {}) => ({
   switch: { type: 'timer', timer: 5 },
   ...over,
 });
-const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
-  t.portsApp!.inject({
-    method,
-    url,
-    headers: payload ? { ...headers, 'content-type': 'application/json' } : headers,
-    ...(payload ? { payload } : {}),
+/** `POST /package/create` with `request`'s loose body: the tests vary it field by field. */
+const create = (headers: Record<string, string>, body: ReturnType<typeof request>) =>
+  callRouteUnchecked(t, ENDPOINTS.createPortPackage, { headers, body });
+/** The rotation link as the package shows it (its key may be absent: sent as written). */
+const rotate = (pkg: TPortPackage) =>
+  callRouteUnchecked(t, ENDPOINTS.rotatePortIp, {
+    params: { port: pkg.access.ports[0]!, key: String(pkg.switch.api_key) },
   });
 async function buy(c: Customer, over: Record<string, unknown> = {}) {
-  const res = await call('POST', '/package/create', c.headers, request(c, over));
+  const res = await create(c.headers, request(c, over));
   assert.equal(res.statusCode, 200, res.body);
   return ZPortPackage.parse(res.json());
 }
 const refund = (c: Customer, id: string, key?: string) =>
-  call('GET', `/package/refund/${id}`, key ? { ...c.headers, 'idempotency-key': key } : c.headers);
+  callRoute(t, ENDPOINTS.refundPortPackage, {
+    params: { id },
+    headers: key ? { ...c.headers, 'idempotency-key': key } : c.headers,
+  });
 const reactivate = (c: Customer, id: string, key?: string) =>
-  call('GET', `/package/reactivate/${id}`, key ? { ...c.headers, 'idempotency-key': key } : c.headers);
+  callRoute(t, ENDPOINTS.reactivatePortPackage, {
+    params: { id },
+    headers: key ? { ...c.headers, 'idempotency-key': key } : c.headers,
+  });
 async function balanceOf(userId: string): Promise<number> {
   const rows = await t.db.query<{ b: string }>('SELECT balance_c AS b FROM accounts WHERE user_id = $1', [
     userId,
@@ -108,7 +116,9 @@ describe('refunds decided on exact counters', () => {
     assert.equal(res.json().errorCode, 'notRefundable');
     assert.equal(await balanceOf(c.userId), 610, 'nothing refunded');
     const [row] = ZPortPackages.parse(
-      (await call('GET', `/users/${c.userId}/packages`, c.headers)).json(),
+      (
+        await callRoute(t, ENDPOINTS.listPortPackages, { params: { id: c.userId }, headers: c.headers })
+      ).json(),
     ).packages;
     assert.equal(row?.stats.download, 200 * MiB, 'the node flushed before the decision');
     assert.equal(row?.status.type, 'active');
@@ -181,9 +191,9 @@ describe('Idempotency-Key through the sale kernel', () => {
   test('a purchase key answers only the same whole request', async () => {
     const c = await customer(10_000);
     const headers = { ...c.headers, 'idempotency-key': 'buy-1' };
-    const first = await call('POST', '/package/create', headers, request(c));
+    const first = await create(headers, request(c));
     assert.equal(first.statusCode, 200, first.body);
-    const same = await call('POST', '/package/create', headers, request(c));
+    const same = await create(headers, request(c));
     assert.equal(same.json().id, first.json().id);
     for (const other of [
       { geo: { country: 'US', state: 'New York', city: 'Buffalo', connection_type: 'both' } },
@@ -193,7 +203,7 @@ describe('Idempotency-Key through the sale kernel', () => {
       { switch: { type: 'timer', timer: 10 } },
       { time_period: 7, price: 455 },
     ]) {
-      const res = await call('POST', '/package/create', headers, request(c, other));
+      const res = await create(headers, request(c, other));
       assert.equal(res.statusCode, 409, JSON.stringify(other));
       assert.equal(res.json().errorCode, 'idempotencyKeyReused', JSON.stringify(other));
     }
@@ -248,18 +258,14 @@ describe('rules that pay out or route', () => {
     const second = await buy(c);
     await suspend(second.id);
     await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [c.userId]);
-    const refusals = [
-      await call('POST', '/package/create', c.headers, request(c)),
-      await reactivate(c, second.id),
-      await call('GET', `/port/change/ip/${pkg.access.ports[0]}/${pkg.switch.api_key}`, {}),
-    ];
+    const refusals = [await create(c.headers, request(c)), await reactivate(c, second.id), await rotate(pkg)];
     for (const res of refusals) {
       assert.equal(res.statusCode, 403, res.body);
       assert.equal(res.json().errorCode, 'accountBlocked');
     }
     assert.equal(await balanceOf(c.userId), 5000 - 2 * 390);
     await t.db.query('UPDATE accounts SET blocked = false WHERE user_id = $1', [c.userId]);
-    const rotated = await call('GET', `/port/change/ip/${pkg.access.ports[0]}/${pkg.switch.api_key}`, {});
+    const rotated = await rotate(pkg);
     assert.equal(rotated.statusCode, 200, rotated.body);
   });
 
