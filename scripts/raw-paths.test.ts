@@ -19,7 +19,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/modules/accounts/accounts.routes.int.test.ts',
   'apps/server/src/modules/apikeys/publicapi.int.test.ts',
   'apps/server/src/modules/ports/ports.routes.int.test.ts',
-  'apps/server/src/platform/auth.int.test.ts',
 ]);
 
 const calls = repoRawCalls(root, ['apps', 'packages', 'scripts']);

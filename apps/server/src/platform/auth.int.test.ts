@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AppError } from '@pm/contracts';
+import { AppError, ENDPOINTS, type Endpoint } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import { waitFor } from '@pm/testkit';
 import { createTestApp, TEST_AUDIENCE, type TestApp } from '../test/app.ts';
 import { startTestIssuer } from '../test/issuer.ts';
+import { callRoute, callRouteUnchecked, type UncheckedCall } from '../test/route.ts';
 import { createTokenVerifier } from './auth.ts';
 
 let t: TestApp;
@@ -18,7 +19,7 @@ after(async () => {
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const getMy = (authorization?: string) =>
-  t.app.inject({ method: 'GET', url: '/accounts/my', headers: authorization ? { authorization } : {} });
+  callRoute(t, ENDPOINTS.getMyAccount, { headers: authorization ? { authorization } : {} });
 
 async function assert401(authorization: string | undefined, why: string) {
   const res = await getMy(authorization);
@@ -96,11 +97,11 @@ describe('blocked accounts', () => {
   test('a blocked user is refused within 5 seconds of the block, and back after unblocking', async () => {
     const { userId } = await buildAccount(t.db);
     const headers = await t.auth(userId);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/accounts/my', headers })).statusCode, 200);
+    assert.equal((await callRoute(t, ENDPOINTS.getMyAccount, { headers })).statusCode, 200);
     await t.db.query('UPDATE accounts SET blocked = true WHERE user_id = $1', [userId]);
     const res = await waitFor(
       async () => {
-        const r = await t.app.inject({ method: 'GET', url: '/txrecords', headers });
+        const r = await callRoute(t, ENDPOINTS.listTxRecords, { headers });
         return r.statusCode !== 200 && r;
       },
       { timeoutMs: 5000, intervalMs: 100, what: 'refused after the block' },
@@ -112,7 +113,7 @@ describe('blocked accounts', () => {
     );
 
     await t.db.query('UPDATE accounts SET blocked = false WHERE user_id = $1', [userId]);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/accounts/my', headers })).statusCode, 200);
+    assert.equal((await callRoute(t, ENDPOINTS.getMyAccount, { headers })).statusCode, 200);
   });
 });
 
@@ -122,37 +123,35 @@ describe('staff routes', () => {
     const me = await buildAccount(t.db);
     for (const permissions of [[], ['read:users'], ['update:accounts'], ['DEPOSIT']]) {
       const headers = await t.auth(me.userId, permissions);
-      const calls = [
-        { method: 'GET' as const, url: `/accounts/${target.userId}` },
-        { method: 'PATCH' as const, url: `/accounts/${target.userId}`, payload: { balanceDeltaC: 100 } },
-        {
-          method: 'PATCH' as const,
-          url: `/accounts/${target.userId}`,
-          payload: { permissions: { add: ['DEPOSIT'] } },
-        },
-        { method: 'GET' as const, url: `/txrecords?uid=${target.userId}` },
+      const id = { id: target.userId };
+      const lease = { id: 'abcd-1234' };
+      // Refused before their input is read: some parts are left incomplete (callRouteUnchecked).
+      const calls: [Endpoint, UncheckedCall][] = [
+        [ENDPOINTS.getAccount, { params: id }],
+        [ENDPOINTS.updateAccount, { params: id, body: { balanceDeltaC: 100 } }],
+        [ENDPOINTS.updateAccount, { params: id, body: { permissions: { add: ['DEPOSIT'] } } }],
+        [ENDPOINTS.listTxRecords, { query: { uid: target.userId } }],
         // The admin area's staff routes (issue 26).
-        { method: 'GET' as const, url: '/leases/abcd-1234' },
-        { method: 'GET' as const, url: `/admin/leases?uid=${target.userId}` },
-        { method: 'POST' as const, url: '/admin/leases/abcd-1234/credit', payload: {} },
-        { method: 'POST' as const, url: '/admin/leases/abcd-1234/refund' },
-        { method: 'GET' as const, url: `/crypto/transactions?user_id=${target.userId}` },
-        { method: 'POST' as const, url: '/crypto/deep-check/', payload: { user_id: target.userId } },
-        { method: 'GET' as const, url: '/crypto/held' },
-        { method: 'POST' as const, url: '/crypto/held/1/release', payload: { note: 'x' } },
-        { method: 'POST' as const, url: '/crypto/held/1/return', payload: { note: 'x' } },
-        { method: 'GET' as const, url: '/crypto/vanished' },
-        { method: 'GET' as const, url: '/admin/audit' },
+        [ENDPOINTS.getAdminLease, { params: lease }],
+        [ENDPOINTS.findAdminLeases, { query: { uid: target.userId } }],
+        [ENDPOINTS.creditLease, { params: lease, body: {} }],
+        [ENDPOINTS.staffRefundLease, { params: lease }],
+        [ENDPOINTS.listCryptoTransactions, { query: { user_id: target.userId } }],
+        [ENDPOINTS.deepCheckPayments, { body: { user_id: target.userId } }],
+        [ENDPOINTS.listHeldCredits, {}],
+        [ENDPOINTS.releaseHeldCredit, { params: { id: 1 }, body: { note: 'x' } }],
+        [ENDPOINTS.returnHeldCredit, { params: { id: 1 }, body: { note: 'x' } }],
+        [ENDPOINTS.listVanishedPayments, {}],
+        [ENDPOINTS.listAuditEntries, {}],
       ];
-      for (const call of calls) {
-        const res = await t.app.inject({ ...call, headers });
-        assert.equal(res.statusCode, 403, `${call.method} ${call.url} with [${permissions}]: ${res.body}`);
+      for (const [e, call] of calls) {
+        const res = await callRouteUnchecked(t, e, { ...call, headers });
+        assert.equal(res.statusCode, 403, `${e.operationId} with [${permissions}]: ${res.body}`);
         assert.equal(res.json().error, 'FORBIDDEN');
       }
     }
-    const after = await t.app.inject({
-      method: 'GET',
-      url: `/accounts/${target.userId}`,
+    const after = await callRoute(t, ENDPOINTS.getAccount, {
+      params: { id: target.userId },
       headers: await t.staffAuth(me.userId),
     });
     assert.equal(after.json().balanceC, 0);
@@ -280,25 +279,22 @@ describe('tokens end with the account (issue 37 item 5)', () => {
     await buildAccount(p.db, { userId });
     const old = await p.issuer.sign(userId);
     const market = (token: string) =>
-      p.app.inject({ method: 'GET', url: '/accounts/my', headers: { authorization: `Bearer ${token}` } });
+      callRoute(p, ENDPOINTS.getMyAccount, { headers: { authorization: `Bearer ${token}` } });
     const ports = (token: string) =>
-      p.portsApp!.inject({
-        method: 'GET',
-        url: `/users/${userId}/packages`,
+      callRoute(p, ENDPOINTS.listPortPackages, {
+        params: { id: userId },
         headers: { authorization: `Bearer ${token}` },
       });
     assert.equal((await market(old)).statusCode, 200);
     assert.equal((await ports(old)).statusCode, 200);
-    const created = await p.app.inject({
-      method: 'POST',
-      url: '/apikeys',
-      headers: { authorization: `Bearer ${old}`, 'content-type': 'application/json' },
-      payload: { name: 'script' },
+    const created = await callRoute(p, ENDPOINTS.createApiKey, {
+      headers: { authorization: `Bearer ${old}` },
+      body: { name: 'script' },
     });
     assert.equal(created.statusCode, 201, created.body);
     const key = (created.json() as { key: string }).key;
     const viaKey = () =>
-      p.app.inject({ method: 'GET', url: '/api/leases', headers: { authorization: `Bearer ${key}` } });
+      callRoute(p, ENDPOINTS.listLeases, { headers: { authorization: `Bearer ${key}` }, publicApi: true });
 
     // What the identity host writes on a password change, reset, block or two-factor change.
     await p.db.query(`UPDATE accounts SET tokens_valid_after = to_timestamp($2) WHERE user_id = $1`, [
