@@ -18,7 +18,6 @@ const NOT_YET_CONVERTED = new Set([
   'apps/server/src/app.int.test.ts',
   'apps/server/src/modules/accounts/accounts.routes.int.test.ts',
   'apps/server/src/modules/apikeys/publicapi.int.test.ts',
-  'apps/server/src/modules/ports/ports.routes.int.test.ts',
 ]);
 
 const calls = repoRawCalls(root, ['apps', 'packages', 'scripts']);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZPortPackage, ZPortPackages } from '@pm/contracts';
+import { ENDPOINTS, type Endpoint, ZPortPackage, ZPortPackages } from '@pm/contracts';
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type SimulatedPackageNode, simulatePackageNode } from '../../test/package-node.ts';
+import { callRoute, callRouteUnchecked, type UncheckedCall } from '../../test/route.ts';
 
 let t: TestApp;
 let clock = Date.now();
@@ -39,7 +40,6 @@ after(async () => {
   await t?.close();
 });
 
-const ports = () => t.portsApp!;
 async function customer(balanceC: number) {
   const userId = newUserId();
   await buildAccount(t.db, { userId, balanceC });
@@ -55,15 +55,16 @@ const nyRequest = (userId: string, price: number, over: Record<string, unknown> 
   switch: { type: 'timer', timer: 5 },
   ...over,
 });
-const post = (url: string, headers: Record<string, string>, payload: object) =>
-  ports().inject({
-    method: 'POST',
-    url,
-    headers: { ...headers, 'content-type': 'application/json' },
-    payload,
-  });
-const get = (url: string, headers: Record<string, string> = {}) =>
-  ports().inject({ method: 'GET', url, headers });
+/** A Ports API POST with any body: the tests vary requests field by field, refused ones too. */
+const post = (e: Endpoint, headers: Record<string, string>, body: unknown) =>
+  callRouteUnchecked(t, e, { headers, body });
+/** A Ports API GET by its operation, its path parameters as the test writes them. */
+const get = (
+  e: Endpoint,
+  params: UncheckedCall['params'],
+  headers: Record<string, string> = {},
+  query?: UncheckedCall['query'],
+) => callRouteUnchecked(t, e, { params, headers, query });
 async function balanceOf(userId: string): Promise<number> {
   const rows = await t.db.query<{ b: string }>('SELECT balance_c AS b FROM accounts WHERE user_id = $1', [
     userId,
@@ -84,14 +85,14 @@ async function buy(
 ) {
   const body = nyRequest(c.userId, 0, over);
   const price = (
-    await post('/price', c.headers, {
+    await post(ENDPOINTS.quotePortPrice, c.headers, {
       time_period: body.time_period,
       traffic: body.traffic,
       geo: body.geo,
       access: body.access,
     })
   ).json().price;
-  const res = await post('/package/create', c.headers, { ...body, price });
+  const res = await post(ENDPOINTS.createPortPackage, c.headers, { ...body, price });
   assert.equal(res.statusCode, 200, res.body);
   return ZPortPackage.parse(res.json());
 }
@@ -101,7 +102,7 @@ describe('POST /price', () => {
     const c = await customer(0);
     const price = async (over: Record<string, unknown>) => {
       const b = nyRequest(c.userId, 0, over);
-      const res = await post('/price', c.headers, {
+      const res = await post(ENDPOINTS.quotePortPrice, c.headers, {
         time_period: b.time_period,
         traffic: b.traffic,
         geo: b.geo,
@@ -133,7 +134,7 @@ describe('POST /price', () => {
       { access: { type: 'auth', port_amount: 150 } },
     ]) {
       const b = nyRequest(c.userId, 0, bad);
-      const res = await post('/price', c.headers, {
+      const res = await post(ENDPOINTS.quotePortPrice, c.headers, {
         time_period: b.time_period,
         traffic: b.traffic,
         geo: b.geo,
@@ -148,7 +149,7 @@ describe('POST /price', () => {
         );
       }
     }
-    assert.equal((await post('/price', {}, { time_period: 1 })).statusCode, 401);
+    assert.equal((await post(ENDPOINTS.quotePortPrice, {}, { time_period: 1 })).statusCode, 401);
   });
 });
 
@@ -169,7 +170,9 @@ describe('POST /package/create', () => {
       traffic: { type: 'limit', amount: 1 },
     });
     assert.equal(cell.access.port_service_ip, '198.51.100.2');
-    const list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    const list = ZPortPackages.parse(
+      (await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json(),
+    );
     assert.deepEqual(
       list.packages.map((p) => p.id),
       [cell.id, pkg.id],
@@ -185,31 +188,33 @@ describe('POST /package/create', () => {
       pkg.id,
       pkg.access.ports[0],
     ]);
-    const again = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    const again = ZPortPackages.parse(
+      (await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json(),
+    );
     assert.deepEqual(again.packages[1]?.exits, [{ port: pkg.access.ports[0], ip: agent[0]!.ip }]);
   });
 
   test('refusals: stale price 409 priceChanged, short balance 402, no exits 409, another user_id 403', async () => {
     const c = await customer(100);
-    let res = await post('/package/create', c.headers, nyRequest(c.userId, 1));
+    let res = await post(ENDPOINTS.createPortPackage, c.headers, nyRequest(c.userId, 1));
     assert.equal(res.statusCode, 409);
     assert.equal(res.json().errorCode, 'priceChanged');
     assert.equal(res.json().price, 390);
-    res = await post('/package/create', c.headers, nyRequest(c.userId, 390));
+    res = await post(ENDPOINTS.createPortPackage, c.headers, nyRequest(c.userId, 390));
     assert.equal(res.statusCode, 402);
     assert.equal(res.json().errorCode, 'notEnoughFunds');
     const rich = await customer(100_000);
     res = await post(
-      '/package/create',
+      ENDPOINTS.createPortPackage,
       rich.headers,
       nyRequest(rich.userId, 300, { geo: { country: 'DE', connection_type: 'both' } }),
     );
     assert.equal(res.statusCode, 409, res.body);
     assert.equal(res.json().errorCode, 'noExits');
-    res = await post('/package/create', rich.headers, nyRequest(c.userId, 390));
+    res = await post(ENDPOINTS.createPortPackage, rich.headers, nyRequest(c.userId, 390));
     assert.equal(res.statusCode, 403);
     res = await post(
-      '/package/create',
+      ENDPOINTS.createPortPackage,
       rich.headers,
       nyRequest(rich.userId, 390, { access: { type: 'whitelist', whitelist_ips: '1.2.3.4, 300.1.1.1' } }),
     );
@@ -217,7 +222,7 @@ describe('POST /package/create', () => {
     assert.equal(await balanceOf(c.userId), 100);
     assert.equal(await balanceOf(rich.userId), 100_000);
     assert.equal(
-      (await get(`/users/${rich.userId}/packages`, c.headers)).statusCode,
+      (await get(ENDPOINTS.listPortPackages, { id: rich.userId }, c.headers)).statusCode,
       403,
       "another customer's list",
     );
@@ -229,7 +234,7 @@ describe('Idempotency-Key on POST /package/create', () => {
     const c = await customer(1000);
     const headers = { ...c.headers, 'idempotency-key': 'click-1' };
     const twins = await Promise.all(
-      Array.from({ length: 5 }, () => post('/package/create', headers, nyRequest(c.userId, 390))),
+      Array.from({ length: 5 }, () => post(ENDPOINTS.createPortPackage, headers, nyRequest(c.userId, 390))),
     );
     assert.deepEqual(
       twins.map((r) => r.statusCode),
@@ -238,13 +243,19 @@ describe('Idempotency-Key on POST /package/create', () => {
     assert.equal(new Set(twins.map((r) => r.json().id)).size, 1, 'one package');
     assert.equal(await balanceOf(c.userId), 610, 'charged once');
     await assertBooksBalanced(c.userId);
-    const again = await post('/package/create', headers, nyRequest(c.userId, 390));
+    const again = await post(ENDPOINTS.createPortPackage, headers, nyRequest(c.userId, 390));
     assert.equal(again.json().id, twins[0]!.json().id, 'a retry answers the same package');
-    const other = await post('/package/create', headers, nyRequest(c.userId, 455, { time_period: 7 }));
+    const other = await post(
+      ENDPOINTS.createPortPackage,
+      headers,
+      nyRequest(c.userId, 455, { time_period: 7 }),
+    );
     assert.equal(other.statusCode, 409);
     assert.equal(other.json().errorCode, 'idempotencyKeyReused');
     assert.equal(await balanceOf(c.userId), 610);
-    const list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    const list = ZPortPackages.parse(
+      (await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json(),
+    );
     assert.equal(list.packages.length, 1);
   });
 });
@@ -254,7 +265,7 @@ describe('access, refund, reactivate', () => {
     const c = await customer(100_000);
     const other = await customer(0);
     const pkg = await buy(c);
-    let res = await post('/port/update/whitelist', c.headers, {
+    let res = await post(ENDPOINTS.updatePortWhitelist, c.headers, {
       package_id: pkg.id,
       whitelist_ips: '203.0.113.5, 203.0.113.6',
     });
@@ -263,7 +274,7 @@ describe('access, refund, reactivate', () => {
     assert.deepEqual(res.json().access.whitelist_ips, ['203.0.113.5', '203.0.113.6']);
     assert.equal(
       (
-        await post('/port/update/whitelist', other.headers, {
+        await post(ENDPOINTS.updatePortWhitelist, other.headers, {
           package_id: pkg.id,
           whitelist_ips: '203.0.113.7',
         })
@@ -271,23 +282,24 @@ describe('access, refund, reactivate', () => {
       404,
     );
     assert.equal(
-      (await post('/port/update/whitelist', c.headers, { package_id: pkg.id, whitelist_ips: '' })).statusCode,
+      (await post(ENDPOINTS.updatePortWhitelist, c.headers, { package_id: pkg.id, whitelist_ips: '' }))
+        .statusCode,
       400,
     );
     const many = Array.from({ length: 21 }, (_, i) => `203.0.113.${i + 1}`);
     assert.equal(
-      (await post('/port/update/whitelist', c.headers, { package_id: pkg.id, whitelist_ips: many }))
+      (await post(ENDPOINTS.updatePortWhitelist, c.headers, { package_id: pkg.id, whitelist_ips: many }))
         .statusCode,
       400,
     );
-    res = await get(`/port/update/auth/${pkg.id}`, c.headers);
+    res = await get(ENDPOINTS.switchPortToLogin, { id: pkg.id }, c.headers);
     assert.equal(res.json().access.type, 'auth');
-    assert.equal((await get(`/port/update/auth/${pkg.id}`, other.headers)).statusCode, 404);
+    assert.equal((await get(ENDPOINTS.switchPortToLogin, { id: pkg.id }, other.headers)).statusCode, 404);
     const unlimited = await buy(c, { traffic: { type: 'unlimit' } });
     assert.equal(unlimited.access.ports.length, 1);
     assert.equal(
       (
-        await post('/port/update/whitelist', c.headers, {
+        await post(ENDPOINTS.updatePortWhitelist, c.headers, {
           package_id: unlimited.id,
           whitelist_ips: '203.0.113.5,203.0.113.6',
         })
@@ -300,22 +312,30 @@ describe('access, refund, reactivate', () => {
     const c = await customer(1000);
     const pkg = await buy(c);
     const other = await customer(0);
-    assert.equal((await get(`/package/refund/${pkg.id}`, other.headers)).statusCode, 404, 'not the owner');
+    assert.equal(
+      (await get(ENDPOINTS.refundPortPackage, { id: pkg.id }, other.headers)).statusCode,
+      404,
+      'not the owner',
+    );
     await t.db.query('UPDATE port_packages SET download = $2 WHERE id = $1', [pkg.id, 10 * 1024 * 1024 + 1]);
-    let res = await get(`/package/refund/${pkg.id}`, c.headers);
+    let res = await get(ENDPOINTS.refundPortPackage, { id: pkg.id }, c.headers);
     assert.equal(res.statusCode, 409);
     assert.equal(res.json().message, 'error while refund port');
     await t.db.query('UPDATE port_packages SET download = $2 WHERE id = $1', [pkg.id, 10 * 1024 * 1024]);
     clock += 12 * 3600_000; // half of one day: too late
-    assert.equal((await get(`/package/refund/${pkg.id}`, c.headers)).statusCode, 409);
+    assert.equal((await get(ENDPOINTS.refundPortPackage, { id: pkg.id }, c.headers)).statusCode, 409);
     clock -= 12 * 3600_000 - 1000;
-    res = await get(`/package/refund/${pkg.id}`, c.headers);
+    res = await get(ENDPOINTS.refundPortPackage, { id: pkg.id }, c.headers);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status.type, 'refunded');
     assert.deepEqual(res.json().access.ports, []);
-    assert.equal((await get(`/package/refund/${pkg.id}`, c.headers)).statusCode, 409, 'twice');
     assert.equal(
-      (await get(`/package/reactivate/${pkg.id}`, c.headers)).statusCode,
+      (await get(ENDPOINTS.refundPortPackage, { id: pkg.id }, c.headers)).statusCode,
+      409,
+      'twice',
+    );
+    assert.equal(
+      (await get(ENDPOINTS.reactivatePortPackage, { id: pkg.id }, c.headers)).statusCode,
       409,
       'refunded is final',
     );
@@ -327,8 +347,13 @@ describe('access, refund, reactivate', () => {
   test('reactivate a suspended package charges again when the balance covers it, with a fresh period', async () => {
     const c = await customer(800);
     const pkg = await buy(c);
-    assert.equal((await get(`/package/reactivate/${pkg.id}`, c.headers)).statusCode, 409, 'active');
+    assert.equal(
+      (await get(ENDPOINTS.reactivatePortPackage, { id: pkg.id }, c.headers)).statusCode,
+      409,
+      'active',
+    );
     await t.db.query('UPDATE port_packages SET download = 1073741824 WHERE id = $1', [pkg.id]);
+    // raw path: /healthz is outside the contract
     assert.equal(await t.app.inject({ method: 'GET', url: '/healthz' }).then((r) => r.statusCode), 200);
     const { ports: svc } = (await import('../../compose.ts')).compose({
       db: t.db,
@@ -336,19 +361,21 @@ describe('access, refund, reactivate', () => {
       now: () => clock,
     }).services;
     assert.equal(await svc.suspendDue(), 1);
-    let list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    let list = ZPortPackages.parse(
+      (await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json(),
+    );
     assert.deepEqual(list.packages[0]?.status, { type: 'suspend', reason: 'volume' });
     assert.equal(list.packages[0]?.refundable, false);
-    let res = await get(`/package/reactivate/${pkg.id}`, c.headers);
+    let res = await get(ENDPOINTS.reactivatePortPackage, { id: pkg.id }, c.headers);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().stats.download, 0);
     assert.equal(await balanceOf(c.userId), 20);
     await t.db.query("UPDATE port_packages SET status = 'suspend' WHERE id = $1", [pkg.id]);
-    res = await get(`/package/reactivate/${pkg.id}`, c.headers);
+    res = await get(ENDPOINTS.reactivatePortPackage, { id: pkg.id }, c.headers);
     assert.equal(res.statusCode, 402);
     assert.equal(await balanceOf(c.userId), 20);
     await assertBooksBalanced(c.userId);
-    list = ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json());
+    list = ZPortPackages.parse((await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json());
     assert.equal(list.packages[0]?.status.type, 'suspend');
   });
 
@@ -356,15 +383,19 @@ describe('access, refund, reactivate', () => {
     const c = await customer(5000);
     const pkg = await buy(c);
     const refunds = await Promise.all(
-      Array.from({ length: 6 }, () => get(`/package/refund/${pkg.id}`, c.headers)),
+      Array.from({ length: 6 }, () => get(ENDPOINTS.refundPortPackage, { id: pkg.id }, c.headers)),
     );
     assert.equal(refunds.filter((r) => r.statusCode === 200).length, 1);
     const second = await buy(c);
     await t.db.query("UPDATE port_packages SET status = 'suspend' WHERE id = $1", [second.id]);
     const [reacts, creates] = await Promise.all([
-      Promise.all(Array.from({ length: 6 }, () => get(`/package/reactivate/${second.id}`, c.headers))),
       Promise.all(
-        Array.from({ length: 4 }, () => post('/package/create', c.headers, nyRequest(c.userId, 390))),
+        Array.from({ length: 6 }, () => get(ENDPOINTS.reactivatePortPackage, { id: second.id }, c.headers)),
+      ),
+      Promise.all(
+        Array.from({ length: 4 }, () =>
+          post(ENDPOINTS.createPortPackage, c.headers, nyRequest(c.userId, 390)),
+        ),
       ),
     ]);
     assert.equal(
@@ -377,9 +408,9 @@ describe('access, refund, reactivate', () => {
     assert.equal(await balanceOf(c.userId), 5000 - 390 * (2 + made));
     await assertBooksBalanced(c.userId);
     const all = [
-      ...ZPortPackages.parse((await get(`/users/${c.userId}/packages`, c.headers)).json()).packages.flatMap(
-        (p) => p.access.ports,
-      ),
+      ...ZPortPackages.parse(
+        (await get(ENDPOINTS.listPortPackages, { id: c.userId }, c.headers)).json(),
+      ).packages.flatMap((p) => p.access.ports),
     ];
     const onA = await t.db.query<{ n: string }>(
       'SELECT count(*) AS n FROM package_ports WHERE node_id = $1',
@@ -398,19 +429,19 @@ describe('GET /package/traffic/{id}[.csv]', () => {
        VALUES ($1, '2026-11-26T10:00:00Z', 5, 1, 100, 2000), ($1, '2026-11-26T11:00:00Z', 2, 0, 10, 300)`,
       [pkg.id],
     );
-    const json = (await get(`/package/traffic/${pkg.id}`, c.headers)).json();
+    const json = (await get(ENDPOINTS.getPortTraffic, { id: pkg.id }, c.headers)).json();
     assert.deepEqual(
       json.hours.map((h: { reqs: number }) => h.reqs),
       [5, 2],
     );
-    const csv = await get(`/package/traffic/${pkg.id}.csv`, c.headers);
+    const csv = await get(ENDPOINTS.downloadPortTrafficCsv, { id: pkg.id }, c.headers);
     assert.equal(csv.statusCode, 200);
     assert.equal(
       csv.body,
       'hour,requests,failed,bytes_in,bytes_out\n2026-11-26T10:00:00.000Z,5,1,100,2000\n2026-11-26T11:00:00.000Z,2,0,10,300\n',
     );
     const other = await customer(0);
-    assert.equal((await get(`/package/traffic/${pkg.id}`, other.headers)).statusCode, 404);
+    assert.equal((await get(ENDPOINTS.getPortTraffic, { id: pkg.id }, other.headers)).statusCode, 404);
   });
 });
 
@@ -419,34 +450,39 @@ describe('GET /port/change/ip/{port}/{key}', () => {
     const c = await customer(1000);
     const pkg = await buy(c, { switch: { type: 'api' } });
     const port = pkg.access.ports[3]!;
-    let res = await get(`/port/change/ip/${port}/${pkg.switch.api_key}`);
+    let res = await get(ENDPOINTS.rotatePortIp, { port, key: String(pkg.switch.api_key) });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { port, rotated: true });
-    res = await get(`/port/change/ip/${port}/${pkg.switch.api_key}`);
+    res = await get(ENDPOINTS.rotatePortIp, { port, key: String(pkg.switch.api_key) });
     assert.equal(res.statusCode, 429);
     assert.ok(res.json().retryAfterSeconds > 0);
-    assert.equal((await get(`/port/change/ip/${port}/wrong-key`)).statusCode, 404);
+    assert.equal((await get(ENDPOINTS.rotatePortIp, { port, key: 'wrong-key' })).statusCode, 404);
     const seq = await t.db.query<{ s: number }>(
       'SELECT rotate_seq AS s FROM package_ports WHERE package_id = $1 AND port = $2',
       [pkg.id, port],
     );
     assert.equal(seq[0]?.s, 1);
     clock += 5 * 60_000 + 10_000;
-    assert.equal((await get(`/port/change/ip/${port}/${pkg.switch.api_key}`)).statusCode, 200);
+    assert.equal(
+      (await get(ENDPOINTS.rotatePortIp, { port, key: String(pkg.switch.api_key) })).statusCode,
+      200,
+    );
   });
 });
 
 describe('GET /list/*', () => {
   test('countries, states and cities with online exits', async () => {
     const c = await customer(0);
-    const full = (await get('/list/full', c.headers)).json();
+    const full = (await get(ENDPOINTS.listPortCountries, {}, c.headers)).json();
     assert.deepEqual(full.countries, [{ code: 'US', name: 'United States', count: 6 }]);
-    const states = (await get('/list/geo/state?country=us', c.headers)).json();
+    const states = (await get(ENDPOINTS.listPortStates, {}, c.headers, { country: 'us' })).json();
     assert.deepEqual(
       states.states.map((s: { name: string }) => s.name),
       ['California', 'New York'],
     );
-    const cities = (await get('/list/geo/city?country=US&state=California', c.headers)).json();
+    const cities = (
+      await get(ENDPOINTS.listPortCities, {}, c.headers, { country: 'US', state: 'California' })
+    ).json();
     assert.deepEqual(cities.cities, [{ name: 'Los Angeles', count: 2 }]);
   });
 });
@@ -455,25 +491,17 @@ describe('GET|PUT /pricing/ports (staff, market API)', () => {
   test('staff read and replace the table; /price follows at once; bad tables are a 400 naming the field', async () => {
     const staff = await t.staffAuth(newUserId('staff'));
     const c = await customer(0);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/pricing/ports', headers: c.headers })).statusCode,
-      403,
-    );
-    const table = (await t.app.inject({ method: 'GET', url: '/pricing/ports', headers: staff })).json();
+    assert.equal((await callRoute(t, ENDPOINTS.getPortPricing, { headers: c.headers })).statusCode, 403);
+    const table = (await callRoute(t, ENDPOINTS.getPortPricing, { headers: staff })).json();
     assert.equal(table.rows.length, 18);
     const rows = table.rows.map((r: { kind: string; key: string; value: number }) =>
       r.kind === 'gb' && r.key === '1' ? { ...r, value: 500 } : r,
     );
     const put = (body: object) =>
-      t.app.inject({
-        method: 'PUT',
-        url: '/pricing/ports',
-        headers: { ...staff, 'content-type': 'application/json' },
-        payload: body,
-      });
+      callRouteUnchecked(t, ENDPOINTS.replacePortPricing, { headers: staff, body });
     assert.equal((await put({ rows })).statusCode, 200);
     const b = nyRequest(c.userId, 0);
-    const price = await post('/price', c.headers, {
+    const price = await post(ENDPOINTS.quotePortPrice, c.headers, {
       time_period: 1,
       traffic: b.traffic,
       geo: b.geo,
