@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ENDPOINTS } from '@pm/contracts';
 import type { DbHandle } from '@pm/db';
 import { newUserId } from '@pm/db/testing';
 import { buildApp } from './app.ts';
@@ -7,6 +8,7 @@ import { compose } from './compose.ts';
 import { createLogger } from './platform/logger.ts';
 import { defineModule, type Platform } from './platform/module.ts';
 import { createTestApp, METRICS_AUTH, TEST_AUDIENCE, TEST_ORIGIN, type TestApp } from './test/app.ts';
+import { callRoute, callRouteUnchecked } from './test/route.ts';
 
 let t: TestApp;
 
@@ -41,6 +43,7 @@ after(async () => {
 describe('operations endpoints', () => {
   test('healthz and readyz answer ok without a token', async () => {
     for (const url of ['/healthz', '/readyz']) {
+      // raw path: /healthz and /readyz are outside the contract
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { status: 'ok' });
@@ -63,6 +66,7 @@ describe('operations endpoints', () => {
       logLevel: 'silent',
     });
     try {
+      // raw path: /readyz is outside the contract
       const res = await app.inject({ method: 'GET', url: '/readyz' });
       assert.equal(res.statusCode, 503);
       assert.equal(res.json().error, 'UNAVAILABLE');
@@ -74,8 +78,9 @@ describe('operations endpoints', () => {
 
   test('metrics count requests by route template and status, with process metrics', async () => {
     const headers = await t.auth(newUserId());
-    await t.app.inject({ method: 'GET', url: '/accounts/my', headers });
-    await t.app.inject({ method: 'GET', url: '/accounts/someone', headers });
+    await callRoute(t, ENDPOINTS.getMyAccount, { headers });
+    await callRoute(t, ENDPOINTS.getAccount, { params: { id: 'someone' }, headers });
+    // raw path: /metrics is the Prometheus scrape, outside the contract
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH });
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['content-type'] as string, /text\/plain/);
@@ -90,6 +95,7 @@ describe('operations endpoints', () => {
   });
 
   test('openapi.json is generated from the zod schemas', async () => {
+    // raw path: the OpenAPI document is served beside the contract, not as an operation of it
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(res.statusCode, 200);
     const doc = res.json();
@@ -109,19 +115,21 @@ describe('operations endpoints', () => {
 
 describe('errors and request ids', () => {
   test('every answer carries x-request-id; a well-formed incoming one is kept', async () => {
+    // raw path: /healthz is outside the contract
     const kept = await t.app.inject({
       method: 'GET',
       url: '/healthz',
       headers: { 'x-request-id': 'trace-abc.123' },
     });
     assert.equal(kept.headers['x-request-id'], 'trace-abc.123');
+    // raw path: /healthz is outside the contract
     const replaced = await t.app.inject({
       method: 'GET',
       url: '/healthz',
       headers: { 'x-request-id': 'bad id\u0001' },
     });
     assert.match(replaced.headers['x-request-id'] as string, /^[0-9a-f-]{36}$/);
-    const err = await t.app.inject({ method: 'GET', url: '/accounts/my' });
+    const err = await callRoute(t, ENDPOINTS.getMyAccount);
     assert.equal(err.json().requestId, err.headers['x-request-id']);
   });
 
@@ -140,9 +148,8 @@ describe('errors and request ids', () => {
     });
     try {
       const token = (await t.auth(newUserId())).authorization!;
-      const res = await app.inject({
-        method: 'GET',
-        url: '/txrecords?limit=0',
+      const res = await callRouteUnchecked(app, ENDPOINTS.listTxRecords, {
+        query: { limit: 0 },
         headers: { authorization: token, 'x-request-id': 'log-trace-1' },
       });
       assert.equal(res.statusCode, 400);
@@ -157,6 +164,7 @@ describe('errors and request ids', () => {
 
   test('unknown errors are a masked 500 without stack or details', async () => {
     for (const url of ['/boom', '/boom-db']) {
+      // raw path: routes this test registers to throw, not operations of the contract
       const res = await t.app.inject({ method: 'GET', url, headers: await t.auth(newUserId()) });
       assert.equal(res.statusCode, 500);
       const body = res.json();
@@ -170,6 +178,7 @@ describe('errors and request ids', () => {
   });
 
   test('unknown routes are a 404 with the error body, without needing a token', async () => {
+    // raw path: a route that does not exist, on purpose
     const res = await t.app.inject({ method: 'GET', url: '/nope' });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().error, 'NOT_FOUND');
@@ -178,9 +187,8 @@ describe('errors and request ids', () => {
   test('unsupported content types and oversized bodies are refused with a body error', async () => {
     const headers = await t.staffAuth(newUserId('staff'));
     const send = (contentType: string, payload: string) =>
-      t.app.inject({
-        method: 'PATCH',
-        url: '/accounts/x',
+      callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+        params: { id: 'x' },
         headers: { ...headers, 'content-type': contentType },
         payload,
       });
@@ -200,6 +208,7 @@ describe('errors and request ids', () => {
 
 describe('CORS', () => {
   test('preflight from an allowed origin allows the Authorization header; other origins get no grant', async () => {
+    // raw path: a CORS preflight (OPTIONS), which the contract does not declare
     const pre = await t.app.inject({
       method: 'OPTIONS',
       url: '/accounts/my',
@@ -212,9 +221,11 @@ describe('CORS', () => {
     assert.equal(pre.statusCode, 204);
     assert.equal(pre.headers['access-control-allow-origin'], TEST_ORIGIN);
     assert.match(String(pre.headers['access-control-allow-headers']), /Authorization/i);
+    // raw path: /healthz is outside the contract
     const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: TEST_ORIGIN } });
     assert.equal(res.headers['access-control-allow-origin'], TEST_ORIGIN);
     assert.match(String(res.headers['access-control-expose-headers']), /X-Request-Id/i);
+    // raw path: /healthz is outside the contract
     const evil = await t.app.inject({
       method: 'GET',
       url: '/healthz',
@@ -228,13 +239,16 @@ describe('modules', () => {
   test('a route with config.rateLimit answers 429 past its limit, counted per user', async () => {
     const alice = await t.auth(newUserId('alice'));
     const codes = [];
+    // raw path: a throwaway route this test registers to count its limit
     for (let i = 0; i < 3; i++)
       codes.push((await t.app.inject({ method: 'GET', url: '/limited', headers: alice })).statusCode);
     assert.deepEqual(codes, [200, 200, 429]);
+    // raw path: a throwaway route this test registers to count its limit
     const refused = await t.app.inject({ method: 'GET', url: '/limited', headers: alice });
     assert.equal(refused.json().error, 'RATE_LIMITED');
     assert.equal(refused.json().requestId, refused.headers['x-request-id']);
     const bob = await t.auth(newUserId('bob'));
+    // raw path: a throwaway route this test registers to count its limit
     assert.equal((await t.app.inject({ method: 'GET', url: '/limited', headers: bob })).statusCode, 200);
   });
 
