@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   ALL_PERMISSIONS,
+  ENDPOINTS,
   PERMISSION_DEPOSIT,
   PERMISSION_UPDATE_STAFF,
   STAFF_PERMISSIONS,
@@ -9,6 +10,7 @@ import {
 } from '@pm/contracts';
 import { buildAccount, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let staff: Record<string, string>;
@@ -31,11 +33,11 @@ describe('GET/PUT /accounts/my', () => {
   test('404 before the account exists, PUT creates it from the token claims, then GET answers it', async () => {
     const userId = newUserId();
     const headers = await t.auth(userId, [], { email: 'new@example.test', referral_code: 'INV42' });
-    const missing = await t.app.inject({ method: 'GET', url: '/accounts/my', headers });
+    const missing = await callRoute(t, ENDPOINTS.getMyAccount, { headers });
     assert.equal(missing.statusCode, 404);
     assert.equal(missing.json().error, 'NOT_FOUND');
 
-    const created = await t.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+    const created = await callRoute(t, ENDPOINTS.createMyAccount, { headers });
     assert.equal(created.statusCode, 200, created.body);
     const expected = {
       userID: userId,
@@ -59,16 +61,14 @@ describe('GET/PUT /accounts/my', () => {
       ['application/json', 'null'],
       ['text/plain;charset=UTF-8', ''],
     ] as const) {
-      const again = await t.app.inject({
-        method: 'PUT',
-        url: '/accounts/my',
+      const again = await callRouteUnchecked(t, ENDPOINTS.createMyAccount, {
         headers: { ...other, 'content-type': contentType },
         payload,
       });
       assert.equal(again.statusCode, 200, `${payload}: ${again.body}`);
       assert.deepEqual(again.json(), expected);
     }
-    const got = await t.app.inject({ method: 'GET', url: '/accounts/my', headers });
+    const got = await callRoute(t, ENDPOINTS.getMyAccount, { headers });
     assert.deepEqual(got.json(), expected);
   });
 
@@ -76,7 +76,7 @@ describe('GET/PUT /accounts/my', () => {
     const userId = newUserId();
     const headers = await t.auth(userId);
     const res = await Promise.all(
-      Array.from({ length: 8 }, () => t.app.inject({ method: 'PUT', url: '/accounts/my', headers })),
+      Array.from({ length: 8 }, () => callRoute(t, ENDPOINTS.createMyAccount, { headers })),
     );
     assert.ok(res.every((r) => r.statusCode === 200));
     const rows = await t.db.query('SELECT 1 FROM accounts WHERE user_id = $1', [userId]);
@@ -84,11 +84,9 @@ describe('GET/PUT /accounts/my', () => {
   });
 
   test('PUT with a non-empty body is a 400 naming the field', async () => {
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: '/accounts/my',
+    const res = await callRouteUnchecked(t, ENDPOINTS.createMyAccount, {
       headers: await t.auth(newUserId()),
-      payload: { balanceC: 100 },
+      body: { balanceC: 100 },
     });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().field, 'balanceC');
@@ -109,14 +107,12 @@ describe('NEW_ACCOUNT_PERMISSIONS (the operator grants DEPOSIT at sign-up)', () 
 
   test('a new account gets DEPOSIT; an account that existed before keeps its own permissions', async () => {
     const headers = await granting.auth(newUserId());
-    const created = await granting.app.inject({ method: 'PUT', url: '/accounts/my', headers });
+    const created = await callRoute(granting, ENDPOINTS.createMyAccount, { headers });
     assert.equal(created.statusCode, 200, created.body);
     assert.deepEqual(created.json().permissions, ['DEPOSIT']);
 
     const revoked = await buildAccount(granting.db, { permissions: [] });
-    const again = await granting.app.inject({
-      method: 'PUT',
-      url: '/accounts/my',
+    const again = await callRoute(granting, ENDPOINTS.createMyAccount, {
       headers: await granting.auth(revoked.userId),
     });
     assert.deepEqual(
@@ -127,11 +123,9 @@ describe('NEW_ACCOUNT_PERMISSIONS (the operator grants DEPOSIT at sign-up)', () 
   });
 
   test('a customer cannot ask for more in the body', async () => {
-    const res = await granting.app.inject({
-      method: 'PUT',
-      url: '/accounts/my',
+    const res = await callRouteUnchecked(granting, ENDPOINTS.createMyAccount, {
       headers: await granting.auth(newUserId()),
-      payload: { permissions: ['update:accounts'] },
+      body: { permissions: ['update:accounts'] },
     });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().field, 'permissions');
@@ -141,22 +135,24 @@ describe('NEW_ACCOUNT_PERMISSIONS (the operator grants DEPOSIT at sign-up)', () 
 describe('staff: GET/PATCH /accounts/{id}', () => {
   test('GET answers any account; 404 for an unknown one', async () => {
     const acc = await buildAccount(t.db, { balanceC: 1234, permissions: ['DEPOSIT'] });
-    const res = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userId}`, headers: staff });
+    const res = await callRoute(t, ENDPOINTS.getAccount, { params: { id: acc.userId }, headers: staff });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().balanceC, 1234);
     assert.deepEqual(res.json().permissions, ['DEPOSIT']);
-    const missing = await t.app.inject({ method: 'GET', url: '/accounts/nobody-here', headers: staff });
+    const missing = await callRoute(t, ENDPOINTS.getAccount, {
+      params: { id: 'nobody-here' },
+      headers: staff,
+    });
     assert.equal(missing.statusCode, 404);
   });
 
   test('grant and revoke DEPOSIT', async () => {
     const acc = await buildAccount(t.db);
     const patch = (payload: unknown) =>
-      t.app.inject({
-        method: 'PATCH',
-        url: `/accounts/${acc.userId}`,
+      callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+        params: { id: acc.userId },
         headers: staff,
-        payload: payload as object,
+        body: payload,
       });
     const granted = await patch({ permissions: { add: ['DEPOSIT'] } });
     assert.equal(granted.statusCode, 200, granted.body);
@@ -171,20 +167,18 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
 
   test('a balance delta goes through the ledger as an adjustment with the memo', async () => {
     const acc = await buildAccount(t.db);
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${acc.userId}`,
+    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: acc.userId },
       headers: staff,
-      payload: { balanceDeltaC: 2500, memo: 'Goodwill credit', reason: 'test' },
+      body: { balanceDeltaC: 2500, memo: 'Goodwill credit', reason: 'test' },
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().balanceC, 2500);
     assert.equal(res.json().balanceCents, 2500);
-    const debit = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${acc.userId}`,
+    const debit = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: acc.userId },
       headers: staff,
-      payload: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
+      body: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
     });
     assert.equal(debit.json().balanceC, 2000);
     assert.deepEqual(debit.json().permissions, ['DEPOSIT']);
@@ -199,18 +193,17 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
 
   test('a delta below zero is a 409 and changes nothing, not even the permissions in the same patch', async () => {
     const acc = await buildAccount(t.db, { balanceC: 300 });
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${acc.userId}`,
+    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: acc.userId },
       headers: staff,
-      payload: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
+      body: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
     });
     assert.equal(res.statusCode, 409);
     assert.deepEqual(
       { error: res.json().error, message: res.json().message },
       { error: 'CONFLICT', message: 'Balance cannot go below zero' },
     );
-    const now = await t.app.inject({ method: 'GET', url: `/accounts/${acc.userId}`, headers: staff });
+    const now = await callRoute(t, ENDPOINTS.getAccount, { params: { id: acc.userId }, headers: staff });
     assert.equal(now.json().balanceC, 300);
     assert.deepEqual(now.json().permissions, []);
   });
@@ -218,33 +211,30 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
   test('an Idempotency-Key makes a retried adjustment apply once', async () => {
     const acc = await buildAccount(t.db);
     const send = () =>
-      t.app.inject({
-        method: 'PATCH',
-        url: `/accounts/${acc.userId}`,
+      callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+        params: { id: acc.userId },
         headers: { ...staff, 'idempotency-key': 'adj-7f3a' },
-        payload: { balanceDeltaC: 1000, reason: 'test' },
+        body: { balanceDeltaC: 1000, reason: 'test' },
       });
     const [a, b] = await Promise.all([send(), send()]);
     assert.equal(a.json().balanceC, 1000);
     assert.equal(b.json().balanceC, 1000);
     assert.equal((await send()).json().balanceC, 1000);
     assert.equal((await ledgerRows(acc.userId)).length, 1);
-    const bad = await t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${acc.userId}`,
+    const bad = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: acc.userId },
       headers: { ...staff, 'idempotency-key': 'has space' },
-      payload: { balanceDeltaC: 1, reason: 'test' },
+      body: { balanceDeltaC: 1, reason: 'test' },
     });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().field, 'idempotency-key');
   });
 
   test('PATCH of an unknown account is a 404', async () => {
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: '/accounts/nobody-here',
+    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: 'nobody-here' },
       headers: staff,
-      payload: { balanceDeltaC: 5, reason: 'test' },
+      body: { balanceDeltaC: 5, reason: 'test' },
     });
     assert.equal(res.statusCode, 404);
   });
@@ -267,9 +257,8 @@ describe('bad input on PATCH /accounts/{id}', () => {
   for (const [name, payload, field] of cases) {
     test(`${name}: 400 naming ${field}`, async () => {
       const acc = await buildAccount(t.db);
-      const res = await t.app.inject({
-        method: 'PATCH',
-        url: `/accounts/${acc.userId}`,
+      const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+        params: { id: acc.userId },
         headers: { ...staff, 'content-type': 'application/json' },
         payload,
       });
@@ -285,11 +274,10 @@ describe('bad input on PATCH /accounts/{id}', () => {
 
 describe('staff permission names need update:staff (issue 37 item 3)', () => {
   const patch = (headers: Record<string, string>, userId: string, permissions: object) =>
-    t.app.inject({
-      method: 'PATCH',
-      url: `/accounts/${userId}`,
+    callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      params: { id: userId },
       headers: { ...headers, 'content-type': 'application/json' },
-      payload: { permissions, reason: 'test' },
+      body: { permissions, reason: 'test' },
     });
 
   test("ordinary staff try every permission name: only the customers' ones go through", async () => {
