@@ -22,6 +22,8 @@ export interface RouteOptions {
   headers?: Record<string, string>;
   /** Call the public operation under `/api` (`publicRoute`) instead of its own path. */
   publicApi?: boolean;
+  /** The caller's address as the socket gives it (the routes that answer or check it). */
+  remoteAddress?: string;
 }
 
 /** An operation's request parts, typed by its schemas, with the call's options. */
@@ -82,6 +84,7 @@ async function send<E extends Endpoint>(
     method,
     url,
     headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...call.headers },
+    ...(call.remoteAddress !== undefined ? { remoteAddress: call.remoteAddress } : {}),
     ...(call.payload !== undefined
       ? { payload: call.payload }
       : call.body !== undefined

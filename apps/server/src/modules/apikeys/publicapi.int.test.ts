@@ -6,20 +6,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import {
-  ENDPOINTS,
-  fillPath,
-  MAX_API_KEYS,
-  publicRoute,
-  ZApiKeyCreated,
-  ZApiKeyList,
-  ZLease,
-  ZLeasesResponse,
-} from '@pm/contracts';
+import { ENDPOINTS, MAX_API_KEYS } from '@pm/contracts';
 import { buildAgent, buildNode } from '@pm/db/testing';
 import { waitFor } from '@pm/testkit';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { buildCustomer, setFlatPrices, type TestCustomer } from '../../test/market.ts';
+import { callRoute, callRouteUnchecked } from '../../test/route.ts';
 
 let t: TestApp;
 let nodeId: string;
@@ -34,14 +26,7 @@ after(async () => {
 });
 
 async function createKey(who: TestCustomer, name = 'script'): Promise<string> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/apikeys',
-    headers: { ...who.headers, 'content-type': 'application/json' },
-    payload: { name },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return ZApiKeyCreated.parse(res.json()).key;
+  return (await callRoute(t, ENDPOINTS.createApiKey, { headers: who.headers, body: { name } })).ok().key;
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -49,40 +34,44 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** One customer's whole journey on `/api` with the given Authorization header. */
 async function journey(headers: Record<string, string>) {
   const agent = await buildAgent(t.db, { nodeId, online: true });
-  const agents = await t.app.inject({ method: 'GET', url: '/api/agents?cc=US&limit=100', headers });
-  assert.equal(agents.statusCode, 200, agents.body);
-  assert.ok((agents.json() as { agents: { id: string }[] }).agents.some((a) => a.id === agent.id));
-
-  const bought = await t.app.inject({
-    method: 'POST',
-    url: '/api/leases',
-    headers: { ...headers, 'content-type': 'application/json' },
-    payload: { agentID: agent.id, expPriceC: 500, probe: false, exc: true },
+  // `ok()` holds each answer to its success status and schema.
+  const agents = await callRoute(t, ENDPOINTS.listAgents, {
+    publicApi: true,
+    query: { cc: 'US', limit: 100 },
+    headers,
   });
-  assert.equal(bought.statusCode, 201, bought.body);
-  const lease = ZLease.parse(bought.json());
+  assert.ok(agents.ok().agents.some((a) => a.id === agent.id));
 
-  const list = await t.app.inject({ method: 'GET', url: '/api/leases?cursor=0', headers });
-  assert.equal(list.statusCode, 200, list.body);
+  const bought = await callRoute(t, ENDPOINTS.createLease, {
+    publicApi: true,
+    headers,
+    body: { agentID: agent.id, expPriceC: 500, probe: false, exc: true },
+  });
+  const lease = bought.ok();
+
+  const list = await callRoute(t, ENDPOINTS.listLeases, { publicApi: true, query: { cursor: 0 }, headers });
   assert.deepEqual(
-    (list.json() as { leases: { id: string }[] }).leases.map((l) => l.id),
+    list.ok().leases.map((l) => l.id),
     [lease.id],
   );
 
-  const renew = await t.app.inject({
-    method: 'GET',
-    url: `/api/leases/${lease.id}/autoRenew?set=true`,
+  const renew = await callRoute(t, ENDPOINTS.setAutoRenew, {
+    publicApi: true,
+    params: { id: lease.id },
+    query: { set: 'true' },
     headers,
   });
-  assert.equal(renew.statusCode, 200, renew.body);
-  assert.equal(ZLease.parse(renew.json()).autoRenew, true);
+  assert.equal(renew.ok().autoRenew, true);
 
   // A fresh lease on a switched-off proxy is refundable (the FAQ's rule).
   await t.db.query('UPDATE agents SET online = false WHERE id = $1', [agent.id]);
-  const refund = await t.app.inject({ method: 'DELETE', url: `/api/leases/${lease.id}`, headers });
-  assert.equal(refund.statusCode, 200, refund.body);
-  assert.equal((refund.json() as { status: string }).status, 'REFUND_STATUS_REFUNDED');
-  assert.equal((refund.json() as { refundAmountC: number }).refundAmountC, 500);
+  const refund = await callRoute(t, ENDPOINTS.refundLease, {
+    publicApi: true,
+    params: { id: lease.id },
+    headers,
+  });
+  assert.equal(refund.ok().status, 'REFUND_STATUS_REFUNDED');
+  assert.equal(refund.ok().refundAmountC, 500);
 }
 
 describe('the public API', () => {
@@ -90,12 +79,16 @@ describe('the public API', () => {
     const publicOps = Object.values(ENDPOINTS).filter((e) => e.visibility === 'public');
     assert.equal(publicOps.length, 5);
     for (const e of publicOps) {
-      const { method, path } = publicRoute(e);
-      const url = fillPath(path, { id: 'x1' }) + (e.operationId === 'setAutoRenew' ? '?set=true' : '');
-      const res = await t.app.inject({ method, url });
-      assert.equal(res.statusCode, 403, `${method} ${url}: ${res.body}`);
-      const basic = await t.app.inject({ method, url, headers: { authorization: 'Basic eDp5' } });
-      assert.equal(basic.statusCode, 403, `${method} ${url} with Basic`);
+      // Unchecked: one call shape for operations of different shapes (an `id` the others ignore).
+      const call = {
+        publicApi: true,
+        params: { id: 'x1' },
+        query: e.operationId === 'setAutoRenew' ? { set: 'true' } : undefined,
+      };
+      const res = await callRouteUnchecked(t, e, call);
+      assert.equal(res.statusCode, 403, `${e.operationId} on /api: ${res.body}`);
+      const basic = await callRouteUnchecked(t, e, { ...call, headers: { authorization: 'Basic eDp5' } });
+      assert.equal(basic.statusCode, 403, `${e.operationId} on /api with Basic`);
     }
   });
 
@@ -117,15 +110,18 @@ describe('the public API', () => {
       sparePorts: 0,
     });
     const agent = await buildAgent(t.db, { nodeId: node.id, online: true });
-    const bought = await t.app.inject({
-      method: 'POST',
-      url: '/api/leases',
-      headers: { ...c.headers, 'content-type': 'application/json' },
-      payload: { agentID: agent.id, expPriceC: 500, probe: false, exc: true },
+    const bought = await callRoute(t, ENDPOINTS.createLease, {
+      publicApi: true,
+      headers: c.headers,
+      body: { agentID: agent.id, expPriceC: 500, probe: false, exc: true },
     });
-    assert.equal(bought.statusCode, 201, bought.body);
-    const list = await t.app.inject({ method: 'GET', url: '/api/leases?cursor=0', headers: c.headers });
-    const [lease] = ZLeasesResponse.parse(list.json()).leases;
+    const purchased = bought.ok();
+    const list = await callRoute(t, ENDPOINTS.listLeases, {
+      publicApi: true,
+      query: { cursor: 0 },
+      headers: c.headers,
+    });
+    const [lease] = list.ok().leases;
     // Rules §3's base port stays; the ports to dial are spelled out, so no client adds 2080-6080 itself.
     assert.deepEqual(
       {
@@ -136,12 +132,12 @@ describe('the public API', () => {
       },
       { host: 'gw7.example.test', port: 31_000, ports: [33_080, 34_080, 35_080, 36_080], http: 37_080 },
     );
-    assert.deepEqual(ZLease.parse(bought.json()).socks, lease?.socks, 'the purchase answer says the same');
+    assert.deepEqual(purchased.socks, lease?.socks, 'the purchase answer says the same');
   });
 
   test('a bad token or an unknown key is 401', async () => {
     for (const token of ['not-a-jwt', `pmk_${'A'.repeat(43)}`, 'pmk_short']) {
-      const res = await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(token) });
+      const res = await callRoute(t, ENDPOINTS.listLeases, { publicApi: true, headers: bearer(token) });
       assert.equal(res.statusCode, 401, token);
     }
   });
@@ -149,19 +145,16 @@ describe('the public API', () => {
   test('one rate limit behind both paths: auto-renew allows 60 a minute in all', async () => {
     const c = await buildCustomer(t, 0, 'limited');
     const headers = bearer(await createKey(c));
+    const nope = { params: { id: 'nope' }, query: { set: 'true' as const } };
     for (let i = 0; i < 30; i++) {
-      const res = await t.app.inject({
-        method: 'PATCH',
-        url: '/leases/nope/autoRenew?set=true',
-        headers: c.headers,
-      });
+      const res = await callRoute(t, ENDPOINTS.setAutoRenew, { ...nope, headers: c.headers });
       assert.equal(res.statusCode, 404);
     }
     for (let i = 0; i < 30; i++) {
-      const res = await t.app.inject({ method: 'GET', url: '/api/leases/nope/autoRenew?set=true', headers });
+      const res = await callRoute(t, ENDPOINTS.setAutoRenew, { ...nope, publicApi: true, headers });
       assert.equal(res.statusCode, 404);
     }
-    const over = await t.app.inject({ method: 'GET', url: '/api/leases/nope/autoRenew?set=true', headers });
+    const over = await callRoute(t, ENDPOINTS.setAutoRenew, { ...nope, publicApi: true, headers });
     assert.equal(over.statusCode, 429);
   });
 });
@@ -176,8 +169,8 @@ describe('API keys', () => {
       [c.userId],
     );
     assert.deepEqual(rows, [{ key_hash: createHash('sha256').update(key).digest('hex'), name: 'CI runner' }]);
-    const list = await t.app.inject({ method: 'GET', url: '/apikeys', headers: c.headers });
-    const { keys } = ZApiKeyList.parse(list.json());
+    const list = await callRoute(t, ENDPOINTS.listApiKeys, { headers: c.headers });
+    const { keys } = list.ok();
     assert.equal(keys.length, 1);
     assert.equal(keys[0]?.prefix, key.slice(0, 12));
     assert.ok(!list.body.includes(key), 'the list never carries the key');
@@ -186,17 +179,18 @@ describe('API keys', () => {
   test('a key works on /api/* only: the market API and the key routes refuse it', async () => {
     const c = await buildCustomer(t, 0, 'scoped');
     const headers = bearer(await createKey(c));
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/leases', headers })).statusCode, 200);
-    for (const url of ['/leases', '/accounts/my', '/apikeys', '/txrecords?offset=0&limit=10']) {
-      const res = await t.app.inject({ method: 'GET', url, headers });
-      assert.equal(res.statusCode, 401, url);
+    assert.equal((await callRoute(t, ENDPOINTS.listLeases, { publicApi: true, headers })).statusCode, 200);
+    const marketCalls = {
+      listLeases: () => callRoute(t, ENDPOINTS.listLeases, { headers }),
+      getMyAccount: () => callRoute(t, ENDPOINTS.getMyAccount, { headers }),
+      listApiKeys: () => callRoute(t, ENDPOINTS.listApiKeys, { headers }),
+      listTxRecords: () =>
+        callRoute(t, ENDPOINTS.listTxRecords, { query: { offset: 0, limit: 10 }, headers }),
+    };
+    for (const [operation, call] of Object.entries(marketCalls)) {
+      assert.equal((await call()).statusCode, 401, operation);
     }
-    const mint = await t.app.inject({
-      method: 'POST',
-      url: '/apikeys',
-      headers: { ...headers, 'content-type': 'application/json' },
-      payload: { name: 'from a key' },
-    });
+    const mint = await callRoute(t, ENDPOINTS.createApiKey, { headers, body: { name: 'from a key' } });
     assert.equal(mint.statusCode, 401, 'a key cannot mint keys');
   });
 
@@ -204,23 +198,18 @@ describe('API keys', () => {
     const c = await buildCustomer(t, 0, 'revoker');
     const other = await buildCustomer(t, 0, 'stranger');
     const key = await createKey(c);
-    const { keys } = ZApiKeyList.parse(
-      (await t.app.inject({ method: 'GET', url: '/apikeys', headers: c.headers })).json(),
-    );
+    const { keys } = (await callRoute(t, ENDPOINTS.listApiKeys, { headers: c.headers })).ok();
     const id = keys[0]!.id;
-    const foreign = await t.app.inject({ method: 'DELETE', url: `/apikeys/${id}`, headers: other.headers });
+    const revoke = (headers: Record<string, string>) =>
+      callRoute(t, ENDPOINTS.revokeApiKey, { params: { id }, headers });
+    const leasesWithKey = () => callRoute(t, ENDPOINTS.listLeases, { publicApi: true, headers: bearer(key) });
+    const foreign = await revoke(other.headers);
     assert.equal(foreign.statusCode, 404);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(key) })).statusCode,
-      200,
-    );
-    const revoked = await t.app.inject({ method: 'DELETE', url: `/apikeys/${id}`, headers: c.headers });
+    assert.equal((await leasesWithKey()).statusCode, 200);
+    const revoked = await revoke(c.headers);
     assert.equal(revoked.statusCode, 204);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(key) })).statusCode,
-      401,
-    );
-    const again = await t.app.inject({ method: 'DELETE', url: `/apikeys/${id}`, headers: c.headers });
+    assert.equal((await leasesWithKey()).statusCode, 401);
+    const again = await revoke(c.headers);
     assert.equal(again.statusCode, 404);
   });
 
@@ -228,12 +217,7 @@ describe('API keys', () => {
     const c = await buildCustomer(t, 0, 'hoarder');
     const results = await Promise.all(
       Array.from({ length: MAX_API_KEYS + 5 }, (_, i) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/apikeys',
-          headers: { ...c.headers, 'content-type': 'application/json' },
-          payload: { name: `k${i}` },
-        }),
+        callRoute(t, ENDPOINTS.createApiKey, { headers: c.headers, body: { name: `k${i}` } }),
       ),
     );
     assert.equal(results.filter((r) => r.statusCode === 201).length, MAX_API_KEYS);
@@ -247,7 +231,8 @@ describe('API keys', () => {
     // Refused once the "not blocked" cache (1 s) lapses.
     await waitFor(
       async () =>
-        (await t.app.inject({ method: 'GET', url: '/api/leases', headers: bearer(key) })).statusCode === 403,
+        (await callRoute(t, ENDPOINTS.listLeases, { publicApi: true, headers: bearer(key) })).statusCode ===
+        403,
       { timeoutMs: 3000, what: 'the blocked key refused' },
     );
   });
@@ -256,19 +241,16 @@ describe('API keys', () => {
 describe('GET /myip', () => {
   test('answers the caller’s address as the API sees it (the add-on whitelists it)', async () => {
     const c = await buildCustomer(t, 0, 'myip');
-    const res = await t.app.inject({
-      method: 'GET',
-      url: '/myip',
-      headers: c.headers,
-      remoteAddress: '203.0.113.7',
-    });
+    const res = await callRoute(t, ENDPOINTS.myAddress, { headers: c.headers, remoteAddress: '203.0.113.7' });
+    // The raw body, not `ok()`: the parse would drop any field beside the address.
     assert.deepEqual(res.json(), { ip: '203.0.113.7' });
-    assert.equal((await t.app.inject({ method: 'GET', url: '/myip' })).statusCode, 401);
+    assert.equal((await callRoute(t, ENDPOINTS.myAddress)).statusCode, 401);
   });
 });
 
 describe('GET /api/openapi.json', () => {
   test('lists the public operations and the token endpoint, nothing else', async () => {
+    // raw path: the public document is served beside the contract, not declared in it
     const res = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });
     assert.equal(res.statusCode, 200);
     const doc = res.json() as { paths: Record<string, Record<string, { operationId?: string }>> };
