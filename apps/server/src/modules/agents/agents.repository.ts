@@ -147,14 +147,19 @@ export function createAgentsRepository(db: Db) {
       return { agent, active: toActiveLeaseCounts(activeCounts) };
     },
 
-    /** Every agent the user ever leased, each with whether the user holds an active lease on it now. */
-    async findUserLeasedAgents(userId: string, tx: DbOrTx = db): Promise<Map<string, boolean>> {
-      return leaseReads.findUserAgents(userId, undefined, tx);
+    /** Every agent the user ever leased, each with whether the user holds a lease on it active at `atMs`. */
+    async findUserLeasedAgents(userId: string, atMs: number, tx: DbOrTx = db): Promise<Map<string, boolean>> {
+      return leaseReads.findUserAgents(userId, undefined, atMs, tx);
     },
 
-    /** Of `agentIds`, those the user ever leased, each with whether the user holds an active lease now. */
-    async findUserLeases(userId: string, agentIds: string[], tx: DbOrTx = db): Promise<Map<string, boolean>> {
-      return leaseReads.findUserAgents(userId, agentIds, tx);
+    /** Of `agentIds`, those the user ever leased, each with whether the user holds a lease active at `atMs`. */
+    async findUserLeases(
+      userId: string,
+      agentIds: string[],
+      atMs: number,
+      tx: DbOrTx = db,
+    ): Promise<Map<string, boolean>> {
+      return leaseReads.findUserAgents(userId, agentIds, atMs, tx);
     },
 
     /** Locks the agent row (SELECT … FOR UPDATE) so purchases of one agent take turns. */

@@ -196,7 +196,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         counts.get(key, () => repo.countListed(f), o),
         q.segments ? segmentLists.get(key, () => loadSegments(f), o) : undefined,
       ]);
-      const mine = await callers.get(userId, () => repo.findUserLeasedAgents(userId), o);
+      const mine = await callers.get(userId, () => repo.findUserLeasedAgents(userId, now()), o);
       const next = q.cursor + q.limit;
       return {
         agents: await present(rows, mine),
@@ -214,7 +214,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const row = await repo.findShopRow(id);
       if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
       const rules = await deps.pricing.currentRules();
-      return render([row], rules, await repo.findUserLeases(userId, [row.id]))[0]!;
+      return render([row], rules, await repo.findUserLeases(userId, [row.id], now()))[0]!;
     },
 
     /**

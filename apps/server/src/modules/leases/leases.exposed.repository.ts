@@ -39,13 +39,13 @@ const activeFor = (who: SaleWho) => (who.atMs === undefined ? ACTIVE_LEASE : act
 const EVENT_ROWS = 1000;
 
 /**
- * SQL that holds when the agent (its id column or value) has no active lease (the one definition,
- * `ACTIVE_LEASE`): the static shop's "on sale" join.
+ * SQL that holds when the agent (its id column or value) has no lease active at `atMs` (the
+ * caller's clock, SQL `lease_active`): the static shop's "on sale" join.
  */
-export function noActiveLeaseOn(agentId: SQL | typeof agents.id): SQL {
+export function noActiveLeaseOn(agentId: SQL | typeof agents.id, atMs: number): SQL {
   // A count per candidate (a probe of leases_agent_active_idx each), not NOT EXISTS: the planner
   // turned that into an anti join over every running lease, 1.4 s among 260,000 for 5,900 agents.
-  return sql`(SELECT count(*) FROM ${leases} WHERE ${leases.agentId} = ${agentId} AND ${ACTIVE_LEASE}) = 0`;
+  return sql`(SELECT count(*) FROM ${leases} WHERE ${leases.agentId} = ${agentId} AND ${activeAt(atMs)}) = 0`;
 }
 
 /**
@@ -126,17 +126,18 @@ export function createExposedLeaseReads(db: Db) {
     },
 
     /**
-     * The agents the user ever leased (of `agentIds`, or all), each with whether the user holds an
-     * active lease on it now.
+     * The agents the user ever leased (of `agentIds`, or all), each with whether the user holds a
+     * lease on it active at `atMs` (the caller's clock).
      */
     async findUserAgents(
       userId: string,
       agentIds: string[] | undefined,
+      atMs: number,
       tx: DbOrTx = db,
     ): Promise<Map<string, boolean>> {
       if (agentIds?.length === 0) return new Map();
       const rows = await tx
-        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${ACTIVE_LEASE})` })
+        .select({ agentId: leases.agentId, holds: sql<boolean>`bool_or(${activeAt(atMs)})` })
         .from(leases)
         .where(and(eq(leases.userId, userId), agentIds ? inArray(leases.agentId, agentIds) : undefined))
         .groupBy(leases.agentId);

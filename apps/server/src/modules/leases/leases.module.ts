@@ -58,7 +58,7 @@ export const leasesModule = defineModule({
       refunds: createRefundService({ ...lifecycle, audit: deps.audit }),
       settle: createSettleService(lifecycle),
       history: createHistoryService({ db: platform.db.db }),
-      staffLeases: createStaffLeaseService({ db, ledger: deps.ledger, audit: deps.audit }),
+      staffLeases: createStaffLeaseService({ db, ledger: deps.ledger, audit: deps.audit, now: platform.now }),
     };
   },
   routes: (app, services) => {

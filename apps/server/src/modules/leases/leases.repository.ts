@@ -1,5 +1,4 @@
 import {
-  ACTIVE_LEASE,
   agentBlacklistIdsSql,
   agentCleanStarsSql,
   agentNotes,
@@ -31,10 +30,7 @@ export interface LeaseWithNode {
   node: NodeRow | null;
 }
 
-/** Active on an agent: the one definition (`@pm/db` ACTIVE_LEASE: SQL `lease_active` at `now()`). */
-const isActive = ACTIVE_LEASE;
-
-/** Active at the service's clock `at` (SQL `lease_active`), for reads that move with the service's time. */
+/** Active at the service's clock `at` (SQL `lease_active`): reads move with the service's time, not the database's. */
 const isActiveAt = (at: Date) =>
   sql`lease_active(${leases.endedAt}, ${leases.until}, ${at.toISOString()}::timestamptz)`;
 
@@ -45,9 +41,10 @@ const isActiveAt = (at: Date) =>
  */
 export function createLeaseRepository(db: Db) {
   return {
-    /** Active leases on an agent, split by kind. */
+    /** Leases on an agent active at `at`, split by kind. */
     async countActiveOnAgent(
       agentId: string,
+      at: Date,
       tx: DbOrTx = db,
     ): Promise<{ shared: number; exclusive: number }> {
       const rows = await tx
@@ -56,7 +53,7 @@ export function createLeaseRepository(db: Db) {
           exclusive: sql<number>`count(*) FILTER (WHERE ${leases.exc})::int`,
         })
         .from(leases)
-        .where(and(eq(leases.agentId, agentId), isActive));
+        .where(and(eq(leases.agentId, agentId), isActiveAt(at)));
       return rows[0] ?? { shared: 0, exclusive: 0 };
     },
 
@@ -94,13 +91,13 @@ export function createLeaseRepository(db: Db) {
         .limit(page.limit + 1);
     },
 
-    /** Active leases (shared and private together) on each of `agentIds`. */
-    async countActiveByAgents(agentIds: string[], tx: DbOrTx = db): Promise<Map<string, number>> {
+    /** Leases active at `at` (shared and private together) on each of `agentIds`. */
+    async countActiveByAgents(agentIds: string[], at: Date, tx: DbOrTx = db): Promise<Map<string, number>> {
       if (agentIds.length === 0) return new Map();
       const rows = await tx
         .select({ agentId: leases.agentId, n: sql<number>`count(*)::int` })
         .from(leases)
-        .where(and(inArray(leases.agentId, agentIds), isActive))
+        .where(and(inArray(leases.agentId, agentIds), isActiveAt(at)))
         .groupBy(leases.agentId);
       return new Map(rows.map((r) => [r.agentId, r.n]));
     },

@@ -148,7 +148,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
     if (!found) throw leaseNotFound();
     const agent = await repo.findAgent(found.lease.agentId, tx);
     if (!agent) throw new AppError('INTERNAL', { message: `lease ${id} has no agent row` });
-    const active = await repo.countActiveOnAgent(agent.id, tx);
+    const active = await repo.countActiveOnAgent(agent.id, new Date(now()), tx);
     const note = await repo.findNote(found.lease.userId, agent.id, tx);
     const since = await agents.findOnlineSince([agent.id], tx);
     return {
@@ -217,7 +217,7 @@ export function createLeaseService(deps: LeaseServiceDeps) {
       const shown = rows.slice(0, page.limit);
       const agentIds = [...new Set(shown.map((r) => r.agent.id))];
       const [active, notes, online] = await Promise.all([
-        repo.countActiveByAgents(agentIds, tx),
+        repo.countActiveByAgents(agentIds, new Date(nowMs), tx),
         repo.findNotes(userId, agentIds, tx),
         agents.findOnlineSince(agentIds, tx),
       ]);

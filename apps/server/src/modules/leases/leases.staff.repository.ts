@@ -16,8 +16,9 @@ export interface StaffLeaseFilter {
   ip?: string | undefined;
 }
 
-/** Active leases on the row's agent (the SQL rule `lease_active` at the database's clock). */
-const activeOnAgent = sql<number>`(SELECT count(*)::int FROM ${leases} l2 WHERE l2.agent_id = ${leases.agentId} AND lease_active(l2.ended_at, l2.until, now()))`;
+/** Leases on the row's agent active at `at` (the SQL rule `lease_active` at the service's clock). */
+const activeOnAgent = (at: Date) =>
+  sql<number>`(SELECT count(*)::int FROM ${leases} l2 WHERE l2.agent_id = ${leases.agentId} AND lease_active(l2.ended_at, l2.until, ${at.toISOString()}::timestamptz))`;
 
 /** Data access for staff's lease look-ups and the purchase-price credit of an ended lease. */
 export function createStaffLeaseRepository(db: Db) {
@@ -27,25 +28,26 @@ export function createStaffLeaseRepository(db: Db) {
       f.ip !== undefined ? or(sql`${leases.info}->>'ip' = ${f.ip}`, eq(agents.ip, f.ip)) : undefined,
     );
   }
-  const select = (tx: DbOrTx) =>
+  const select = (tx: DbOrTx, at: Date) =>
     tx
-      .select({ lease: leases, agentIp: agents.ip, activeOnAgent })
+      .select({ lease: leases, agentIp: agents.ip, activeOnAgent: activeOnAgent(at) })
       .from(leases)
       .leftJoin(agents, eq(agents.id, leases.agentId));
 
   return {
-    async findById(id: string, tx: DbOrTx = db): Promise<StaffLeaseRow | undefined> {
-      const rows = await select(tx).where(eq(leases.id, id));
+    /** One lease, its agent's leases counted as active at `at`. */
+    async findById(id: string, at: Date, tx: DbOrTx = db): Promise<StaffLeaseRow | undefined> {
+      const rows = await select(tx, at).where(eq(leases.id, id));
       return rows[0];
     },
 
-    /** One page of matching leases, newest start first, and the total. */
+    /** One page of matching leases, newest start first (agents' leases counted at `f.at`), and the total. */
     async find(
-      f: StaffLeaseFilter & { offset: number; limit: number },
+      f: StaffLeaseFilter & { offset: number; limit: number; at: Date },
       tx: DbOrTx = db,
     ): Promise<{ rows: StaffLeaseRow[]; total: number }> {
       const [rows, totals] = await Promise.all([
-        select(tx)
+        select(tx, f.at)
           .where(where(f))
           .orderBy(desc(leases.start), desc(leases.id))
           .offset(f.offset)

@@ -18,6 +18,8 @@ export interface StaffLeaseDeps {
   db: Db;
   ledger: Pick<LedgerService, 'move'>;
   audit: Pick<AuditService, 'record'>;
+  /** The clock the agents' active leases are counted at (tests move it instead of waiting). */
+  now?: () => number;
 }
 
 /** True when staff may credit the lease's purchase price: it has ended and was never refunded or credited. */
@@ -56,11 +58,12 @@ const notFound = (id: string) =>
 /** Staff's lease look-ups (by id, by customer, by IP) and the credit of an ended lease's purchase price. */
 export function createStaffLeaseService(deps: StaffLeaseDeps) {
   const repo = createStaffLeaseRepository(deps.db);
+  const now = deps.now ?? Date.now;
 
   return {
     /** `GET /leases/{id}` (staff): the admin lease info, or NOT_FOUND. */
     async getLease(id: string): Promise<TAdminLease> {
-      const row = await repo.findById(id);
+      const row = await repo.findById(id, new Date(now()));
       if (!row) throw notFound(id);
       return toAdminLease(row);
     },
@@ -72,6 +75,7 @@ export function createStaffLeaseService(deps: StaffLeaseDeps) {
         ip: query.ip,
         offset: query.offset,
         limit: query.limit,
+        at: new Date(now()),
       });
       return { leases: rows.map(toAdminLease), total };
     },
@@ -128,7 +132,7 @@ export function createStaffLeaseService(deps: StaffLeaseDeps) {
             details: { errorCode: 'alreadyCredited' },
           });
         }
-        const marked = await repo.markCredited(lease.id, new Date(), lease.purchasePriceC, tx);
+        const marked = await repo.markCredited(lease.id, new Date(now()), lease.purchasePriceC, tx);
         if (!marked) throw new AppError('INTERNAL', { message: `lease ${id} changed under its lock` });
         await deps.audit.record(tx, {
           actorId: staffId,

@@ -32,7 +32,7 @@ export function createStaticService(deps: StaticServiceDeps) {
   return {
     /** `GET /static/list/`: static agents of a country on sale (online, not leased), filtered, with the total. */
     async listStatic(q: z.output<typeof ZStaticListQuery>): Promise<TStaticListResponse> {
-      const { rows, total } = await repo.findPage(q, { offset: q.cursor, limit: q.limit });
+      const { rows, total } = await repo.findPage(q, { offset: q.cursor, limit: q.limit, atMs: now() });
       const rules = await deps.pricing.currentRules();
       return {
         list: rows.map((a) => ({
