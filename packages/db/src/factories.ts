@@ -1,12 +1,21 @@
 /**
  * Test factories: rows of every table a test needs (accounts with a balance, gateway nodes,
- * agents, leases), inserted directly and consistently (a seeded balance has its ledger row).
- * Tests only; the apps never import this.
+ * agents, leases, port packages), inserted directly and consistently (a seeded balance has its
+ * ledger row). Tests only; the apps never import this.
  */
 import { randomBytes } from 'node:crypto';
 import { type Cents, cents } from '@pm/money';
 import type { DbHandle } from './client.ts';
-import { accounts, agents, gatewayNodes, leases, leaseTrafficHourly, txrecords } from './schema/index.ts';
+import {
+  accounts,
+  agents,
+  gatewayNodes,
+  leases,
+  leaseTrafficHourly,
+  packagePorts,
+  portPackages,
+  txrecords,
+} from './schema/index.ts';
 
 let seq = 0;
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -20,6 +29,7 @@ export type AccountRow = typeof accounts.$inferSelect;
 export type NodeRow = typeof gatewayNodes.$inferSelect;
 export type AgentRow = typeof agents.$inferSelect;
 export type LeaseRow = typeof leases.$inferSelect;
+export type PackageRow = typeof portPackages.$inferSelect;
 
 /**
  * Inserts an account; a starting `balanceC` comes with its one 'adjustment' ledger row, so the
@@ -166,6 +176,51 @@ export async function buildLease(
     })
     .returning();
   return rows[0]!;
+}
+
+/**
+ * Inserts an active one-day port package on `nodeId` (US, 1 GB, login and password access, a
+ * 5-minute rotation timer) with its `ports`, not yet bound, as the server's ports sale writes them.
+ * One transaction, so a gateway reloading on the package's NOTIFY sees the package and its ports.
+ */
+export async function buildPackage(
+  db: DbHandle,
+  nodeId: string,
+  ports: number[],
+  overrides: Partial<typeof portPackages.$inferInsert> = {},
+): Promise<PackageRow> {
+  const startMs = Date.now();
+  return db.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(portPackages)
+      .values({
+        id: `pp-${hex(6)}`,
+        userId: newUserId(),
+        priceC: cents(390),
+        periodDays: 1,
+        trafficType: 'limit',
+        trafficGb: 1,
+        country: 'US',
+        connectionType: 'both',
+        switchType: 'timer',
+        switchTimer: 5,
+        apiKey: hex(8),
+        accessType: 'auth',
+        authLogin: `u${hex(5)}`,
+        authPassword: hex(8),
+        nodeId,
+        portAmount: ports.length,
+        status: 'active',
+        dateStart: new Date(startMs),
+        dateFinish: new Date(startMs + 86_400_000),
+        ...overrides,
+      })
+      .returning();
+    if (ports.length > 0) {
+      await tx.insert(packagePorts).values(ports.map((port) => ({ packageId: row!.id, nodeId, port })));
+    }
+    return row!;
+  });
 }
 
 /**

@@ -1,37 +1,37 @@
 /**
- * Test helpers: rows of the network schema for the gateway tests. Leases come from the `buildLease`
- * factory of `@pm/db/testing`; nodes, agents with their keys and port packages are still written
- * here with plain SQL (their factories do not yet take the gateway's shapes).
+ * Test helpers: rows of the network schema for the gateway tests, in the gateway's shapes, written
+ * by the factories of `@pm/db/testing` (nodes, agents, leases, port packages).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { DbHandle } from '@pm/db';
-import { buildLease } from '@pm/db/testing';
+import { buildAgent, buildLease, buildNode, buildPackage } from '@pm/db/testing';
 import { freePort } from '../free-port.ts';
 
+/** A node `id` with no spare ports: the gateway tests bind the ports they use themselves. */
 export async function insertNode(
   db: DbHandle,
   id: string,
   values: { publicHost?: string; publicIp?: string; socksBasePort?: number } = {},
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO gateway_nodes (id, public_host, public_ip, socks_base_port) VALUES ($1, $2, $3, $4)',
-    [
-      id,
-      values.publicHost ?? `${id}.example.test`,
-      values.publicIp ?? '127.0.0.1',
-      values.socksBasePort ?? 10000,
-    ],
-  );
+  await buildNode(db, {
+    id,
+    publicHost: values.publicHost ?? `${id}.example.test`,
+    publicIp: values.publicIp ?? '127.0.0.1',
+    socksBasePort: values.socksBasePort ?? 10000,
+    sparePorts: 0,
+  });
 }
 
-/** Inserts an agent attached to `nodeId` and returns its id and key. */
+/**
+ * Inserts an agent attached to `nodeId` and returns its id and key (the row keeps the key's hash).
+ * Offline until it dials: presence is the gateway's to set.
+ */
 export async function insertAgent(db: DbHandle, nodeId: string | null): Promise<{ id: string; key: string }> {
-  const id = `ag-${randomBytes(4).toString('hex')}`;
   const key = randomBytes(24).toString('base64url');
   const keyHash = createHash('sha256').update(key).digest('hex');
-  await db.query('INSERT INTO agents (id, key_hash, node_id) VALUES ($1, $2, $3)', [id, keyHash, nodeId]);
-  return { id, key };
+  const row = await buildAgent(db, { keyHash, nodeId, online: false });
+  return { id: row.id, key };
 }
 
 export interface TestLease {
@@ -90,45 +90,23 @@ export async function insertPackage(
   o: {
     state?: string;
     city?: string;
-    conn?: string;
+    conn?: 'wifi' | 'mobile' | 'both';
     gb?: number;
     ports?: number;
     timer?: number | null;
     userId?: string;
   } = {},
 ): Promise<TestPackage> {
-  const id = `pp-${randomBytes(6).toString('hex')}`;
-  const login = `u${randomBytes(5).toString('hex')}`;
-  const password = randomBytes(8).toString('hex');
   const ports: number[] = [];
   for (let i = 0; i < (o.ports ?? 1); i++) ports.push(await freePortPair());
-  // One statement, so the package and its ports commit together, as the server's sale does: the
-  // gateway's reload on the package's NOTIFY sees both.
-  await db.query(
-    `WITH p AS (
-       INSERT INTO port_packages (id, user_id, price_c, period_days, traffic_type, traffic_gb, country, state, city,
-         connection_type, switch_type, switch_timer, api_key, access_type, auth_login, auth_password, node_id,
-         port_amount, status, date_start, date_finish)
-       VALUES ($1, $14, 390, 1, 'limit', $2, 'US', $3, $4, $5, $6, $7, $8, 'auth', $9, $10, $11, $12, 'active',
-         now(), now() + interval '1 day')
-       RETURNING id, node_id)
-     INSERT INTO package_ports (package_id, node_id, port) SELECT p.id, p.node_id, unnest($13::int[]) FROM p`,
-    [
-      id,
-      o.gb ?? 1,
-      o.state ?? 'New York',
-      o.city ?? '',
-      o.conn ?? 'both',
-      o.timer === null ? 'api' : 'timer',
-      o.timer === null ? null : (o.timer ?? 5),
-      randomBytes(8).toString('hex'),
-      login,
-      password,
-      nodeId,
-      o.ports ?? 1,
-      ports,
-      o.userId ?? 'user-1',
-    ],
-  );
-  return { id, login, password, ports };
+  const row = await buildPackage(db, nodeId, ports, {
+    userId: o.userId ?? 'user-1',
+    trafficGb: o.gb ?? 1,
+    state: o.state ?? 'New York',
+    city: o.city ?? '',
+    connectionType: o.conn ?? 'both',
+    switchType: o.timer === null ? 'api' : 'timer',
+    switchTimer: o.timer === null ? null : (o.timer ?? 5),
+  });
+  return { id: row.id, login: row.authLogin, password: row.authPassword, ports };
 }

@@ -191,7 +191,7 @@ describe('a private lease on a package’s exit', () => {
 
 describe('the packages’ share of an agent', () => {
   test('all packages through one agent hold one sharer’s part; a shared lease on it keeps its own', async () => {
-    const la = { state: 'California', conn: 'mobile' };
+    const la = { state: 'California', conn: 'mobile' } as const;
     const p1 = await packageOf(bystander, la);
     const p2 = await packageOf(bystander, la);
     const held: Pull[] = [await pull(p1), await pull(p1)];
