@@ -117,6 +117,10 @@ describe('POST /static/lease', () => {
     assert.equal(gone.json().errorCode, 'agentNotFound');
     const after = ZStaticListResponse.parse((await staticList(alice, 'cc=DE&limit=50')).json());
     assert.equal(after.total, 11);
+    // On sale again once the lease lapses at the service's clock: moved, not waited for.
+    clockMs += 25 * 3600_000;
+    assert.equal(ZStaticListResponse.parse((await staticList(alice, 'cc=DE&limit=50')).json()).total, 12);
+    clockMs -= 25 * 3600_000;
     assert.equal((await booksOf(t, bob.userId)).balanceC, 500);
 
     // The customer cannot refund a static lease; staff can, within the hour and unused.
