@@ -41,8 +41,11 @@ export function createAgentsRepository(db: Db) {
     return new Map(rows.map((r) => [r.agentId, r.since]));
   }
 
-  const findLapsedCounts = (agentIds: string[] | undefined, tx: DbOrTx): Promise<LapsedCounts> =>
-    leaseReads.findLapsedCounts(agentIds, tx);
+  const findLapsedCounts = (
+    agentIds: string[] | undefined,
+    atMs: number,
+    tx: DbOrTx,
+  ): Promise<LapsedCounts> => leaseReads.findLapsedCounts(agentIds, atMs, tx);
 
   return {
     /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */
@@ -50,9 +53,9 @@ export function createAgentsRepository(db: Db) {
       return findOnlineSince(ids, tx);
     },
 
-    /** Per agent, the lapsed leases not ended yet (the counters still hold them); usually none. */
-    async findLapsedCounts(tx: DbOrTx = db): Promise<LapsedCounts> {
-      return findLapsedCounts(undefined, tx);
+    /** Per agent, the leases lapsed at `atMs` not ended yet (the counters still hold them); usually none. */
+    async findLapsedCounts(atMs: number, tx: DbOrTx = db): Promise<LapsedCounts> {
+      return findLapsedCounts(undefined, atMs, tx);
     },
 
     /** One page of the listed agents, most active first, then by id. */
@@ -106,13 +109,13 @@ export function createAgentsRepository(db: Db) {
       return rows.map((r) => ({ cc: r.cc, n: Number(r.n) }));
     },
 
-    /** One agent as the shop shows it (listed or not); undefined when there is no such row. */
-    async findShopRow(id: string, tx: DbOrTx = db): Promise<ShopRow | undefined> {
+    /** One agent as the shop shows it at `atMs` (listed or not); undefined when there is no such row. */
+    async findShopRow(id: string, atMs: number, tx: DbOrTx = db): Promise<ShopRow | undefined> {
       const rows = await tx.select(shopColumns).from(agents).where(eq(agents.id, id));
       const row = rows[0];
       if (!row) return undefined;
       const since = await findOnlineSince([id], tx);
-      const lapsed = await findLapsedCounts([id], tx);
+      const lapsed = await findLapsedCounts([id], atMs, tx);
       return liveRow({ ...row, onlineSince: since.get(id) ?? null }, lapsed);
     },
 

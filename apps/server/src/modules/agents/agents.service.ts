@@ -184,7 +184,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     ): Promise<TAgentListResponse> {
       const f = {
         ...(await resolveFilter(q)),
-        lapsed: await lapsedLeases.get('all', () => repo.findLapsedCounts(), o),
+        lapsed: await lapsedLeases.get('all', () => repo.findLapsedCounts(now()), o),
       };
       const key = filterKey(f);
       const [rows, total, segments] = await Promise.all([
@@ -211,7 +211,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
      * static or never connected (no node). Never cached.
      */
     async getAgent(id: string, userId: string): Promise<TAgent> {
-      const row = await repo.findShopRow(id);
+      const row = await repo.findShopRow(id, now());
       if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
       const rules = await deps.pricing.currentRules();
       return render([row], rules, await repo.findUserLeases(userId, [row.id], now()))[0]!;
@@ -225,7 +225,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const byCc = await totals.get(
         'all',
         async () => {
-          const lapsed = await lapsedLeases.get('all', () => repo.findLapsedCounts(), o);
+          const lapsed = await lapsedLeases.get('all', () => repo.findLapsedCounts(now()), o);
           return Object.fromEntries((await repo.countListedByCountry(lapsed)).map((r) => [r.cc, r.n]));
         },
         o,

@@ -95,8 +95,16 @@ export function createExposedLeaseReads(db: Db) {
       return rows[0] ?? { shared: 0, exclusive: 0, heldByBuyer: false };
     },
 
-    /** Per agent (of `agentIds`, or all), the lapsed leases the `active_*` counters still hold. */
-    async findLapsedCounts(agentIds: string[] | undefined, tx: DbOrTx = db): Promise<LapsedLeaseCounts> {
+    /**
+     * Per agent (of `agentIds`, or all), the lapsed leases the `active_*` counters still hold: not
+     * active at `atMs` (the caller's clock).
+     */
+    async findLapsedCounts(
+      agentIds: string[] | undefined,
+      atMs: number,
+      tx: DbOrTx = db,
+    ): Promise<LapsedLeaseCounts> {
+      const at = new Date(atMs);
       if (agentIds?.length === 0) return new Map();
       const rows = await tx
         .select({
@@ -109,10 +117,10 @@ export function createExposedLeaseReads(db: Db) {
           and(
             // Not ended, and no longer active by the one rule (SQL `lease_active`).
             isNull(leases.endedAt),
-            sql`NOT lease_active(${leases.endedAt}, ${leases.until}, now())`,
+            sql`NOT lease_active(${leases.endedAt}, ${leases.until}, ${at})`,
             // Implied by the two above; a range on leases_lapsed_idx instead of a scan of every
             // running lease (5 s among 260,000 on a loaded machine).
-            sql`${leases.until} <= now()`,
+            sql`${leases.until} <= ${at}`,
             agentIds ? inArray(leases.agentId, agentIds) : undefined,
           ),
         )
