@@ -137,7 +137,7 @@ if (tiers.has('unit') || tiers.has('integration')) {
     console.log(
       `\n== integration tests (PostgreSQL ${process.env.DATABASE_URL}): ${integration.length} files ==`,
     );
-    add(await runNodeTest(integration, ['--test-concurrency=2'], 25 * 60_000));
+    add(await runNodeTest(integration, ['--test-concurrency=2'], 35 * 60_000));
   }
 }
 if (tiers.has('e2e')) {
@@ -146,7 +146,7 @@ if (tiers.has('e2e')) {
   if (files.length > 0) {
     const buildCode = await run('npm', ['run', 'build', '--silent']);
     if (buildCode !== 0) add({ passed: 0, failed: 1 });
-    else add(await runNodeTest(files, ['--test-concurrency=1'], 20 * 60_000));
+    else add(await runNodeTest(files, ['--test-concurrency=1'], 35 * 60_000));
   }
 }
 
