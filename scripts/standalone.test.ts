@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { depthAfter, findOutsideReads, repoTextFiles, scanRepo } from './standalone.ts';
+import { BESIDE, depthAfter, findOutsideReads, MACHINE, repoTextFiles, scanRepo } from './standalone.ts';
 
 const root = join(import.meta.dirname, '..');
 /** The scan's own patterns and this file's fixtures are the very mistakes it looks for. */
@@ -25,10 +25,10 @@ test('depth arithmetic: a climb that comes back down still went above the root',
 
 test('the folder beside the repository and machine paths are found in any text file', () => {
   const hits = (file: string, text: string) => findOutsideReads(file, text).length;
-  assert.equal(hits('README.md', 'The spec is `../shared/SPEC.md`.'), 2);
-  assert.equal(hits('apps/x/src/a.ts', "const f = '/work/shared/data/postal.tsv.gz';"), 1);
-  assert.equal(hits('.ci/run', 'cp /work/main/data/x .'), 1);
-  assert.equal(hits('apps/x/src/a.ts', "const f = 'https://example.com/network/work/1';"), 0);
+  assert.equal(hits('README.md', `The spec is \`${BESIDE}/SPEC.md\`.`), 2);
+  assert.equal(hits('apps/x/src/a.ts', `const f = '${MACHINE}elsewhere/data/postal.tsv.gz';`), 1);
+  assert.equal(hits('.ci/run', `cp ${MACHINE}main/data/x .`), 1);
+  assert.equal(hits('apps/x/src/a.ts', "const f = 'https://example.com/network/job/1';"), 0);
   assert.equal(hits('docs/a.md', 'SOCKS_BENCH=/path/to/bench/socks npm run bench:gateway'), 0);
   assert.equal(hits('apps/x/src/a.ts', '/** The limit of SPEC section 9. */'), 1);
   assert.equal(hits('apps/x/src/a.ts', '// SPEC 7: the public API answers 403.'), 1);

