@@ -25,13 +25,13 @@ const SHELL = /(?:\.sh|^\.ci\/[^.]+)$/;
  */
 export const BESIDE = ['..', 'shared'].join('/');
 export const MACHINE = `/${'work'}/`;
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** Literal mentions of what lies beside the repository on the development machine. */
 const OUTSIDE_LITERALS: ReadonlyArray<[RegExp, string]> = [
-  [new RegExp(`${escape(BESIDE)}\\b`), `names ${BESIDE}, a folder beside the repository`],
+  [new RegExp(`${escapeRegExp(BESIDE)}\\b`), `names ${BESIDE}, a folder beside the repository`],
   [
-    new RegExp(`(?:^|[\\s'"\x60(=:])${escape(MACHINE)}`),
+    new RegExp(`(?:^|[\\s'"\x60(=:])${escapeRegExp(MACHINE)}`),
     `names ${MACHINE}, an absolute path of the development machine`,
   ],
   [
