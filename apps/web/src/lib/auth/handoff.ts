@@ -7,6 +7,7 @@
  * or a code bound to their verifier) carries nothing this tab can use, so it signs nobody in.
  */
 import type { TEnvironment } from '@pm/contracts';
+import * as oauth from 'oauth4webapi';
 import type { HandoffReturn } from './token.ts';
 
 const PENDING_KEY = 'pm.handoffPending';
@@ -17,22 +18,6 @@ interface Pending {
   state: string;
   verifier: string;
   startedAtMs: number;
-}
-
-function randomUrlSafe(bytes: number): string {
-  const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-}
-
-async function s256(verifier: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
-  return btoa(String.fromCharCode(...digest))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
 }
 
 /** The pending hand-off of this tab, removed as it is read (a state is good for one return). */
@@ -57,14 +42,18 @@ export async function startHandoff(
   env: Pick<TEnvironment, 'issuer' | 'clientId'>,
   returnPath: string,
 ): Promise<void> {
-  const pending: Pending = { state: randomUrlSafe(24), verifier: randomUrlSafe(32), startedAtMs: Date.now() };
+  const pending: Pending = {
+    state: oauth.generateRandomState(),
+    verifier: oauth.generateRandomCodeVerifier(),
+    startedAtMs: Date.now(),
+  };
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
   const url = new URL(`${env.issuer.replace(/\/+$/, '')}/handoff`);
   url.search = new URLSearchParams({
     client_id: env.clientId,
     redirect_uri: new URL(returnPath, window.location.origin).href,
     state: pending.state,
-    code_challenge: await s256(pending.verifier),
+    code_challenge: await oauth.calculatePKCECodeChallenge(pending.verifier),
     code_challenge_method: 'S256',
   }).toString();
   window.location.assign(url.href);

@@ -1,16 +1,18 @@
 /**
- * Sign-in for the web app: authorization code + PKCE against the environment's issuer (oidc-client-ts),
- * the access token kept in memory only and renewed silently with rotating refresh tokens. The spec's
- * `?token=` hand-off (rules §6) is honoured too, bound to the tab that started it (handoff.ts):
- * its parameters leave the address at once and the token it brings is kept for this tab only
- * (sessionStorage).
+ * Sign-in for the web app: authorization code + PKCE against the environment's issuer (oauth4webapi
+ * does the protocol: discovery, the authorization response's checks, the token requests and the ID
+ * token's claims), the access token kept in memory only and renewed shortly before it expires with
+ * the rotating refresh token. The spec's `?token=` hand-off (rules §6) is honoured too, bound to the
+ * tab that started it (handoff.ts): its parameters leave the address at once and the token it
+ * brings is kept for this tab only (sessionStorage).
  */
 import type { TEnvironment } from '@pm/contracts';
-import { InMemoryWebStorage, type User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
 import { finishHandoff, startHandoff } from './handoff.ts';
+import { CALLBACK_PATH, createOidcClient, type OidcClient, type Tokens } from './oidc.ts';
 import { extractHandoffReturn, isTokenExpired, tokenPermissions } from './token.ts';
 
-export const CALLBACK_PATH = '/callback';
+export { CALLBACK_PATH };
+
 const HANDOFF_STORAGE_KEY = 'pm.handoffToken';
 const SIGNIN_ATTEMPTS_KEY = 'pm.signinAttempts';
 /** A broken issuer must not bounce the browser forever between app and sign-in host. */
@@ -55,39 +57,18 @@ export function initAuth(env: SignInEnvironment): Promise<AuthInitResult> {
   return initPromise;
 }
 
-function createUserManager(env: SignInEnvironment): UserManager {
-  const origin = window.location.origin;
-  return new UserManager({
-    authority: env.issuer,
-    client_id: env.clientId,
-    redirect_uri: origin + CALLBACK_PATH,
-    post_logout_redirect_uri: env.siteUrl,
-    response_type: 'code',
-    scope: 'openid email offline_access',
-    // The resource indicator makes the access token's audience the market API (a JWT it can verify).
-    resource: env.audience,
-    extraTokenParams: { resource: env.audience },
-    userStore: new WebStorageStateStore({ store: new InMemoryWebStorage() }),
-    stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
-    automaticSilentRenew: true,
-    loadUserInfo: false,
-  });
-}
-
 async function runInit(env: SignInEnvironment): Promise<AuthInitResult> {
-  const manager = createUserManager(env);
-  let user: User | null = null;
+  const oidc = createOidcClient(env);
   const handoffStart = await takeHandoffReturn(env);
   if (handoffStart) return handoffStart;
   let handoff = sessionStorage.getItem(HANDOFF_STORAGE_KEY);
 
-  const location = window.location;
-  if (location.pathname === CALLBACK_PATH) {
+  let tokens: Tokens | null = null;
+  if (window.location.pathname === CALLBACK_PATH) {
     try {
-      user = await manager.signinRedirectCallback();
-      const target =
-        typeof user.url_state === 'string' && user.url_state.startsWith('/') ? user.url_state : '/';
-      window.history.replaceState(null, '', target);
+      const back = await oidc.finishSignIn();
+      tokens = back.tokens;
+      window.history.replaceState(null, '', back.returnTo);
       handoff = null;
       clearHandoffToken();
     } catch (e) {
@@ -96,16 +77,14 @@ async function runInit(env: SignInEnvironment): Promise<AuthInitResult> {
       window.history.replaceState(null, '', '/');
     }
   }
-  if (!user && !handoff) user = await manager.getUser();
 
   if (handoff && !isTokenExpired(handoff, Date.now())) {
     return { kind: 'ready', session: handoffSession(handoff, env) };
   }
   if (handoff) clearHandoffToken();
-  if (user && !user.expired) {
-    return { kind: 'ready', session: oidcSession(manager, user, env) };
-  }
-  await redirectToSignIn(manager);
+  // The tokens live in this page's memory only: anywhere but the sign-in's return, a page signs in.
+  if (tokens) return { kind: 'ready', session: oidcSession(oidc, tokens, env) };
+  await redirectToSignIn(oidc);
   return { kind: 'redirecting' };
 }
 
@@ -122,7 +101,7 @@ export function mayStaySignedIn(): boolean {
   return back.code !== null || back.error !== null;
 }
 
-async function redirectToSignIn(manager: UserManager): Promise<void> {
+async function redirectToSignIn(oidc: OidcClient): Promise<void> {
   const attempts = Number(sessionStorage.getItem(SIGNIN_ATTEMPTS_KEY) ?? 0);
   if (attempts >= MAX_SIGNIN_ATTEMPTS) {
     // Cleared so that a manual reload starts afresh; the app shows the global error meanwhile.
@@ -130,38 +109,59 @@ async function redirectToSignIn(manager: UserManager): Promise<void> {
     throw new Error('sign-in did not complete after several attempts');
   }
   sessionStorage.setItem(SIGNIN_ATTEMPTS_KEY, String(attempts + 1));
-  await manager.removeUser();
   const here =
     window.location.pathname === CALLBACK_PATH ? '/' : window.location.pathname + window.location.search;
-  await manager.signinRedirect({ url_state: here });
+  await oidc.signIn(here);
 }
 
-function oidcSession(manager: UserManager, initial: User, env: SignInEnvironment): AuthSession {
-  let user: User | null = initial;
-  manager.events.addUserLoaded((u) => {
-    user = u;
-  });
-  manager.events.addUserUnloaded(() => {
-    user = null;
-  });
+/** The tokens of a sign-in, renewed with the refresh token this long before the access token expires. */
+const RENEW_BEFORE_MS = 60_000;
+
+function oidcSession(oidc: OidcClient, initial: Tokens, env: SignInEnvironment): AuthSession {
+  let tokens: Tokens | null = initial;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let renewing: Promise<void> | null = null;
+  const schedule = () => {
+    clearTimeout(timer);
+    if (!tokens?.refreshToken) return;
+    const inMs = Math.max(0, tokens.expiresAtMs - Date.now() - RENEW_BEFORE_MS);
+    timer = setTimeout(() => {
+      renew().catch((e: unknown) => console.warn('token renewal failed', e));
+    }, inMs);
+  };
+  const renew = (): Promise<void> => {
+    renewing ??= (async () => {
+      if (!tokens) return;
+      tokens = await oidc.refresh(tokens);
+      schedule();
+    })().finally(() => {
+      renewing = null;
+    });
+    return renewing;
+  };
+  const drop = () => {
+    clearTimeout(timer);
+    tokens = null;
+  };
+  schedule();
   let redirecting: Promise<void> | null = null;
   return {
-    getAccessToken: () => user?.access_token ?? null,
-    getPermissions: () => tokenPermissions(user?.access_token ?? null),
+    getAccessToken: () => tokens?.accessToken ?? null,
+    getPermissions: () => tokenPermissions(tokens?.accessToken ?? null),
     handleUnauthorized() {
-      redirecting ??= redirectToSignIn(manager);
+      drop();
+      redirecting ??= redirectToSignIn(oidc);
       return redirecting;
     },
     confirmSignedIn,
-    manageTwoFactor: () => manageTwoFactor(manager),
-    async refreshToken() {
-      user = (await manager.signinSilent()) ?? user;
-    },
+    manageTwoFactor: () => manageTwoFactor(oidc),
+    refreshToken: renew,
     async logout() {
+      const idToken = tokens?.idToken ?? null;
+      drop();
       try {
-        await manager.signoutRedirect({ post_logout_redirect_uri: env.siteUrl });
+        await oidc.signOut(idToken, env.siteUrl);
       } catch {
-        await manager.removeUser();
         window.location.assign(env.siteUrl);
       }
     },
@@ -177,11 +177,11 @@ function handoffSession(token: string, env: SignInEnvironment): AuthSession {
     handleUnauthorized() {
       current = null;
       clearHandoffToken();
-      redirecting ??= redirectToSignIn(createUserManager(env));
+      redirecting ??= redirectToSignIn(createOidcClient(env));
       return redirecting;
     },
     confirmSignedIn,
-    manageTwoFactor: () => manageTwoFactor(createUserManager(env)),
+    manageTwoFactor: () => manageTwoFactor(createOidcClient(env)),
     refreshToken: async () => {},
     async logout() {
       current = null;
@@ -210,11 +210,10 @@ async function takeHandoffReturn(env: SignInEnvironment): Promise<AuthInitResult
 }
 
 /** The sign-in host's two-factor settings, with the password asked again; back to this page after. */
-async function manageTwoFactor(manager: UserManager): Promise<void> {
-  await manager.signinRedirect({
-    url_state: window.location.pathname + window.location.search,
+function manageTwoFactor(oidc: OidcClient): Promise<void> {
+  return oidc.signIn(window.location.pathname + window.location.search, {
     prompt: 'login',
-    extraQueryParams: { two_factor: 'manage' },
+    two_factor: 'manage',
   });
 }
 
