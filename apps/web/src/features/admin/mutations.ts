@@ -1,4 +1,4 @@
-import type { BodyOf, ENDPOINTS, TAdminLease, THeldCredit } from '@pm/contracts';
+import type { BodyOf, ENDPOINTS, TAccount, TAdminLease, THeldCredit } from '@pm/contracts';
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   invalidateAdminUsers,
@@ -81,15 +81,19 @@ export const useResetTwoFactor = (client: AdminClient) =>
         u.email === email && u.info ? { ...u, info: { ...u.info, twoFactor: false } } : null,
   );
 
+/** A change answered with the market account: the loaded customer shows it at once. */
+const accountOf =
+  ({ userId }: { userId: string }, account: TAccount) =>
+  (u: LoadedUser): LoadedUser | null =>
+    u.userId === userId ? { ...u, account } : null;
+
 /** Grant or revoke DEPOSIT on a market account. */
 export const useSetDeposit = (client: AdminClient) =>
   useStaffChange(
     ({ userId, grant, reason }: { userId: string; grant: boolean; reason: string }) =>
       client.setDeposit(userId, grant, reason),
     invalidateAdminUsers,
-    ({ userId }, account) =>
-      (u) =>
-        u.userId === userId ? { ...u, account } : null,
+    accountOf,
   );
 
 /** A balance change in cents: money moved. */
@@ -98,9 +102,7 @@ export const useChangeBalance = (client: AdminClient) =>
     ({ userId, deltaC, reason }: { userId: string; deltaC: number; reason: string }) =>
       client.changeBalance(userId, deltaC, reason),
     invalidateBalance,
-    ({ userId }, account) =>
-      (u) =>
-        u.userId === userId ? { ...u, account } : null,
+    accountOf,
   );
 
 /** Rules §6's refund of a running lease: it ends (the agent is free again) and money moves. */
