@@ -256,39 +256,28 @@ describe('targeting in the user name', () => {
     const socks = await fetchVia(`${user}:${p.password}@127.0.0.1:${port}`);
     assert.notEqual(socks.code, 0);
     assert.match(socks.stderr.toString(), /\(2\)|not allowed/i, socks.stderr.toString());
+    /** The response head of the package's HTTP twin for a request as `name`. */
+    const proxyHead = async (name: string) =>
+      (
+        await curl(
+          [
+            '-sS',
+            '-D',
+            '-',
+            '-o',
+            '/dev/null',
+            '-x',
+            `http://${name}:${p.password}@127.0.0.1:${port + HTTP_OFFSET}`,
+            `http://127.0.0.1:${target.port}/bytes/10`,
+          ],
+          5,
+        )
+      ).stdout.toString();
     // The HTTP twin names it.
-    const head = (
-      await curl(
-        [
-          '-sS',
-          '-D',
-          '-',
-          '-o',
-          '/dev/null',
-          '-x',
-          `http://${user}:${p.password}@127.0.0.1:${port + HTTP_OFFSET}`,
-          `http://127.0.0.1:${target.port}/bytes/10`,
-        ],
-        5,
-      )
-    ).stdout.toString();
+    const head = await proxyHead(user);
     assert.match(head, /^HTTP\/1\.1 403 /);
     assert.match(head, /X-Proxy-Error: unknown place in the user name: no exit in city atlantis\r\n/);
-    const outside = (
-      await curl(
-        [
-          '-sS',
-          '-D',
-          '-',
-          '-o',
-          '/dev/null',
-          '-x',
-          `http://${p.login}-country-de:${p.password}@127.0.0.1:${port + HTTP_OFFSET}`,
-          `http://127.0.0.1:${target.port}/bytes/10`,
-        ],
-        5,
-      )
-    ).stdout.toString();
+    const outside = await proxyHead(`${p.login}-country-de`);
     assert.match(
       outside,
       /X-Proxy-Error: the user name targets country de, outside the package \(country US\)/,
