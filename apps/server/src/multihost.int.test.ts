@@ -13,6 +13,7 @@ import { buildAccount, createTestDatabase, newUserId, type TestDatabase } from '
 import { netnsAvailable } from '@pm/devnet/netns';
 import { waitFor } from '@pm/testkit';
 import { type Fleet, type FleetAgent, SOCKS_BASE_PORT, startFleet } from './test/fleet.ts';
+import { curlFromCustomers as curlFromFleet } from './test/fleet-client.ts';
 import { checkJobsOnce, checkWorkerKill } from './test/fleet-jobs.ts';
 import { ACCESS_LIMIT_MS, checkPackageAccess } from './test/fleet-packages.ts';
 
@@ -41,24 +42,8 @@ async function api(i: 0 | 1, method: string, path: string, userId: string, body?
   return { status: res.status, body: (await res.text()) || 'null' };
 }
 
-/** curl from the customers' host; resolves with the exit code and what the target answered. */
-async function curlFromCustomers(args: string[], timeoutS = 2): Promise<{ ok: boolean; out: string }> {
-  try {
-    const { stdout } = await run('ip', [
-      'netns',
-      'exec',
-      fleet.net.hosts.cust!.netns,
-      'curl',
-      '-sS',
-      '--max-time',
-      String(timeoutS),
-      ...args,
-    ]);
-    return { ok: true, out: stdout.trim() };
-  } catch (e) {
-    return { ok: false, out: String((e as { stderr?: string }).stderr ?? e) };
-  }
-}
+/** curl from the customers' host (test/fleet-client.ts). */
+const curlFromCustomers = (args: string[], timeoutS = 2) => curlFromFleet(fleet, args, timeoutS);
 
 /** Tries `attempt` every 100 ms until it answers `want` or `timeoutMs` passes; resolves with the time taken. */
 async function timeUntil(

@@ -64,8 +64,12 @@ export interface Moved {
   out: string;
 }
 
-/** curl from the customers' host through `user:pwd@ip:port` to `url`, counting the bytes both ways. */
-export async function curlThrough(fleet: Fleet, proxy: string, url: string, timeoutS = 5): Promise<Moved> {
+/** curl from the customers' host; whether it succeeded and what it printed (or its error). */
+export async function curlFromCustomers(
+  fleet: Fleet,
+  args: string[],
+  timeoutS = 2,
+): Promise<{ ok: boolean; out: string }> {
   try {
     const { stdout } = await run('ip', [
       'netns',
@@ -73,21 +77,27 @@ export async function curlThrough(fleet: Fleet, proxy: string, url: string, time
       fleet.net.hosts.cust!.netns,
       'curl',
       '-sS',
-      '-o',
-      '/dev/null',
       '--max-time',
       String(timeoutS),
-      '-w',
-      '%{http_code} %{size_request} %{size_header} %{size_download}',
-      '--socks5',
-      proxy,
-      url,
+      ...args,
     ]);
-    const [code, req, header, body] = stdout.trim().split(' ').map(Number);
-    return { ok: code === 200, up: req!, down: header! + body!, out: stdout };
+    return { ok: true, out: stdout.trim() };
   } catch (e) {
-    return { ok: false, up: 0, down: 0, out: String((e as { stderr?: string }).stderr ?? e) };
+    return { ok: false, out: String((e as { stderr?: string }).stderr ?? e) };
   }
+}
+
+/** curl from the customers' host through `user:pwd@ip:port` to `url`, counting the bytes both ways. */
+export async function curlThrough(fleet: Fleet, proxy: string, url: string, timeoutS = 5): Promise<Moved> {
+  const sizes = '%{http_code} %{size_request} %{size_header} %{size_download}';
+  const moved = await curlFromCustomers(
+    fleet,
+    ['-o', '/dev/null', '-w', sizes, '--socks5', proxy, url],
+    timeoutS,
+  );
+  if (!moved.ok) return { ok: false, up: 0, down: 0, out: moved.out };
+  const [code, req, header, body] = moved.out.split(' ').map(Number);
+  return { ok: code === 200, up: req!, down: header! + body!, out: moved.out };
 }
 
 /**
