@@ -25,7 +25,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { Mux, TUNNEL_TLS } from '@pm/tunnel';
 import { makeSelfSignedCert } from '../src/tunnel/self-signed.ts';
-import { cpuMs, rssKiB } from './fleet-probes.ts';
+import { cpuMs, rssKiB, settledRss } from './fleet-probes.ts';
 import { V8_OPTIONS } from './fleet-setup.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -107,16 +107,6 @@ function spawnNode(args: string[]): ChildProcess {
   return spawn('bash', ['-c', script, process.execPath, ...V8_OPTIONS, SELF, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-}
-
-async function settledRss(pid: number): Promise<number> {
-  await sleep(10_000);
-  let least = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 10; i++) {
-    least = Math.min(least, rssKiB(pid));
-    await sleep(1000);
-  }
-  return least;
 }
 
 async function main(): Promise<void> {

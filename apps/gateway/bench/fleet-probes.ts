@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SocksClientError, socksConnect } from '../src/protocol/client.ts';
 
 /** Resident set size of a process, KiB (`VmRSS` of /proc/<pid>/status). */
@@ -13,6 +14,17 @@ export function rssKiB(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for ${pid}`);
   return Number(m[1]);
+}
+
+/** A process's RSS once its start-up garbage is gone: the least of ten samples a second apart, after 10 s. */
+export async function settledRss(pid: number): Promise<number> {
+  await sleep(10_000);
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 10; i++) {
+    least = Math.min(least, rssKiB(pid));
+    await sleep(1000);
+  }
+  return least;
 }
 
 /** User plus system CPU a process has used, ms (/proc/<pid>/stat, 100 ticks a second). */

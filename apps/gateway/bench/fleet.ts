@@ -31,6 +31,7 @@ import {
   rssKiB,
   type Scrape,
   scrapeMetrics,
+  settledRss,
   startTarget,
   threadCpuMs,
 } from './fleet-probes.ts';
@@ -90,17 +91,6 @@ async function waitPresence(url: string, n: number, limitS: number): Promise<num
   } finally {
     await db.close();
   }
-}
-
-/** The node's RSS once its start-up garbage is gone: the least of ten samples a second apart, after 10 s. */
-async function settledRss(pid: number): Promise<number> {
-  await sleep(10_000);
-  let least = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 10; i++) {
-    least = Math.min(least, rssKiB(pid));
-    await sleep(1000);
-  }
-  return least;
 }
 
 /** CPU of the node over FLEET_IDLE_S seconds, sampled every second: the average and the quietest 30 s, % of a core. */
