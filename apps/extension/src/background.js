@@ -74,35 +74,68 @@ async function signIn(siteUrl) {
   await chrome.tabs.create({ url: authorizeUrl(env, pkce, EXT_ID) });
 }
 
-/** The identity host sent the browser to our redirect URI: trade the code for tokens, close the tab. */
+/**
+ * The identity host sent the browser to our redirect URI: trade the code for tokens, close the tab.
+ * The tab reports the redirect more than once (the address, then Chromium's error page for a host
+ * that does not exist); the first report takes the code and closes the tab, a later one closes
+ * what is left.
+ */
 let finishing = null;
 async function finishSignIn(tabId, url) {
   const pending = await get('pending');
-  if (!pending || finishing === pending.state) return;
+  if (pending && finishing === pending.state) return;
+  if (!pending) return closeTab(tabId);
   finishing = pending.state;
+  // The tab goes at once, while its id is still the one seen here; the code is in `url` already.
+  const closing = closeTab(tabId);
   try {
-    const code = codeFromRedirect(url, EXT_ID, pending.state);
-    if (!code) return;
-    await set({ pending: null });
-    const env = await get('env');
-    const res = await fetch(`${env.issuer}/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri(EXT_ID),
-        client_id: env.clientId,
-        code_verifier: pending.verifier,
-      }),
-    });
-    await saveTokens(await readJson(res, 'sign-in'));
-    await set({ lastError: null });
+    await redeemCode(pending, url);
   } catch (e) {
     await set({ pending: null, lastError: String(e?.message ?? e) });
   } finally {
     finishing = null;
   }
-  await chrome.tabs.remove(tabId).catch(() => {});
+  await closing;
+}
+
+async function redeemCode(pending, url) {
+  const code = codeFromRedirect(url, EXT_ID, pending.state);
+  if (!code) return;
+  await set({ pending: null });
+  const env = await get('env');
+  const res = await fetch(`${env.issuer}/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(EXT_ID),
+      client_id: env.clientId,
+      code_verifier: pending.verifier,
+    }),
+  });
+  await saveTokens(await readJson(res, 'sign-in'));
+  await set({ lastError: null });
+}
+
+/** Tabs Chromium swapped for another: the redirect's error page can come under a new tab id. */
+const replacedBy = new Map();
+chrome.tabs.onReplaced.addListener((added, removed) => replacedBy.set(removed, added));
+
+/**
+ * Closes the sign-in tab: the one the redirect was seen in, or what Chromium replaced it with, or any
+ * tab still at our redirect URI (there is nothing to show there). A tab in the middle of a
+ * navigation cannot be edited for a moment, so it tries again for up to two seconds.
+ */
+async function closeTab(tabId) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    let id = tabId;
+    while (replacedBy.has(id)) id = replacedBy.get(id);
+    const left = await chrome.tabs.query({ url: `${redirectUri(EXT_ID)}*` }).catch(() => []);
+    const ids = [...new Set([id, ...left.map((t) => t.id)])];
+    const closed = await Promise.allSettled(ids.map((i) => chrome.tabs.remove(i)));
+    if (closed.some((r) => r.status === 'fulfilled')) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
