@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { IdentityPages } from '../e2e/pages/IdentityPages.ts';
 import { DESKTOP, launchBrowser } from '../e2e/support/browser.ts';
+import { npmStartArgs } from '../e2e/support/npmStart.ts';
 import { buyLease, buyPortPackage, call, passwordToken, readProductUrls } from './product-api.ts';
 
 const MINUTES = Number(process.env.MINUTES ?? 60);
@@ -56,10 +57,7 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
 
 /** Starts `npm start`'s process (the script's node flags) and resolves at its banner. */
 async function startProduct(dataDir: string): Promise<{ child: ChildProcess; banner: string; ms: number }> {
-  const script = (
-    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  ).scripts.start;
-  const args = script.split(/\s+/).slice(1);
+  const args = npmStartArgs(root);
   const started = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: root,

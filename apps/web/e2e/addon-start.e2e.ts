@@ -20,6 +20,7 @@ import { type BrowserContext, chromium } from 'playwright-core';
 import { IdentityPages } from './pages/IdentityPages.ts';
 import { ShellPage, TIMEOUT_MS } from './pages/ShellPage.ts';
 import { DESKTOP, launchBrowser, PHONE, saveScreenshot } from './support/browser.ts';
+import { npmStartArgs } from './support/npmStart.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const PORT_NAMES = [
@@ -64,11 +65,7 @@ async function startLauncher(): Promise<void> {
     LOG_LEVEL: 'warn',
   };
   for (const name of PORT_NAMES) env[name] = String(ports[name]);
-  child = spawn(
-    process.execPath,
-    ['--v8-pool-size=1', '--max-semi-space-size=2', '--no-wasm-tier-up', 'scripts/start.ts'],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  child = spawn(process.execPath, npmStartArgs(ROOT), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const launcher = child;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
