@@ -147,7 +147,8 @@ try {
         'POST',
         '/crypto/create',
         {
-          amount: 2000,
+          // $100 every five minutes: more than a minute's lease and a quarter's package cost.
+          amount: 10_000,
           type: 'ltc',
         },
       );
@@ -159,8 +160,10 @@ try {
       done.topUps++;
     }
     if (minute % 15 === 1) {
-      await buyPortPackage(urls, token);
-      done.packages++;
+      await buyPortPackage(urls, token).then(
+        () => done.packages++,
+        (e: Error) => console.error(`minute ${minute}: no port package: ${e.message}`),
+      );
     }
     const now = memoryOf(pid).rss;
     max = Math.max(max, now);
