@@ -10,7 +10,8 @@
  * the time to the first table row, from the sign-in's return to the app (the page's own clock) and
  * from the first request of the visit (the sign-in form filled by Playwright at once). Exits non-zero
  * when a route's app JavaScript goes over 250 kB on the wire or its first row over 1 s after the
- * return. `RUNS` (default 3) visits per route; the medians are printed. `ONLY=/bigadmin` runs one route.
+ * return. `RUNS` (default 3) visits per route; the medians are printed. `ONLY=/bigadmin` runs one route;
+ * `TIMELINE=1` prints each visit's requests after the return (start-end ms by the page's clock).
  * Usage: npm run build && node apps/web/bench/first-visit.ts
  */
 import { startStack, TEST_TERMS_VERSION, type TestStack } from '@pm/devnet/stack';
@@ -92,6 +93,18 @@ async function visit(browser: Browser, stack: TestStack, path: string, staff: bo
     );
     const wholeVisitMs = Date.now() - started;
     const afterReturnMs = await page.evaluate(() => (window as unknown as { firstRowMs: number }).firstRowMs);
+    if (process.env.TIMELINE)
+      console.log(
+        await page.evaluate(() =>
+          performance
+            .getEntriesByType('resource')
+            .map(
+              (e) =>
+                `${e.startTime.toFixed(0).padStart(5)}-${e.responseEnd.toFixed(0).padStart(5)} ${e.name.replace(/^https?:\/\/[^/]+/, '')}`,
+            )
+            .join('\n'),
+        ),
+      );
     await page.waitForLoadState('networkidle');
     const sized = await Promise.all(scripts.map(async (s) => ({ ...s, bytes: await s.bytes })));
     const sum = (xs: typeof sized) => xs.reduce((n, s) => n + s.bytes, 0);

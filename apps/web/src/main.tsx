@@ -4,16 +4,21 @@
  * this small chunk and the sign-in library; the app's chunk is fetched when there is something to show.
  */
 import { boot } from './app/boot.ts';
-import { mayStaySignedIn } from './lib/auth/session.ts';
+import { firstScreenPath, mayStaySignedIn } from './lib/auth/session.ts';
 import { watchInstallPrompt } from './lib/pwa.ts';
 
-const loadApp = () => import('./app/start.tsx');
+// The app's code with its first screen and top bar, so the first render suspends nowhere.
+const loadApp = (path: string) =>
+  import('./app/start.tsx').then(async (app) => {
+    await app.preloadScreen(path);
+    return app;
+  });
 
 watchInstallPrompt();
 // Where the sign-in can finish on this page, the app's code is fetched alongside it, not after it.
-const app = mayStaySignedIn() ? loadApp() : null;
+const app = mayStaySignedIn() ? loadApp(firstScreenPath()) : null;
 void boot().then(async (result) => {
   if (!result) return;
-  const { startApp } = await (app ?? loadApp());
+  const { startApp } = await (app ?? loadApp(window.location.pathname));
   startApp(result);
 });

@@ -1,10 +1,12 @@
 import { Box, CircularProgress } from '@mui/material';
-import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
-import { Navigate, type RouteObject, useRoutes } from 'react-router';
+import { type ComponentType, Suspense } from 'react';
+import { matchRoutes, Navigate, type RouteObject, useRoutes } from 'react-router';
 import { ErrorBoundary } from '../components/ui/ErrorBoundary.tsx';
+import { MOBILE_QUERY } from '../lib/browser.ts';
+import { preloadable } from '../lib/lazyNamed.ts';
 import { useEnvironment } from './context.tsx';
 import { GlobalStateScreen } from './FullScreenStates.tsx';
-import { AppShell } from './layout/AppShell.tsx';
+import { AppShell, preloadTopBar } from './layout/AppShell.tsx';
 
 function PageLoading() {
   return (
@@ -21,19 +23,25 @@ function ScreenError() {
 
 /**
  * A screen in its own chunk, fetched when its route is first visited, so a first visit loads the
- * shell and that one screen (docs/benchmarks.md, "Web app first load"). A chunk that fails to load
- * (the app was deployed again meanwhile) shows the global error instead of a blank page.
+ * shell and that one screen (docs/benchmarks.md, "Web app first load"); `preloadScreen` fetches it
+ * ahead of the first render. A chunk that fails to load (the app was deployed again meanwhile)
+ * shows the global error instead of a blank page.
  */
-function lazyPage<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ReactNode {
-  const Page = lazy(async () => ({ default: pick(await load()) }));
-  return (
-    <ErrorBoundary fallback={<ScreenError />}>
-      <Suspense fallback={<PageLoading />}>
-        <Page />
-      </Suspense>
-    </ErrorBoundary>
-  );
+function lazyPage<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ScreenRoute {
+  const { Component: Page, preload } = preloadable(load, pick);
+  return {
+    element: (
+      <ErrorBoundary fallback={<ScreenError />}>
+        <Suspense fallback={<PageLoading />}>
+          <Page />
+        </Suspense>
+      </ErrorBoundary>
+    ),
+    handle: { preload },
+  };
 }
+
+type ScreenRoute = Pick<RouteObject, 'element' | 'handle'>;
 
 const shop = () => import('../features/shop/pages/ShopPage.tsx');
 
@@ -46,144 +54,144 @@ const ROUTES: RouteObject[] = [
     element: <AppShell />,
     children: [
       // `/`: the shop on desktop; phones go to `/shop` (rules §2, Routes).
-      { index: true, element: lazyPage(shop, (m) => m.HomePage) },
-      { path: 'shop', element: lazyPage(shop, (m) => m.ShopPage) },
+      { index: true, ...lazyPage(shop, (m) => m.HomePage) },
+      { path: 'shop', ...lazyPage(shop, (m) => m.ShopPage) },
       {
         path: 'shop/:id',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/shop/pages/ProxyDetailPage.tsx'),
           (m) => m.ProxyDetailPage,
         ),
       },
       {
         path: 'static',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/static/pages/StaticShopPage.tsx'),
           (m) => m.StaticShopPage,
         ),
       },
       {
         path: 'my',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/leases/pages/MyProxiesPage.tsx'),
           (m) => m.MyProxiesPage,
         ),
       },
       {
         path: 'my/history',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/history/pages/HistoryPage.tsx'),
           (m) => m.HistoryPage,
         ),
       },
       {
         path: 'my/history-details/:ip',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/history/pages/HistoryDetailsPage.tsx'),
           (m) => m.HistoryDetailsPage,
         ),
       },
       {
         path: 'my/:id',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/leases/pages/LeaseDetailPage.tsx'),
           (m) => m.LeaseDetailPage,
         ),
       },
       {
         path: 'payments',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/payments/pages/PaymentsPage.tsx'),
           (m) => m.PaymentsPage,
         ),
       },
       {
         path: 'faq',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/info/pages/FaqPage.tsx'),
           (m) => m.FaqPage,
         ),
       },
       {
         path: 'api',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/apidocs/pages/ApiPage.tsx'),
           (m) => m.ApiPage,
         ),
       },
       {
         path: 'download',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/downloads/pages/DownloadsPage.tsx'),
           (m) => m.DownloadsPage,
         ),
       },
       {
         path: 'charges/:transactionId',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/charges/pages/ChargePage.tsx'),
           (m) => m.ChargePage,
         ),
       },
       {
         path: 'bigadmin',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/admin/pages/AdminPage.tsx'),
           (m) => m.AdminPage,
         ),
       },
       {
         path: 'change-password',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/change-password/pages/ChangePasswordPage.tsx'),
           (m) => m.ChangePasswordPage,
         ),
       },
       {
         path: 'ports',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/ports/pages/PortsPage.tsx'),
           (m) => m.PortsPage,
         ),
       },
       {
         path: 'referral',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/referral/pages/ReferralPage.tsx'),
           (m) => m.ReferralPage,
         ),
       },
       {
         path: 'add-funds',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/add-funds/pages/AddFundsPage.tsx'),
           (m) => m.AddFundsPage,
         ),
       },
       {
         path: 'filter',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/shop/pages/FilterPage.tsx'),
           (m) => m.FilterPage,
         ),
       },
       {
         path: 'confirm-purchase',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/shop/pages/ConfirmPurchasePage.tsx'),
           (m) => m.ConfirmPurchasePage,
         ),
       },
       {
         path: 'terms',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/info/pages/TermsPage.tsx'),
           (m) => m.TermsPage,
         ),
       },
       {
         path: 'privacy',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/info/pages/PrivacyPage.tsx'),
           (m) => m.PrivacyPage,
         ),
@@ -192,7 +200,7 @@ const ROUTES: RouteObject[] = [
       { path: 'callback', element: <Navigate to="/" replace /> },
       {
         path: '*',
-        element: lazyPage(
+        ...lazyPage(
           () => import('../features/info/pages/NotFoundPage.tsx'),
           (m) => m.NotFoundPage,
         ),
@@ -200,6 +208,17 @@ const ROUTES: RouteObject[] = [
     ],
   },
 ];
+
+/**
+ * Fetches the screen of `pathname` and the top bar of this viewport before the app's first render,
+ * so that neither suspends (lib/lazyNamed.ts, `preloadable`). Failures are left to the render.
+ */
+export async function preloadScreen(pathname: string): Promise<void> {
+  const leaf = matchRoutes(ROUTES, pathname)?.at(-1)?.route.handle as
+    | { preload?: () => Promise<void> }
+    | undefined;
+  await Promise.allSettled([leaf?.preload?.(), preloadTopBar(window.matchMedia(MOBILE_QUERY).matches)]);
+}
 
 /** The routed screens; render inside `<BrowserRouter>`. */
 export function AppRoutes() {

@@ -4,6 +4,8 @@ import { registerServiceWorker } from '../lib/pwa.ts';
 import { App } from './App.tsx';
 import type { Boot } from './boot.ts';
 
+export { preloadScreen } from './router.tsx';
+
 /** Renders the app for a settled boot, then registers the service worker (never before the first render). */
 export function startApp(boot: Boot): void {
   const root = document.getElementById('root');

@@ -38,6 +38,16 @@ interface Pending {
   returnTo: string;
 }
 
+/** Where the pending sign-in of this tab will land, without taking it (the page's first script looks ahead). */
+export function pendingReturnTo(): string | null {
+  try {
+    const p = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as Partial<Pending> | null;
+    return typeof p?.returnTo === 'string' && p.returnTo.startsWith('/') ? p.returnTo : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The pending sign-in of this tab, removed as it is read (a state is good for one return). */
 function takePending(): Pending | null {
   const raw = sessionStorage.getItem(PENDING_KEY);

@@ -8,7 +8,7 @@
  */
 import type { TEnvironment } from '@pm/contracts';
 import { finishHandoff, startHandoff } from './handoff.ts';
-import { CALLBACK_PATH, createOidcClient, type OidcClient, type Tokens } from './oidc.ts';
+import { CALLBACK_PATH, createOidcClient, type OidcClient, pendingReturnTo, type Tokens } from './oidc.ts';
 import { extractHandoffReturn, isTokenExpired, tokenPermissions } from './token.ts';
 
 export { CALLBACK_PATH };
@@ -99,6 +99,12 @@ export function mayStaySignedIn(): boolean {
   if (pathname === CALLBACK_PATH || sessionStorage.getItem(HANDOFF_STORAGE_KEY)) return true;
   const back = extractHandoffReturn(href);
   return back.code !== null || back.error !== null;
+}
+
+/** The path the app will show first: where the sign-in's return goes, else this page's own. */
+export function firstScreenPath(): string {
+  const { pathname } = window.location;
+  return pathname === CALLBACK_PATH ? (pendingReturnTo() ?? '/') : pathname;
 }
 
 async function redirectToSignIn(oidc: OidcClient): Promise<void> {
