@@ -215,9 +215,10 @@ export interface AuthHookDeps {
   resolveApiKey?(key: string): Promise<Principal | null>;
   /**
    * Records on the account that its address is confirmed, when a verified token says so and the
-   * stored account does not yet (the sale path reads the account, not the token).
+   * stored account does not yet (the sale path reads the account, not the token). True when an
+   * account was marked.
    */
-  confirmEmail?(userId: string): Promise<void>;
+  confirmEmail?(userId: string): Promise<boolean>;
 }
 
 const MAX_CACHED_USERS = 10_000;
@@ -227,7 +228,7 @@ const MAX_CACHED_USERS = 10_000;
  * bearer token -> Principal, refuses blocked accounts, and staff routes for non-staff.
  */
 export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
-  const cached = new Map<string, { state: AccountAccessState; untilMs: number }>();
+  const cached = new Map<string, { state: AccountAccessState; untilMs: number; confirmTried?: boolean }>();
   // One read per user at a time: a caller's parallel requests share it (one round trip, not N).
   const reading = new Map<string, Promise<AccountAccessState>>();
 
@@ -279,8 +280,13 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
    */
   async function syncConfirmedEmail(principal: Principal, state: AccountAccessState): Promise<void> {
     if (principal.emailVerified !== true || state.emailVerified === true || !deps.confirmEmail) return;
-    await deps.confirmEmail(principal.userId);
-    cached.delete(principal.userId);
+    const entry = cached.get(principal.userId);
+    // Read without a stored account (`undefined`), there may be nothing to mark: tried once per
+    // cached read, not on every request (each try is an UPDATE and then an uncached account read).
+    if (state.emailVerified === undefined && entry?.confirmTried) return;
+    const marked = await deps.confirmEmail(principal.userId);
+    if (marked || state.emailVerified === false) cached.delete(principal.userId);
+    else if (entry) entry.confirmTried = true;
   }
 
   /** An API key on an `/api` route, else a JWT access token (an API key anywhere else is refused as one). */

@@ -259,8 +259,8 @@ export function createAccountService(deps: AccountServiceDeps) {
      * Confirms the account's address because a verified token says the sign-in host confirmed it
      * (the `email_verified` claim; the auth hook calls it once, when the stored flag lags behind).
      */
-    async confirmEmail(userId: string): Promise<void> {
-      await repo.markEmailVerified(userId);
+    async confirmEmail(userId: string): Promise<boolean> {
+      return repo.markEmailVerified(userId);
     },
     /** True when the account exists and is blocked (read in `tx`, when given). */
     async isBlocked(userId: string, tx?: DbOrTx): Promise<boolean> {
