@@ -19,7 +19,8 @@ export interface Tokens {
   refreshToken: string | null;
   /** Kept for the end-session request's `id_token_hint`. */
   idToken: string | null;
-  expiresAtMs: number;
+  /** When the access token expires; null when the answer did not say (it is then never renewed ahead). */
+  expiresAtMs: number | null;
 }
 
 export interface OidcClient {
@@ -68,7 +69,7 @@ function toTokens(answer: oauth.TokenEndpointResponse, previous: Tokens | null):
     accessToken: answer.access_token,
     refreshToken: answer.refresh_token ?? previous?.refreshToken ?? null,
     idToken: answer.id_token ?? previous?.idToken ?? null,
-    expiresAtMs: Date.now() + (answer.expires_in ?? 0) * 1000,
+    expiresAtMs: answer.expires_in === undefined ? null : Date.now() + answer.expires_in * 1000,
   };
 }
 

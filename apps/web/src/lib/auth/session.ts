@@ -129,8 +129,10 @@ function oidcSession(oidc: OidcClient, initial: Tokens, env: SignInEnvironment):
   let renewing: Promise<void> | null = null;
   const schedule = () => {
     clearTimeout(timer);
-    if (!tokens?.refreshToken) return;
-    const inMs = Math.max(0, tokens.expiresAtMs - Date.now() - RENEW_BEFORE_MS);
+    if (!tokens?.refreshToken || tokens.expiresAtMs === null) return;
+    // A minute ahead; a token that lives under two minutes at half its life (never in a loop).
+    const lifeMs = tokens.expiresAtMs - Date.now();
+    const inMs = Math.max(lifeMs / 2, lifeMs - RENEW_BEFORE_MS, 1000);
     timer = setTimeout(() => {
       renew().catch((e: unknown) => console.warn('token renewal failed', e));
     }, inMs);
