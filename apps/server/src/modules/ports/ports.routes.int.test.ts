@@ -4,7 +4,7 @@ import { ENDPOINTS, type Endpoint, ZPortPackage, ZPortPackages } from '@pm/contr
 import { buildAccount, buildAgent, buildNode, newUserId } from '@pm/db/testing';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type SimulatedPackageNode, simulatePackageNode } from '../../test/package-node.ts';
-import { callRoute, callRouteUnchecked, type UncheckedCall } from '../../test/route.ts';
+import { callRoute, callRouteUnchecked, type RouteCall } from '../../test/route.ts';
 
 let t: TestApp;
 let clock = Date.now();
@@ -58,13 +58,15 @@ const nyRequest = (userId: string, price: number, over: Record<string, unknown> 
 /** A Ports API POST with any body: the tests vary requests field by field, refused ones too. */
 const post = (e: Endpoint, headers: Record<string, string>, body: unknown) =>
   callRouteUnchecked(t, e, { headers, body });
-/** A Ports API GET by its operation, its path parameters as the test writes them. */
-const get = (
-  e: Endpoint,
-  params: UncheckedCall['params'],
+/** A Ports API GET by its operation, its path parameters and query typed by the contract. */
+const get = <E extends Endpoint>(
+  e: E,
+  params: RouteCall<E>['params'],
   headers: Record<string, string> = {},
-  query?: UncheckedCall['query'],
-) => callRouteUnchecked(t, e, { params, headers, query });
+  query?: RouteCall<E>['query'],
+) =>
+  // Each part is typed above; TypeScript cannot rebuild the request type from them generically.
+  callRoute(t, e, { params, headers, query } as unknown as RouteCall<E>);
 async function balanceOf(userId: string): Promise<number> {
   const rows = await t.db.query<{ b: string }>('SELECT balance_c AS b FROM accounts WHERE user_id = $1', [
     userId,
@@ -473,15 +475,15 @@ describe('GET /port/change/ip/{port}/{key}', () => {
 describe('GET /list/*', () => {
   test('countries, states and cities with online exits', async () => {
     const c = await customer(0);
-    const full = (await get(ENDPOINTS.listPortCountries, {}, c.headers)).json();
+    const full = (await get(ENDPOINTS.listPortCountries, undefined, c.headers)).json();
     assert.deepEqual(full.countries, [{ code: 'US', name: 'United States', count: 6 }]);
-    const states = (await get(ENDPOINTS.listPortStates, {}, c.headers, { country: 'us' })).json();
+    const states = (await get(ENDPOINTS.listPortStates, undefined, c.headers, { country: 'us' })).json();
     assert.deepEqual(
       states.states.map((s: { name: string }) => s.name),
       ['California', 'New York'],
     );
     const cities = (
-      await get(ENDPOINTS.listPortCities, {}, c.headers, { country: 'US', state: 'California' })
+      await get(ENDPOINTS.listPortCities, undefined, c.headers, { country: 'US', state: 'California' })
     ).json();
     assert.deepEqual(cities.cities, [{ name: 'Los Angeles', count: 2 }]);
   });
