@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   ALL_PERMISSIONS,
+  type BodyOf,
   ENDPOINTS,
   PERMISSION_DEPOSIT,
   PERMISSION_UPDATE_STAFF,
@@ -148,8 +149,8 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
 
   test('grant and revoke DEPOSIT', async () => {
     const acc = await buildAccount(t.db);
-    const patch = (payload: unknown) =>
-      callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const patch = (payload: BodyOf<typeof ENDPOINTS.updateAccount>) =>
+      callRoute(t, ENDPOINTS.updateAccount, {
         params: { id: acc.userId },
         headers: staff,
         body: payload,
@@ -167,7 +168,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
 
   test('a balance delta goes through the ledger as an adjustment with the memo', async () => {
     const acc = await buildAccount(t.db);
-    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const res = await callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: acc.userId },
       headers: staff,
       body: { balanceDeltaC: 2500, memo: 'Goodwill credit', reason: 'test' },
@@ -175,7 +176,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().balanceC, 2500);
     assert.equal(res.json().balanceCents, 2500);
-    const debit = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const debit = await callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: acc.userId },
       headers: staff,
       body: { balanceDeltaC: -500, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
@@ -193,7 +194,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
 
   test('a delta below zero is a 409 and changes nothing, not even the permissions in the same patch', async () => {
     const acc = await buildAccount(t.db, { balanceC: 300 });
-    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const res = await callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: acc.userId },
       headers: staff,
       body: { balanceDeltaC: -301, permissions: { add: ['DEPOSIT'] }, reason: 'test' },
@@ -211,7 +212,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
   test('an Idempotency-Key makes a retried adjustment apply once', async () => {
     const acc = await buildAccount(t.db);
     const send = () =>
-      callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+      callRoute(t, ENDPOINTS.updateAccount, {
         params: { id: acc.userId },
         headers: { ...staff, 'idempotency-key': 'adj-7f3a' },
         body: { balanceDeltaC: 1000, reason: 'test' },
@@ -221,7 +222,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
     assert.equal(b.json().balanceC, 1000);
     assert.equal((await send()).json().balanceC, 1000);
     assert.equal((await ledgerRows(acc.userId)).length, 1);
-    const bad = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const bad = await callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: acc.userId },
       headers: { ...staff, 'idempotency-key': 'has space' },
       body: { balanceDeltaC: 1, reason: 'test' },
@@ -231,7 +232,7 @@ describe('staff: GET/PATCH /accounts/{id}', () => {
   });
 
   test('PATCH of an unknown account is a 404', async () => {
-    const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    const res = await callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: 'nobody-here' },
       headers: staff,
       body: { balanceDeltaC: 5, reason: 'test' },
@@ -257,6 +258,7 @@ describe('bad input on PATCH /accounts/{id}', () => {
   for (const [name, payload, field] of cases) {
     test(`${name}: 400 naming ${field}`, async () => {
       const acc = await buildAccount(t.db);
+      // raw payload: malformed bodies on purpose
       const res = await callRouteUnchecked(t, ENDPOINTS.updateAccount, {
         params: { id: acc.userId },
         headers: { ...staff, 'content-type': 'application/json' },
@@ -274,7 +276,7 @@ describe('bad input on PATCH /accounts/{id}', () => {
 
 describe('staff permission names need update:staff (issue 37 item 3)', () => {
   const patch = (headers: Record<string, string>, userId: string, permissions: object) =>
-    callRouteUnchecked(t, ENDPOINTS.updateAccount, {
+    callRoute(t, ENDPOINTS.updateAccount, {
       params: { id: userId },
       headers: { ...headers, 'content-type': 'application/json' },
       body: { permissions, reason: 'test' },
