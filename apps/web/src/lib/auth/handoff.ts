@@ -8,6 +8,7 @@
  */
 import type { TEnvironment } from '@pm/contracts';
 import * as oauth from 'oauth4webapi';
+import { keepInTab, readInTab } from './tabStore.ts';
 import type { HandoffReturn } from './token.ts';
 
 const PENDING_KEY = 'pm.handoffPending';
@@ -22,16 +23,9 @@ interface Pending {
 
 /** The pending hand-off of this tab, removed as it is read (a state is good for one return). */
 function takePending(): Pending | null {
-  const raw = sessionStorage.getItem(PENDING_KEY);
-  sessionStorage.removeItem(PENDING_KEY);
-  if (!raw) return null;
-  try {
-    const p = JSON.parse(raw) as Partial<Pending>;
-    const fresh = typeof p.startedAtMs === 'number' && Date.now() - p.startedAtMs < PENDING_TTL_MS;
-    return fresh && typeof p.state === 'string' && typeof p.verifier === 'string' ? (p as Pending) : null;
-  } catch {
-    return null;
-  }
+  const p = readInTab<Pending>(PENDING_KEY, true);
+  const fresh = typeof p?.startedAtMs === 'number' && Date.now() - p.startedAtMs < PENDING_TTL_MS;
+  return fresh && typeof p?.state === 'string' && typeof p.verifier === 'string' ? (p as Pending) : null;
 }
 
 /**
@@ -47,7 +41,7 @@ export async function startHandoff(
     verifier: oauth.generateRandomCodeVerifier(),
     startedAtMs: Date.now(),
   };
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+  keepInTab(PENDING_KEY, pending);
   const url = new URL(`${env.issuer.replace(/\/+$/, '')}/handoff`);
   url.search = new URLSearchParams({
     client_id: env.clientId,

@@ -6,6 +6,7 @@
  */
 import type { TEnvironment } from '@pm/contracts';
 import * as oauth from 'oauth4webapi';
+import { keepInTab, readInTab } from './tabStore.ts';
 
 export const CALLBACK_PATH = '/callback';
 const PENDING_KEY = 'pm.signinPending';
@@ -41,27 +42,16 @@ interface Pending {
 
 /** Where the pending sign-in of this tab will land, without taking it (the page's first script looks ahead). */
 export function pendingReturnTo(): string | null {
-  try {
-    const p = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as Partial<Pending> | null;
-    return typeof p?.returnTo === 'string' && p.returnTo.startsWith('/') ? p.returnTo : null;
-  } catch {
-    return null;
-  }
+  const p = readInTab<Pending>(PENDING_KEY, false);
+  return typeof p?.returnTo === 'string' && p.returnTo.startsWith('/') ? p.returnTo : null;
 }
 
-/** The pending sign-in of this tab, removed as it is read (a state is good for one return). */
+/** The pending sign-in of this tab, removed as it is read. */
 function takePending(): Pending | null {
-  const raw = sessionStorage.getItem(PENDING_KEY);
-  sessionStorage.removeItem(PENDING_KEY);
-  if (!raw) return null;
-  try {
-    const p = JSON.parse(raw) as Partial<Pending>;
-    return typeof p.state === 'string' && typeof p.verifier === 'string' && typeof p.returnTo === 'string'
-      ? (p as Pending)
-      : null;
-  } catch {
-    return null;
-  }
+  const p = readInTab<Pending>(PENDING_KEY, true);
+  return typeof p?.state === 'string' && typeof p.verifier === 'string' && typeof p.returnTo === 'string'
+    ? (p as Pending)
+    : null;
 }
 
 function toTokens(answer: oauth.TokenEndpointResponse, previous: Tokens | null): Tokens {
@@ -104,7 +94,7 @@ export function createOidcClient(env: OidcEnvironment): OidcClient {
         verifier: oauth.generateRandomCodeVerifier(),
         returnTo,
       };
-      sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+      keepInTab(PENDING_KEY, pending);
       const url = new URL(as.authorization_endpoint);
       url.search = new URLSearchParams({
         client_id: env.clientId,
