@@ -73,7 +73,10 @@ describe('buying again a proxy one already holds', () => {
         await saveScreenshot(v.page, 'held-lease-buy-again-desktop');
         await v.page.goto(`${stack.webUrl}/my/history`);
       }
-      // My Proxies reached any other way says nothing of the kind.
+      // My Proxies reached any other way says nothing of the kind. The history's page load has
+      // signed in first (its rows shown): a second load while the first was still at the sign-in
+      // host left the tab waiting on /callback in about one run in four.
+      await history.waitForRows();
       await v.page.goto(`${stack.webUrl}/my`);
       await my.waitForRows();
       assert.equal(await v.page.getByTestId('already-held').count(), 0);

@@ -9,7 +9,9 @@ import * as oauth from 'oauth4webapi';
 import { keepInTab, readInTab } from './tabStore.ts';
 
 export const CALLBACK_PATH = '/callback';
-const PENDING_KEY = 'pm.signinPending';
+/** One entry per sign-in started in this tab, by its state: two in flight (a second page load
+ * before the first came back) each find their own verifier. */
+const PENDING_PREFIX = 'pm.signin.';
 const SCOPE = 'openid email offline_access';
 
 export type OidcEnvironment = Pick<TEnvironment, 'issuer' | 'clientId' | 'audience'>;
@@ -40,16 +42,21 @@ interface Pending {
   returnTo: string;
 }
 
-/** Where the pending sign-in of this tab will land, without taking it (the page's first script looks ahead). */
+/** The state of the sign-in this page returns from (the `state` of its address), or null. */
+const returningState = (): string | null => new URL(window.location.href).searchParams.get('state');
+
+/** Where the sign-in this page returns from will land, without taking it (the first script looks ahead). */
 export function pendingReturnTo(): string | null {
-  const p = readInTab<Pending>(PENDING_KEY, false);
+  const state = returningState();
+  const p = state ? readInTab<Pending>(PENDING_PREFIX + state, false) : null;
   return typeof p?.returnTo === 'string' && p.returnTo.startsWith('/') ? p.returnTo : null;
 }
 
-/** The pending sign-in of this tab, removed as it is read. */
+/** The sign-in this page returns from, removed as it is read (a state is good for one return). */
 function takePending(): Pending | null {
-  const p = readInTab<Pending>(PENDING_KEY, true);
-  return typeof p?.state === 'string' && typeof p.verifier === 'string' && typeof p.returnTo === 'string'
+  const state = returningState();
+  const p = state ? readInTab<Pending>(PENDING_PREFIX + state, true) : null;
+  return p?.state === state && typeof p?.verifier === 'string' && typeof p.returnTo === 'string'
     ? (p as Pending)
     : null;
 }
@@ -94,7 +101,7 @@ export function createOidcClient(env: OidcEnvironment): OidcClient {
         verifier: oauth.generateRandomCodeVerifier(),
         returnTo,
       };
-      keepInTab(PENDING_KEY, pending);
+      keepInTab(PENDING_PREFIX + pending.state, pending);
       const url = new URL(as.authorization_endpoint);
       url.search = new URLSearchParams({
         client_id: env.clientId,
