@@ -111,11 +111,14 @@ export function createAgentsRepository(db: Db) {
 
     /** One agent as the shop shows it at `atMs` (listed or not); undefined when there is no such row. */
     async findShopRow(id: string, atMs: number, tx: DbOrTx = db): Promise<ShopRow | undefined> {
-      const rows = await tx.select(shopColumns).from(agents).where(eq(agents.id, id));
+      // Three reads at once (one wait): the row, its open presence interval, its lapsed leases.
+      const [rows, since, lapsed] = await Promise.all([
+        tx.select(shopColumns).from(agents).where(eq(agents.id, id)),
+        findOnlineSince([id], tx),
+        findLapsedCounts([id], atMs, tx),
+      ]);
       const row = rows[0];
       if (!row) return undefined;
-      const since = await findOnlineSince([id], tx);
-      const lapsed = await findLapsedCounts([id], atMs, tx);
       return liveRow({ ...row, onlineSince: since.get(id) ?? null }, lapsed);
     },
 
@@ -153,16 +156,6 @@ export function createAgentsRepository(db: Db) {
     /** Every agent the user ever leased, each with whether the user holds a lease on it active at `atMs`. */
     async findUserLeasedAgents(userId: string, atMs: number, tx: DbOrTx = db): Promise<Map<string, boolean>> {
       return leaseReads.findUserAgents(userId, undefined, atMs, tx);
-    },
-
-    /** Of `agentIds`, those the user ever leased, each with whether the user holds a lease active at `atMs`. */
-    async findUserLeases(
-      userId: string,
-      agentIds: string[],
-      atMs: number,
-      tx: DbOrTx = db,
-    ): Promise<Map<string, boolean>> {
-      return leaseReads.findUserAgents(userId, agentIds, atMs, tx);
     },
 
     /** Locks the agent row (SELECT … FOR UPDATE) so purchases of one agent take turns. */

@@ -6,9 +6,9 @@ import {
   ZAgentListResponse,
   ZSegments,
 } from '@pm/contracts';
-import type { FastifyRequest } from 'fastify';
 import { getPrincipal } from '../../platform/auth.ts';
 import { registerEndpoint } from '../../platform/endpoint.ts';
+import { wantsFresh } from '../../platform/fresh.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { AgentsService } from './agents.service.ts';
 
@@ -37,12 +37,6 @@ function serializeAgentList(body: TAgentListResponse): string {
   return `{"agents":${agents},"cursor":${body.cursor},"total":${body.total}${segments}}`;
 }
 
-/** `Cache-Control: no-cache` (or `Pragma: no-cache`) asks for the list as it is now, not as shared a moment ago. */
-function wantsFresh(req: FastifyRequest): boolean {
-  const ask = `${req.headers['cache-control'] ?? ''},${req.headers.pragma ?? ''}`;
-  return /(^|[\s,])no-cache($|[\s,=])/i.test(ask);
-}
-
 /** `GET /agents`, `GET /agents/{id}`, `GET /totals/agents`: the shop's list, one proxy, the country chips. */
 export function registerAgentsRoutes(
   app: ApiApp,
@@ -58,7 +52,8 @@ export function registerAgentsRoutes(
   });
 
   registerEndpoint(app, ENDPOINTS.getAgent, {
-    handler: async (req, { params }) => deps.agents.getAgent(params.id, getPrincipal(req).userId),
+    handler: async (req, { params }) =>
+      deps.agents.getAgent(params.id, getPrincipal(req).userId, { fresh: wantsFresh(req) }),
   });
 
   registerEndpoint(app, ENDPOINTS.getCountryTotals, {

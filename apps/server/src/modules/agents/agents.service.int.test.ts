@@ -203,6 +203,22 @@ describe('agents.markSold', () => {
   });
 });
 
+describe('agents.getAgent (one proxy, shared for the window like a page)', () => {
+  test("answered from the window until fresh or a sale in this process; the caller's lease shown after it", async () => {
+    const a = await buildAgent(db, { nodeId, cc: 'IT', isp: 'First Net' });
+    const me = newUserId();
+    assert.equal((await agents.getAgent(a.id, me)).loc.isp, 'First Net');
+    await db.query(`UPDATE agents SET isp = 'Second Net' WHERE id = $1`, [a.id]);
+    assert.equal((await agents.getAgent(a.id, me)).loc.isp, 'First Net');
+    assert.equal((await agents.getAgent(a.id, me, { fresh: true })).loc.isp, 'Second Net');
+    await db.query(`UPDATE agents SET isp = 'Third Net' WHERE id = $1`, [a.id]);
+    await buildLease(db, a.id, { userId: me });
+    await db.db.transaction((tx) => agents.markSold(a.id, tx));
+    const after = await agents.getAgent(a.id, me);
+    assert.deepEqual([after.loc.isp, after.leases.count, after.used, after.ip], ['Third Net', 1, true, a.ip]);
+  });
+});
+
 describe('agents.active_shared / active_exclusive (kept by a trigger on leases)', () => {
   test('follow every lease that starts, ends, is deleted or changes kind', async () => {
     const a = await buildAgent(db, { nodeId });

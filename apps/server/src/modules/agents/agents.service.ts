@@ -72,9 +72,12 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const lapsedLeases = createTtlCache<LapsedCounts>({ ...ttl, maxEntries: 1 });
   // Per caller: the agents they ever leased and whether they hold one now (masking and `used`).
   const callers = createTtlCache<Map<string, boolean>>({ ...ttl, maxEntries: 10_000 });
+  // One agent's row as `GET /agents/{id}` shows it (null: no such agent), shared like a page.
+  const agentRows = createTtlCache<ShopRow | null>({ ...ttl, maxEntries: 10_000 });
 
   function clearCaches(): void {
-    for (const cache of [pages, counts, segmentLists, totals, callers, lapsedLeases]) cache.clear();
+    for (const cache of [pages, counts, segmentLists, totals, callers, lapsedLeases, agentRows])
+      cache.clear();
   }
   deps.changes?.onChange('shop', clearCaches);
 
@@ -208,13 +211,15 @@ export function createAgentsService(deps: AgentsServiceDeps) {
 
     /**
      * `GET /agents/{id}`: the agent whether listed or not (offline, full); NOT_FOUND when unknown,
-     * static or never connected (no node). Never cached.
+     * static or never connected (no node). The row and the caller's leases are shared for
+     * `cacheMs` like a page (a sale clears them); `fresh` reads them anew.
      */
-    async getAgent(id: string, userId: string): Promise<TAgent> {
-      const row = await repo.findShopRow(id, now());
+    async getAgent(id: string, userId: string, o: { fresh?: boolean } = {}): Promise<TAgent> {
+      const row = await agentRows.get(id, async () => (await repo.findShopRow(id, now())) ?? null, o);
       if (!row || row.isStatic || row.nodeId === null) throw agentNotFound();
       const rules = await deps.pricing.currentRules();
-      return render([row], rules, await repo.findUserLeases(userId, [row.id], now()))[0]!;
+      const mine = await callers.get(userId, () => repo.findUserLeasedAgents(userId, now()), o);
+      return render([row], rules, mine)[0]!;
     },
 
     /**

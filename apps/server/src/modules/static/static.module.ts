@@ -14,6 +14,14 @@ export const staticModule = defineModule({
       pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'>;
       sales: Pick<SaleService, 'sellLease'>;
     },
-  ) => ({ staticShop: createStaticService({ db: platform.db.db, ...deps, now: platform.now }) }),
+  ) => ({
+    staticShop: createStaticService({
+      db: platform.db.db,
+      ...deps,
+      now: platform.now,
+      cacheMs: platform.settings.shopCacheMs,
+      changes: platform.changes,
+    }),
+  }),
   routes: registerStaticRoutes,
 });

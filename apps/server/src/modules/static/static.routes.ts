@@ -1,13 +1,14 @@
 import { ENDPOINTS } from '@pm/contracts';
 import { getPrincipal } from '../../platform/auth.ts';
 import { registerEndpoint } from '../../platform/endpoint.ts';
+import { wantsFresh } from '../../platform/fresh.ts';
 import type { ApiApp } from '../../platform/module.ts';
 import type { StaticService } from './static.service.ts';
 
 /** The static shop: `GET /static/list/` and `POST /static/lease`. */
 export function registerStaticRoutes(app: ApiApp, deps: { staticShop: StaticService }) {
   registerEndpoint(app, ENDPOINTS.listStaticAgents, {
-    handler: async (_req, { query }) => deps.staticShop.listStatic(query),
+    handler: async (req, { query }) => deps.staticShop.listStatic(query, { fresh: wantsFresh(req) }),
   });
 
   registerEndpoint(app, ENDPOINTS.leaseStaticAgent, {

@@ -2,6 +2,8 @@ import type { TLease, TStaticListResponse, ZStaticListQuery } from '@pm/contract
 import type { Db } from '@pm/db';
 import type { Cents } from '@pm/money';
 import type { z } from 'zod';
+import type { ChangeFeed } from '../../platform/changes.ts';
+import { createTtlCache } from '../../platform/ttl-cache.ts';
 import { isNewAgent } from '../agents/agents.mapper.ts';
 import type { SaleService } from '../leases/leases.sale.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
@@ -14,6 +16,13 @@ export interface StaticServiceDeps {
   pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'>;
   sales: Pick<SaleService, 'sellLease'>;
   now?: () => number;
+  /**
+   * How long a page is shared between callers (default 1000 ms, then served up to 10 s longer
+   * while one refresh runs), as the shop's; 0 turns it off. A sale clears it.
+   */
+  cacheMs?: number | undefined;
+  /** Cross-process invalidation: every sale (NOTIFY `shop`) clears every API process's pages. */
+  changes?: Pick<ChangeFeed, 'onChange'> | undefined;
 }
 
 /** The static shop's functions. */
@@ -26,13 +35,25 @@ export type StaticService = ReturnType<typeof createStaticService>;
 export function createStaticService(deps: StaticServiceDeps) {
   const now = deps.now ?? Date.now;
   const repo = createStaticRepository(deps.db);
+  // A page and its total, shared like the shop's (the count of a country's static agents is the slow part).
+  type Page = Awaited<ReturnType<typeof repo.findPage>>;
+  const pages = createTtlCache<Page>({ ttlMs: deps.cacheMs ?? 1000, staleMs: 10_000, maxEntries: 1000 });
+  deps.changes?.onChange('shop', () => pages.clear());
   const priceOf = (rules: readonly PriceRule[], a: StaticAgentRow): Cents =>
     deps.pricing.priceAgent(rules, { ...a, isNew: isNewAgent(a.lastSoldAt, now()) }).priceExcC;
 
   return {
-    /** `GET /static/list/`: static agents of a country on sale (online, not leased), filtered, with the total. */
-    async listStatic(q: z.output<typeof ZStaticListQuery>): Promise<TStaticListResponse> {
-      const { rows, total } = await repo.findPage(q, { offset: q.cursor, limit: q.limit, atMs: now() });
+    /**
+     * `GET /static/list/`: static agents of a country on sale (online, not leased), filtered, with
+     * the total; shared between callers for `cacheMs`, `fresh` reads it anew.
+     */
+    async listStatic(
+      q: z.output<typeof ZStaticListQuery>,
+      o: { fresh?: boolean } = {},
+    ): Promise<TStaticListResponse> {
+      const key = JSON.stringify([q.cc, q.conn, q.isp, q.city, q.ip, q.cursor, q.limit]);
+      const load = () => repo.findPage(q, { offset: q.cursor, limit: q.limit, atMs: now() });
+      const { rows, total } = await pages.get(key, load, o);
       const rules = await deps.pricing.currentRules();
       return {
         list: rows.map((a) => ({
@@ -57,13 +78,16 @@ export function createStaticService(deps: StaticServiceDeps) {
       input: { agentID: string; expPriceC: Cents },
       idemKey?: string,
     ): Promise<TLease> {
-      return deps.sales.sellLease(userId, {
+      const lease = await deps.sales.sellLease(userId, {
         kind: 'static',
         agentId: input.agentID,
         exc: true,
         expPriceC: input.expPriceC,
         idemKey,
       });
+      // This process's next list at once (every process's when the sale's NOTIFY arrives).
+      pages.clear();
+      return lease;
     },
   };
 }
