@@ -219,3 +219,41 @@ test('a probe round that outlasts the period is not joined by a second one', asy
     await m.close();
   }
 });
+
+test('a round is paced at probeRatePerS: the i-th probe starts i / rate seconds in, not in a burst', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push((await insertAgent(db, 'p1')).id);
+  const dialedAt: number[] = [];
+  const timed: AgentDialer = {
+    dial(agentId, host, port) {
+      dialedAt.push(performance.now());
+      return directDialer.dial(agentId, host, port);
+    },
+  };
+  const m = createPresenceMonitor({
+    db,
+    nodeId: 'p1',
+    dialer: timed,
+    agentsOnline: () => ids,
+    probeUrl: `${base}/probe`,
+    speedUrl: `${base}/bytes`,
+    probeIntervalMs: 0,
+    probeRatePerS: 20,
+    activityIntervalMs: 3_600_000,
+  });
+  try {
+    const t0 = performance.now();
+    const results = await m.probeAll();
+    assert.deepEqual(
+      ids.map((id) => results.get(id)?.ok),
+      ids.map(() => true),
+    );
+    // 50 ms apart at 20 a second (a timer may round its delay down by a millisecond).
+    assert.equal(dialedAt.length, ids.length);
+    for (const [i, at] of dialedAt.entries()) {
+      assert.ok(at - t0 >= i * 50 - 2, `probe ${i} started at ${at - t0} ms`);
+    }
+  } finally {
+    await m.close();
+  }
+});
