@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
-import { COMPRESS_MIN_BYTES, pickEncoding, registerCompression } from './compress.ts';
+import { COMPRESS_MIN_BYTES, compressOnce, pickEncoding, registerCompression } from './compress.ts';
 
 const big = { rows: Array.from({ length: 200 }, (_, i) => ({ id: i, note: 'the same words again' })) };
 let app: FastifyInstance;
@@ -11,6 +11,8 @@ before(async () => {
   app = Fastify();
   registerCompression(app);
   app.get('/big', async () => big);
+  const shared = Buffer.from(JSON.stringify(big));
+  app.get('/shared', async (_req, reply) => reply.type('application/json').send(shared));
   app.get('/small', async () => ({ ok: true }));
   app.get('/csv', async (_req, reply) => reply.type('text/csv').send('a,b\n'.repeat(1000)));
   await app.ready();
@@ -59,4 +61,19 @@ test('small answers and HEAD go as they are', async () => {
   assert.deepEqual(small.json(), { ok: true });
   const head = await ask({ method: 'HEAD', url: '/big', headers: { 'accept-encoding': 'br' } });
   assert.equal(head.headers['content-encoding'], undefined);
+});
+
+test('a Buffer answered again is compressed once per coding; its answers decode to it', async () => {
+  const bytes = Buffer.from(JSON.stringify(big));
+  const first = compressOnce(bytes, 'br', bytes.length);
+  assert.equal(compressOnce(bytes, 'br', bytes.length), first, 'the same Buffer: the kept result');
+  assert.notEqual(compressOnce(bytes, 'gzip', bytes.length), first, 'each coding apart');
+  assert.notEqual(compressOnce(Buffer.from(bytes), 'br', bytes.length), first, 'another Buffer: its own');
+  assert.deepEqual(JSON.parse(brotliDecompressSync(await first).toString()), big);
+  for (const encoding of ['br', 'br', 'gzip']) {
+    const res = await ask({ url: '/shared', headers: { 'accept-encoding': encoding } });
+    assert.equal(res.headers['content-encoding'], encoding);
+    const decoded = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : gunzipSync(res.rawPayload);
+    assert.deepEqual(JSON.parse(decoded.toString()), big);
+  }
 });

@@ -29,9 +29,40 @@ export function pickEncoding(header: string | undefined): 'br' | 'gzip' | undefi
 }
 
 /**
+ * A Buffer answered again (a shared page's bytes, agents.routes.ts) compressed once per coding:
+ * dropped with the Buffer.
+ */
+const compressedOf = new WeakMap<Buffer, Partial<Record<'br' | 'gzip', Promise<Buffer>>>>();
+
+function compress(payload: string | Buffer, encoding: 'br' | 'gzip', size: number): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotliAsync(payload, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: size },
+      })
+    : gzipAsync(payload, { level: 6 });
+}
+
+/** The payload compressed: a Buffer's result kept for the next answer of the same Buffer. */
+export function compressOnce(
+  payload: string | Buffer,
+  encoding: 'br' | 'gzip',
+  size: number,
+): Promise<Buffer> {
+  if (typeof payload === 'string') return compress(payload, encoding, size);
+  const kept = compressedOf.get(payload) ?? {};
+  compressedOf.set(payload, kept);
+  const done = kept[encoding] ?? compress(payload, encoding, size);
+  kept[encoding] = done;
+  // A failure is not kept: the next answer tries again.
+  done.catch(() => delete kept[encoding]);
+  return done;
+}
+
+/**
  * Compresses the API's answers of at least `minBytes` (JSON, CSV, text) by the caller's
  * Accept-Encoding: brotli at quality 4 (about gzip's speed, smaller), else gzip level 6, off the
- * event loop (zlib's thread pool). Streams, HEAD answers and bodies already encoded are left alone.
+ * event loop (zlib's thread pool); a Buffer answered again is compressed once. Streams, HEAD answers
+ * and bodies already encoded are left alone.
  */
 export function registerCompression(app: FastifyInstance, minBytes = COMPRESS_MIN_BYTES): void {
   app.addHook('onSend', async (req, reply, payload) => {
@@ -44,12 +75,7 @@ export function registerCompression(app: FastifyInstance, minBytes = COMPRESS_MI
     reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
     const encoding = pickEncoding(req.headers['accept-encoding']);
     if (!encoding) return payload;
-    const body =
-      encoding === 'br'
-        ? await brotliAsync(payload, {
-            params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: size },
-          })
-        : await gzipAsync(payload, { level: 6 });
+    const body = await compressOnce(payload, encoding, size);
     reply.header('content-encoding', encoding);
     reply.removeHeader('content-length');
     return body;

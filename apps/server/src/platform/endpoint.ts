@@ -31,7 +31,8 @@ export interface RateLimit {
 export interface AnswerHeaders<T> {
   header(name: string, value: string): AnswerHeaders<T>;
   type(contentType: string): AnswerHeaders<T>;
-  serializer(serialize: (body: T) => string): AnswerHeaders<T>;
+  /** A Buffer is sent as is: the same Buffer answered again is also compressed once (compress.ts). */
+  serializer(serialize: (body: T) => string | Buffer): AnswerHeaders<T>;
 }
 
 export interface EndpointRoute<E extends Endpoint> {

@@ -31,10 +31,29 @@ function serializeOnce<T extends object>(value: T, check: (v: T) => unknown): st
 const checkAgents = (agents: TAgent[]) => ZAgentListResponse.shape.agents.parse(agents);
 const checkSegments = (segments: TSegments) => ZSegments.parse(segments);
 
-function serializeAgentList(body: TAgentListResponse): string {
-  const agents = serializeOnce(body.agents, checkAgents);
-  const segments = body.segments ? `,"segments":${serializeOnce(body.segments, checkSegments)}` : '';
-  return `{"agents":${agents},"cursor":${body.cursor},"total":${body.total}${segments}}`;
+/** No segment list asked for: the key of a page's answers without one. */
+const NO_SEGMENTS = {};
+/**
+ * Whole answers as bytes, per shared page and shared segment list (then cursor and total): the
+ * callers of a cached page get the same Buffer, so it is neither assembled nor encoded again, and
+ * compressed once for all of them (compress.ts). Dropped with the page or list it was made of.
+ */
+const answers = new WeakMap<object, WeakMap<object, Map<string, Buffer>>>();
+
+function serializeAgentList(body: TAgentListResponse): Buffer {
+  const byPage = answers.get(body.agents) ?? new WeakMap<object, Map<string, Buffer>>();
+  answers.set(body.agents, byPage);
+  const bySegments = byPage.get(body.segments ?? NO_SEGMENTS) ?? new Map<string, Buffer>();
+  byPage.set(body.segments ?? NO_SEGMENTS, bySegments);
+  const key = `${body.cursor},${body.total}`;
+  let bytes = bySegments.get(key);
+  if (bytes === undefined) {
+    const agents = serializeOnce(body.agents, checkAgents);
+    const segments = body.segments ? `,"segments":${serializeOnce(body.segments, checkSegments)}` : '';
+    bytes = Buffer.from(`{"agents":${agents},"cursor":${body.cursor},"total":${body.total}${segments}}`);
+    bySegments.set(key, bytes);
+  }
+  return bytes;
 }
 
 /** `GET /agents`, `GET /agents/{id}`, `GET /totals/agents`: the shop's list, one proxy, the country chips. */
