@@ -77,4 +77,30 @@ describe('caches are cleared in every process after the commit (NOTIFY server_ch
     await new Promise((r) => setTimeout(r, 300)); // sleeps: nothing may invalidate the page; absence needs a window
     assert.equal((await a.services.agents.listAgents(fresh, me)).total, 1);
   });
+
+  test('one agent changed (topic agent): read anew at once here and within 2 s in process A; others stay', async () => {
+    const node = await buildNode(db);
+    const [changed, other] = [
+      await buildAgent(db, { nodeId: node.id }),
+      await buildAgent(db, { nodeId: node.id }),
+    ];
+    const me = newUserId();
+    const isp = async (c: Composition, id: string) => (await c.services.agents.getAgent(id, me)).loc.isp;
+    const before = {
+      a: await isp(a, changed.id),
+      b: await isp(b, changed.id),
+      other: await isp(a, other.id),
+    };
+    // Written behind the caches' back, as the gateway writes the exit a purchase's probe found.
+    await db.query(`UPDATE agents SET isp = 'Moved Net' WHERE id IN ($1, $2)`, [changed.id, other.id]);
+    assert.equal(await isp(b, changed.id), before.b, 'process B answers from its window');
+    await b.changes.publish('agent', db.db, changed.id);
+    assert.equal(await isp(b, changed.id), 'Moved Net', 'the publishing process reads it at once');
+    await waitFor(async () => (await isp(a, changed.id)) === 'Moved Net', {
+      timeoutMs: 2000,
+      what: 'process A reads the changed agent anew',
+    });
+    assert.notEqual(before.a, 'Moved Net');
+    assert.equal(await isp(a, other.id), before.other, 'another agent stays in the window');
+  });
 });

@@ -7,17 +7,27 @@ import type { DbHandle, DbOrTx } from '@pm/db';
 import { sql } from 'drizzle-orm';
 import type { Logger } from './logger.ts';
 
-/** The channel every API process listens on; the payload is the topic. */
+/** The channel every API process listens on; the payload is the topic, or `topic:key`. */
 export const CHANGES_CHANNEL = 'server_changes';
 
-/** What changed: the shop's shared pages and counts (a sale), or the price list. */
-export type ChangeTopic = 'shop' | 'pricing';
+/**
+ * What changed: the shop's shared pages and counts (a sale), the price list, or one agent as
+ * `GET /agents/{id}` shows it (key: its id; a check's result, the exit a probe found).
+ */
+export type ChangeTopic = 'shop' | 'pricing' | 'agent';
 
 export interface ChangeFeed {
-  /** NOTIFYs `topic` in `tx`: every listening process (this one included) hears it after the commit. */
-  publish(topic: ChangeTopic, tx: DbOrTx): Promise<void>;
-  /** Runs `clear` whenever `topic` is published by any process, and after the listener (re)connects. */
-  onChange(topic: ChangeTopic, clear: () => void): void;
+  /**
+   * Clears this process's caches of `topic` (and `key`) at once, and NOTIFYs it in `tx`: every
+   * listening process (this one again) hears it after the commit. An early clear is never wrong:
+   * what a reader reloads before the commit is cleared again by the notification.
+   */
+  publish(topic: ChangeTopic, tx: DbOrTx, key?: string): Promise<void>;
+  /**
+   * Runs `clear` whenever `topic` is published by any process (with its key, if any), and after the
+   * listener (re)connects (without: something may have been missed, clear all).
+   */
+  onChange(topic: ChangeTopic, clear: (key?: string) => void): void;
   /** Starts listening (idempotent); the API role calls it, scripts that only compose services do not. */
   start(): Promise<void>;
   /** Stops listening. */
@@ -25,15 +35,18 @@ export interface ChangeFeed {
 }
 
 export function createChangeFeed(db: Pick<DbHandle, 'listen'>, log: Logger): ChangeFeed {
-  const handlers = new Map<ChangeTopic, (() => void)[]>();
+  const handlers = new Map<ChangeTopic, ((key?: string) => void)[]>();
   let listening: Promise<() => Promise<void>> | undefined;
   const fire = (payload: string) => {
     // An empty payload: the connection was (re)made and something may have been missed: clear all.
+    const at = payload.indexOf(':');
+    const named = at < 0 ? payload : payload.slice(0, at);
+    const key = at < 0 ? undefined : payload.slice(at + 1);
     for (const [topic, clears] of handlers) {
-      if (payload && payload !== topic) continue;
+      if (named && named !== topic) continue;
       for (const clear of clears) {
         try {
-          clear();
+          clear(key);
         } catch (err) {
           log.error({ err, topic }, 'cache invalidation failed');
         }
@@ -41,8 +54,10 @@ export function createChangeFeed(db: Pick<DbHandle, 'listen'>, log: Logger): Cha
     }
   };
   return {
-    async publish(topic, tx) {
-      await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${topic})`);
+    async publish(topic, tx, key) {
+      const payload = key === undefined ? topic : `${topic}:${key}`;
+      fire(payload);
+      await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`);
     },
     onChange(topic, clear) {
       handlers.set(topic, [...(handlers.get(topic) ?? []), clear]);

@@ -127,3 +127,23 @@ test('keeps at most maxEntries, dropping the least recently used; ttlMs 0 never 
   await Promise.all([x, y]);
   assert.equal(off.loads(), 2);
 });
+
+test('delete drops one key and its load in flight; the other keys stay', async () => {
+  const s = setup();
+  const a = s.cache.get('a', s.load);
+  s.deferred[0]!.resolve('a1');
+  await a;
+  const b = s.cache.get('b', s.load);
+  s.cache.delete('b');
+  s.deferred[1]!.resolve('b-old');
+  assert.equal(await b, 'b-old', 'the caller still gets its answer');
+  s.cache.delete('a');
+  const again = s.cache.get('a', s.load);
+  s.deferred[2]!.resolve('a2');
+  assert.equal(await again, 'a2');
+  const b2 = s.cache.get('b', s.load);
+  s.deferred[3]!.resolve('b-new');
+  assert.equal(await b2, 'b-new', 'the load in flight when deleted was not stored');
+  assert.equal(await s.cache.get('a', s.load), 'a2');
+  assert.equal(s.loads(), 4);
+});

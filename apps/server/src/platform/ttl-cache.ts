@@ -30,6 +30,8 @@ export interface TtlCache<V> {
   get(key: string, load: () => Promise<V>, o?: { fresh?: boolean }): Promise<V>;
   /** Forgets every entry; loads already running are not stored. */
   clear(): void;
+  /** Forgets one key; a load of it already running is not stored. */
+  delete(key: string): void;
   /** Entries held (for tests and metrics). */
   readonly size: number;
 }
@@ -93,6 +95,10 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
     clear() {
       generation++;
       entries.clear();
+    },
+    delete(key) {
+      // A running load checks that its entry is still the one it made: gone, it stores nothing.
+      entries.delete(key);
     },
     get size() {
       return entries.size;

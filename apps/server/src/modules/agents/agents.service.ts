@@ -80,6 +80,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       cache.clear();
   }
   deps.changes?.onChange('shop', clearCaches);
+  deps.changes?.onChange('agent', (id) => (id === undefined ? agentRows.clear() : agentRows.delete(id)));
 
   /** Checks the query's combinations and resolves the radius centre and the IP prefix. */
   async function resolveFilter(q: TAgentListQuery): Promise<ShopFilter> {

@@ -32,6 +32,7 @@ export const checksModule = defineModule({
         providers: createScoreProviders(settings.score, settings.fetch),
         ledger,
         now: platform.now,
+        changes: platform.changes,
       }),
     };
   },

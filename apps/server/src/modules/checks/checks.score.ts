@@ -10,6 +10,7 @@ import {
 } from '@pm/contracts';
 import type { Db, Tx } from '@pm/db';
 import type { Cents } from '@pm/money';
+import type { ChangeFeed } from '../../platform/changes.ts';
 import { forEachItem, type ItemFailures, UNREPORTED } from '../../platform/jobs.ts';
 import type { LedgerService } from '../ledger/ledger.service.ts';
 import type { ChecksSettings } from './checks.config.ts';
@@ -29,6 +30,8 @@ export interface ScoreServiceDeps {
   providers: Record<ScoreProviderLabel, ScoreProvider>;
   ledger: Pick<LedgerService, 'move' | 'charge'>;
   now: () => number;
+  /** A finished check changes the agent as shown: every process reads it anew (topic `agent`). */
+  changes?: Pick<ChangeFeed, 'publish'> | undefined;
 }
 
 type Results = Record<ScoreProviderLabel, Pick<ProviderResult, 'status' | 'score'>>;
@@ -142,6 +145,7 @@ export function createScoreService(deps: ScoreServiceDeps) {
         warnings: mergeWarnings(found),
       });
       if (!done) throw new AppError('INTERNAL', { message: `score check ${row.id} was finished elsewhere` });
+      await deps.changes?.publish('agent', deps.db, agent.id);
       return toScoreCheck(done);
     },
 

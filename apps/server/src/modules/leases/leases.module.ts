@@ -53,7 +53,12 @@ export const leasesModule = defineModule({
     return {
       leases,
       sales,
-      purchases: createPurchaseService({ sales, probes: deps.probes }),
+      purchases: createPurchaseService({
+        sales,
+        probes: deps.probes,
+        db: platform.db.db,
+        changes: platform.changes,
+      }),
       renewals: createRenewService({ ...lifecycle, saleKeys: deps.saleKeys }),
       refunds: createRefundService({ ...lifecycle, audit: deps.audit }),
       settle: createSettleService(lifecycle),

@@ -5,7 +5,9 @@ import {
   type TLease,
   type ZLeasePurchaseBody,
 } from '@pm/contracts';
+import type { DbOrTx } from '@pm/db';
 import type { z } from 'zod';
+import type { ChangeFeed } from '../../platform/changes.ts';
 import type { SaleQuote } from '../agents/agents.sale.ts';
 import type { ProbeService } from '../probes/probes.service.ts';
 import { findExitChanges } from './leases.changes.ts';
@@ -15,6 +17,9 @@ import type { SaleService } from './leases.sale.ts';
 export interface PurchaseServiceDeps {
   sales: Pick<SaleService, 'sellLease'>;
   probes: Pick<ProbeService, 'probeAgent'>;
+  /** Where a refused probe's news goes: the agent as shown is read anew (topic `agent`). */
+  db?: DbOrTx;
+  changes?: Pick<ChangeFeed, 'publish'> | undefined;
 }
 
 /** The purchase service's functions (derived from the factory). */
@@ -43,10 +48,13 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   async function probeBeforeSale(quote: SaleQuote): Promise<void> {
     const { agent } = quote;
     const outcome = await deps.probes.probeAgent(agent.id, agent.nodeId!);
+    const changes = outcome.ok && outcome.observed ? findExitChanges(agent, outcome.observed) : [];
+    if (outcome.ok && changes.length === 0) return;
+    // The gateway has already updated the agent row to what it saw (or marked it down); the buyer
+    // reloads it, so no process may answer it from its shared window.
+    if (deps.db) await deps.changes?.publish('agent', deps.db, agent.id);
     if (!outcome.ok) throw purchaseErrors.probeErrAgent();
-    // The gateway has already updated the agent row to what it saw; the buyer reloads it.
-    const changes = outcome.observed ? findExitChanges(agent, outcome.observed) : [];
-    if (changes.length > 0) throw purchaseErrors.agentInfoChanged(changes);
+    throw purchaseErrors.agentInfoChanged(changes);
   }
 
   return {
