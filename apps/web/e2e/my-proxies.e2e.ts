@@ -111,7 +111,8 @@ describe('desktop My Proxies', () => {
       // Automatically renew: flips at once, and flips back when the server refuses.
       assert.equal(await my.autoRenew.isChecked(), false);
       await my.autoRenew.click();
-      assert.equal(await my.autoRenew.isChecked(), true);
+      // Rendered on the click's next frame, not after the answer (a loaded CI may take a few).
+      await waitFor(() => my.autoRenew.isChecked(), { timeoutMs: 2000, what: 'the switch flips at once' });
       await waitForCall(market, isCall('PATCH', `/leases/${shared.id}/autoRenew`, { set: 'true' }));
       market.autoRenewStatus = 409;
       await my.autoRenew.click();
