@@ -43,6 +43,14 @@ export interface AgentsServiceDeps {
   lookupPostal?: (cc: string, code: string) => Promise<LatLon | undefined>;
 }
 
+/**
+ * The shop's shared-answer window (the list, one proxy, the static list): an answer is shared
+ * `cacheMs` (default 1000 ms; 0 turns it off), then served up to 10 s longer while one refresh runs,
+ * so a refresh slower than the window (a count or the zips of the 270,000 US agents of a million,
+ * seconds on a busy database) does not make every caller wait.
+ */
+export const shopWindow = (cacheMs = 1000) => ({ ttlMs: cacheMs, staleMs: 10_000 });
+
 /** The agents service's functions (derived from the factory). */
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
@@ -58,10 +66,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   const repo = createAgentsRepository(deps.db);
   const now = deps.now ?? Date.now;
   const findPostal = deps.lookupPostal ?? lookupPostal;
-  const ttlMs = deps.cacheMs ?? 1000;
-  // Served while one refresh runs: a refresh slower than the window (a count or the zips of the
-  // 270,000 US agents of a million, seconds on a busy database) no longer makes every caller wait.
-  const ttl = { ttlMs, staleMs: 10_000 };
+  const ttl = shopWindow(deps.cacheMs);
+  const ttlMs = ttl.ttlMs;
   // The option lists and the country totals move slowly and cost the most: read 10x less often.
   const slow = { ttlMs: ttlMs * 10, staleMs: 30_000 };
   const pages = createTtlCache<ShopRow[]>({ ...ttl, maxEntries: 1000 });
@@ -279,9 +285,9 @@ export function createAgentsService(deps: AgentsServiceDeps) {
      */
     async markSold(agentId: string, tx: Tx): Promise<void> {
       await repo.setLastSold(agentId, new Date(now()), tx);
-      // This process at once (as before); every process, this one again, when the sale commits.
-      clearCaches();
-      await deps.changes?.publish('shop', tx);
+      // The feed clears this process at once and every process, this one again, at the commit.
+      if (deps.changes) await deps.changes.publish('shop', tx);
+      else clearCaches();
     },
 
     /** Start of each agent's open presence interval (its Uptime); agents offline are missing. */

@@ -18,8 +18,8 @@ export interface PurchaseServiceDeps {
   sales: Pick<SaleService, 'sellLease'>;
   probes: Pick<ProbeService, 'probeAgent'>;
   /** Where a refused probe's news goes: the agent as shown is read anew (topic `agent`). */
-  db?: DbOrTx;
-  changes?: Pick<ChangeFeed, 'publish'> | undefined;
+  db: DbOrTx;
+  changes: Pick<ChangeFeed, 'publish'>;
 }
 
 /** The purchase service's functions (derived from the factory). */
@@ -52,7 +52,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     if (outcome.ok && changes.length === 0) return;
     // The gateway has already updated the agent row to what it saw (or marked it down); the buyer
     // reloads it, so no process may answer it from its shared window.
-    if (deps.db) await deps.changes?.publish('agent', deps.db, agent.id);
+    await deps.changes.publish('agent', deps.db, agent.id);
     if (!outcome.ok) throw purchaseErrors.probeErrAgent();
     throw purchaseErrors.agentInfoChanged(changes);
   }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { ChangeFeed } from '../../platform/changes.ts';
 import { createTtlCache } from '../../platform/ttl-cache.ts';
 import { isNewAgent } from '../agents/agents.mapper.ts';
+import { shopWindow } from '../agents/agents.service.ts';
 import type { SaleService } from '../leases/leases.sale.ts';
 import type { PriceRule } from '../pricing/pricing.rules.ts';
 import type { PricingService } from '../pricing/pricing.service.ts';
@@ -16,12 +17,9 @@ export interface StaticServiceDeps {
   pricing: Pick<PricingService, 'currentRules' | 'loadRules' | 'priceAgent'>;
   sales: Pick<SaleService, 'sellLease'>;
   now?: () => number;
-  /**
-   * How long a page is shared between callers (default 1000 ms, then served up to 10 s longer
-   * while one refresh runs), as the shop's; 0 turns it off. A sale clears it.
-   */
+  /** How long a page is shared between callers: the shop's window (`shopWindow`). */
   cacheMs?: number | undefined;
-  /** Cross-process invalidation: every sale (NOTIFY `shop`) clears every API process's pages. */
+  /** Every sale (topic `shop`) clears the pages: this process's at once, the others' at the commit. */
   changes?: Pick<ChangeFeed, 'onChange'> | undefined;
 }
 
@@ -37,7 +35,7 @@ export function createStaticService(deps: StaticServiceDeps) {
   const repo = createStaticRepository(deps.db);
   // A page and its total, shared like the shop's (the count of a country's static agents is the slow part).
   type Page = Awaited<ReturnType<typeof repo.findPage>>;
-  const pages = createTtlCache<Page>({ ttlMs: deps.cacheMs ?? 1000, staleMs: 10_000, maxEntries: 1000 });
+  const pages = createTtlCache<Page>({ ...shopWindow(deps.cacheMs), maxEntries: 1000 });
   deps.changes?.onChange('shop', () => pages.clear());
   const priceOf = (rules: readonly PriceRule[], a: StaticAgentRow): Cents =>
     deps.pricing.priceAgent(rules, { ...a, isNew: isNewAgent(a.lastSoldAt, now()) }).priceExcC;
@@ -78,16 +76,13 @@ export function createStaticService(deps: StaticServiceDeps) {
       input: { agentID: string; expPriceC: Cents },
       idemKey?: string,
     ): Promise<TLease> {
-      const lease = await deps.sales.sellLease(userId, {
+      return deps.sales.sellLease(userId, {
         kind: 'static',
         agentId: input.agentID,
         exc: true,
         expPriceC: input.expPriceC,
         idemKey,
       });
-      // This process's next list at once (every process's when the sale's NOTIFY arrives).
-      pages.clear();
-      return lease;
     },
   };
 }
