@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@pm/db/testing';
 import { waitFor } from '@pm/testkit';
 import type { AgentDialer } from '../policy/types.ts';
 import { insertAgent, insertNode } from '../store/network.testkit.ts';
-import { createPresenceMonitor, type PresenceMonitor } from './presence.ts';
+import { createPresenceMonitor, type PresenceMonitor, type PresenceMonitorOptions } from './presence.ts';
 
 let db: TestDatabase;
 let target: http.Server;
@@ -28,6 +28,21 @@ const directDialer: AgentDialer = {
   },
 };
 
+/** A monitor of node p1 probing the test target, no periodic rounds or refreshes unless asked. */
+const startMonitor = (o: Partial<PresenceMonitorOptions> = {}) =>
+  createPresenceMonitor({
+    db,
+    nodeId: 'p1',
+    dialer: directDialer,
+    agentsOnline: () => [...online],
+    probeUrl: `${base}/probe`,
+    speedUrl: `${base}/bytes`,
+    probeIntervalMs: 0,
+    probeTimeoutMs: 2000,
+    activityIntervalMs: 3_600_000,
+    ...o,
+  });
+
 before(async () => {
   db = await createTestDatabase('presence');
   await insertNode(db, 'p1');
@@ -47,17 +62,7 @@ before(async () => {
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(target.address() as net.AddressInfo).port}`;
-  monitor = createPresenceMonitor({
-    db,
-    nodeId: 'p1',
-    dialer: directDialer,
-    agentsOnline: () => [...online],
-    probeUrl: `${base}/probe`,
-    speedUrl: `${base}/bytes`,
-    probeIntervalMs: 0,
-    probeTimeoutMs: 2000,
-    activityIntervalMs: 3_600_000,
-  });
+  monitor = startMonitor();
 });
 after(async () => {
   await monitor.close();
@@ -131,16 +136,7 @@ test('probe activity is the share of successful probes', async () => {
 });
 
 test('a probe fails on an error status and when the target is unreachable', async () => {
-  const failing = createPresenceMonitor({
-    db,
-    nodeId: 'p1',
-    dialer: directDialer,
-    agentsOnline: () => [...online],
-    probeUrl: `${base}/fail`,
-    speedUrl: 'http://127.0.0.1:1/none',
-    probeIntervalMs: 0,
-    probeTimeoutMs: 2000,
-  });
+  const failing = startMonitor({ probeUrl: `${base}/fail`, speedUrl: 'http://127.0.0.1:1/none' });
   const agent = await insertAgent(db, 'p1');
   online.add(agent.id);
   try {
@@ -193,16 +189,11 @@ test('a probe round that outlasts the period is not joined by a second one', asy
       throw new Error('host unreachable');
     },
   };
-  const m = createPresenceMonitor({
-    db,
-    nodeId: 'p1',
+  const m = startMonitor({
     dialer: slow,
     agentsOnline: () => ['slow-1', 'slow-2'],
-    probeUrl: `${base}/probe`,
-    speedUrl: `${base}/bytes`,
     probeIntervalMs: 20,
     probeTimeoutMs: 60_000,
-    activityIntervalMs: 3_600_000,
   });
   try {
     await waitFor(() => dials >= 2, {
@@ -230,17 +221,7 @@ test('a round is paced at probeRatePerS: the i-th probe starts i / rate seconds 
       return directDialer.dial(agentId, host, port);
     },
   };
-  const m = createPresenceMonitor({
-    db,
-    nodeId: 'p1',
-    dialer: timed,
-    agentsOnline: () => ids,
-    probeUrl: `${base}/probe`,
-    speedUrl: `${base}/bytes`,
-    probeIntervalMs: 0,
-    probeRatePerS: 20,
-    activityIntervalMs: 3_600_000,
-  });
+  const m = startMonitor({ dialer: timed, agentsOnline: () => ids, probeRatePerS: 20 });
   try {
     const t0 = performance.now();
     const results = await m.probeAll();
