@@ -37,6 +37,36 @@ function counterTests(open: () => Promise<DbHandle>) {
     assert.ok(hits.every((x) => x.resetAtMs === now + 60_000));
   });
 
+  test('the hits of one turn share one statement: every key counts 1..n once, a failure rejects each', async () => {
+    const statements: string[] = [];
+    const counting = {
+      query: <T>(text: string, params?: unknown[]) => {
+        statements.push(text);
+        return h.query<T>(text, params);
+      },
+    };
+    const c = createPgRateCounter(counting, clock);
+    const keys = ['k:b1', 'k:b2', 'k:b3'];
+    const hits = await Promise.all(Array.from({ length: 30 }, (_, i) => c.hit(keys[i % 3]!, 60_000)));
+    assert.equal(statements.length, 1);
+    for (const [k, key] of keys.entries()) {
+      const mine = hits.filter((_, i) => i % 3 === k).map((x) => x.hits);
+      assert.deepEqual(
+        mine,
+        Array.from({ length: 10 }, (_, i) => i + 1),
+        key,
+      );
+    }
+    // The next turn counts on from there.
+    assert.equal((await c.hit('k:b2', 60_000)).hits, 11);
+    const broken = createPgRateCounter({ query: () => Promise.reject(new Error('database gone')) }, clock);
+    const failed = await Promise.allSettled([broken.hit('k:x', 1000), broken.hit('k:y', 1000)]);
+    assert.deepEqual(
+      failed.map((f) => f.status === 'rejected' && (f.reason as Error).message),
+      ['database gone', 'database gone'],
+    );
+  });
+
   test('a window that ended starts over at 1; giveBack and clear', async () => {
     const c = createPgRateCounter(h, clock);
     assert.equal((await c.hit('k:w', 1000)).hits, 1);

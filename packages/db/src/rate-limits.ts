@@ -1,4 +1,5 @@
 import type { DbHandle } from './client.ts';
+import { createHitBatcher } from './rate-hits.ts';
 
 /** One counted hit: how many in the current window and when the window ends (epoch ms). */
 export interface RateHit {
@@ -47,7 +48,8 @@ const delayAfter = (hits: string) =>
 
 /**
  * The counters in the `rate_limits` table: each call is one atomic statement (INSERT … ON
- * CONFLICT DO UPDATE … RETURNING), so N processes allow the limit once, not N times. Works on
+ * CONFLICT DO UPDATE … RETURNING), so N processes allow the limit once, not N times; the hits of
+ * one turn of the event loop share one statement (`createHitBatcher`). Works on
  * PostgreSQL and PGlite. `now` is the caller's clock (hosts keep time with NTP; tests move it).
  */
 export function createPgRateCounter(
@@ -55,19 +57,7 @@ export function createPgRateCounter(
   now: () => number = Date.now,
 ): RateCounter {
   return {
-    async hit(key, windowMs) {
-      const t = now();
-      const [row] = await handle.query<{ hits: number; reset_ms: number }>(
-        `INSERT INTO rate_limits AS r (key, hits, reset_at) VALUES ($1, 1, $3::timestamptz)
-         ON CONFLICT (key) DO UPDATE SET
-           hits = CASE WHEN r.reset_at <= $2::timestamptz THEN 1 ELSE r.hits + 1 END,
-           reset_at = CASE WHEN r.reset_at <= $2::timestamptz THEN excluded.reset_at ELSE r.reset_at END
-         RETURNING hits, ${MS('reset_at')} AS reset_ms`,
-        [key, iso(t), iso(t + windowMs)],
-      );
-      if (!row) throw new Error(`rate limit ${key}: no row returned`);
-      return { hits: Number(row.hits), resetAtMs: Number(row.reset_ms) };
-    },
+    hit: createHitBatcher(handle, now),
     async giveBack(key) {
       await handle.query(
         'UPDATE rate_limits SET hits = GREATEST(hits - 1, 0) WHERE key = $1 AND reset_at > $2::timestamptz',
