@@ -23,6 +23,16 @@ export interface FrameOutputOwner {
   onDrop(err: Error): void;
 }
 
+/** The scheduled flush: one function for every tunnel (no closure per tunnel). */
+function flushOutput(out: FrameOutput): void {
+  out.flush();
+}
+
+/** An immediate queued from an immediate runs in the next iteration, after its poll (which does not block). */
+function flushAfterNextPoll(out: FrameOutput): void {
+  setImmediate(flushOutput, out);
+}
+
 /**
  * A tunnel's outgoing frames: queued per loop iteration and written in one call (see `FlushAt` for
  * when), watched against the high-water and drop marks, and counted against the record budget.
@@ -63,9 +73,9 @@ export class FrameOutput {
   schedule(when: FlushAt = AFTER_IO): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    if (when === SOON) process.nextTick(this.flush);
-    else if (when === AFTER_IO) setImmediate(this.flush);
-    else setImmediate(this.flushAfterNextPoll);
+    if (when === SOON) process.nextTick(flushOutput, this);
+    else if (when === AFTER_IO) setImmediate(flushOutput, this);
+    else setImmediate(flushAfterNextPoll, this);
   }
 
   /** Drops everything queued (the tunnel is gone). */
@@ -73,11 +83,8 @@ export class FrameOutput {
     this.writer.clear();
   }
 
-  /** An immediate queued from an immediate runs in the next iteration, after its poll (which does not block). */
-  private readonly flushAfterNextPoll = () => setImmediate(this.flush);
-
   /** Writes what is queued now. */
-  readonly flush = (): void => {
+  flush(): void {
     this.scheduled = false;
     if (this.owner.isClosed()) return;
     const { pieces, done } = this.writer.take();
@@ -97,5 +104,5 @@ export class FrameOutput {
     this.records.wrote(bytes);
     // Written at once: no 'drain' will come, so resume the streams paused meanwhile here.
     if (this.blocked && s.writableLength <= TUNNEL_HIGH_WATER) this.owner.onWritable();
-  };
+  }
 }

@@ -9,8 +9,7 @@ function driven(onlyWhenSilent: boolean) {
   const k = new Keepalive(
     15_000,
     45_000,
-    () => events.push('ping'),
-    () => events.push('give up'),
+    { keepalivePing: () => events.push('ping'), keepaliveLost: () => events.push('give up') },
     onlyWhenSilent,
   );
   return { k, events };
@@ -59,12 +58,10 @@ test('retimed to a longer period, silence is counted in the new periods: three o
 
 test('retimed while running, the timer ticks at the new period', async () => {
   const events: string[] = [];
-  const k = new Keepalive(
-    60_000,
-    180_000,
-    () => events.push('ping'),
-    () => events.push('give up'),
-  );
+  const k = new Keepalive(60_000, 180_000, {
+    keepalivePing: () => events.push('ping'),
+    keepaliveLost: () => events.push('give up'),
+  });
   k.start();
   k.retime(20, 60_000);
   // Two pings long before the old period's first one (a loaded machine may stretch 20 ms).

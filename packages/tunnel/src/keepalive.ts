@@ -1,3 +1,16 @@
+/** What a keepalive calls: its methods, so a tunnel holds no closures for it. */
+export interface KeepaliveHost {
+  /** Time to ping the peer. */
+  keepalivePing(): void;
+  /** Nothing was heard for the idle limit. */
+  keepaliveLost(): void;
+}
+
+/** The interval's callback: one function for every keepalive. */
+function tickKeepalive(k: Keepalive): void {
+  k.tick();
+}
+
 /**
  * A tunnel's keepalive: once started, every `intervalMs` it pings the peer, and once nothing at all
  * was heard for `idleMs` it gives up. The tunnel calls `heard()` on every read. It starts only
@@ -10,30 +23,22 @@ export class Keepalive {
   private silentMs = 0;
   private intervalMs: number;
   private idleMs: number;
-  private readonly ping: () => void;
-  private readonly giveUp: () => void;
+  private readonly host: KeepaliveHost;
 
   private readonly onlyWhenSilent: boolean;
 
   /** `onlyWhenSilent`: ping only after an interval in which nothing was heard. */
-  constructor(
-    intervalMs: number,
-    idleMs: number,
-    ping: () => void,
-    giveUp: () => void,
-    onlyWhenSilent = false,
-  ) {
+  constructor(intervalMs: number, idleMs: number, host: KeepaliveHost, onlyWhenSilent = false) {
     this.intervalMs = intervalMs;
     this.idleMs = idleMs;
-    this.ping = ping;
-    this.giveUp = giveUp;
+    this.host = host;
     this.onlyWhenSilent = onlyWhenSilent;
   }
 
   /** Starts the timer (once). */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer = setInterval(tickKeepalive, this.intervalMs, this);
     this.timer.unref();
   }
 
@@ -43,8 +48,8 @@ export class Keepalive {
     if (heard) this.silentMs = 0;
     else this.silentMs += this.intervalMs;
     this.wasHeard = false;
-    if (this.silentMs >= this.idleMs) this.giveUp();
-    else if (!heard || !this.onlyWhenSilent) this.ping();
+    if (this.silentMs >= this.idleMs) this.host.keepaliveLost();
+    else if (!heard || !this.onlyWhenSilent) this.host.keepalivePing();
   }
 
   /** A new period (and idle limit): the timer restarts with it if it runs. */

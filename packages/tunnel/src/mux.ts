@@ -1,8 +1,8 @@
-import type net from 'node:net';
-import { FrameOutput } from './frame-output.ts';
-import { FrameReader } from './frame-reader.ts';
+import { FrameOutput, type FrameOutputOwner } from './frame-output.ts';
+import { FrameReader, type FrameSink } from './frame-reader.ts';
 import { T_DATA, T_FIN, T_OPEN, T_OPEN_FAIL, T_OPEN_OK, T_PING, T_PONG, T_RST, T_WINDOW } from './frames.ts';
-import { Keepalive } from './keepalive.ts';
+import { Keepalive, type KeepaliveHost } from './keepalive.ts';
+import { relayLocal } from './mux-local.ts';
 import {
   DEFAULT_WINDOW,
   type MuxOptions,
@@ -12,8 +12,8 @@ import {
   type TunnelTransport,
 } from './mux-options.ts';
 import { abort, coveredBytes, type LocalSocket, MuxStream, type StreamEnd } from './mux-stream.ts';
-import { RecordBudget } from './record-budget.ts';
-import { StreamFlow } from './stream-flow.ts';
+import { RecordBudget, type RecordBudgetHost } from './record-budget.ts';
+import { type FlowHost, StreamFlow } from './stream-flow.ts';
 
 export { DEFAULT_WINDOW, type MuxOptions, type TunnelTransport } from './mux-options.ts';
 export { type LocalSocket, MuxStream, type StreamBudget, type StreamEnd } from './mux-stream.ts';
@@ -22,12 +22,32 @@ const EMPTY = Buffer.alloc(0);
 /** A drained tunnel (`drain`) waits this long with no stream before it closes: last bytes settle. */
 const DRAIN_GRACE_MS = 1000;
 
+/** The tunnel socket's own Mux, for the listeners below. */
+const MUX = Symbol('mux');
+type OwnedSocket = TunnelTransport & { [MUX]: Mux };
+
+// The tunnel socket's listeners: one function each for every tunnel, which finds its Mux on the socket.
+function onTunnelData(this: OwnedSocket, chunk: Buffer): void {
+  this[MUX].received(chunk);
+}
+function onTunnelDrain(this: OwnedSocket): void {
+  this[MUX].onWritable();
+}
+function onTunnelError(this: OwnedSocket, err: Error): void {
+  this[MUX].destroy(err);
+}
+function onTunnelGone(this: OwnedSocket): void {
+  this[MUX].destroy();
+}
+
 /**
  * A yamux-style multiplexer over one duplex connection: framing, per-stream flow control,
  * half-close, reset and keepalive. Both the gateway and the agent use it.
  */
-export class Mux {
+export class Mux implements FrameSink, FlowHost, FrameOutputOwner, KeepaliveHost, RecordBudgetHost {
   readonly socket: TunnelTransport;
+  /** Local DATA is flushed after the next poll (`MuxOptions.awaitLocalFin`). */
+  readonly awaitLocalFin: boolean;
   readonly streams = new Map<number, MuxStream>();
   readonly window: number;
   peerWindow: number;
@@ -55,58 +75,27 @@ export class Mux {
     socket.setNoDelay(true);
     // The kernel finds a vanished peer (TCP_KEEPALIVE_MS); fakes in tests have no TCP to probe.
     socket.setKeepAlive?.(true, TCP_KEEPALIVE_MS);
+    this.awaitLocalFin = opts.awaitLocalFin ?? false;
     const interval = opts.pingIntervalMs ?? 15_000;
+    // Its parts call its methods (the interfaces below), and the socket's listeners are functions
+    // shared by every tunnel: an idle agent's tunnel holds no closures of its own.
     this.keepalive = new Keepalive(
       interval,
       opts.idleTimeoutMs ?? interval * 3,
-      () => this.writeFrame(T_PING, 0, EMPTY),
-      () => this.destroy(new Error('tunnel keepalive timeout')),
+      this,
       opts.pingOnlyWhenSilent ?? false,
     );
     if (!this.preAuth) this.keepalive.start();
-    this.records = new RecordBudget(
-      opts.recordLimit ?? RECORD_LIMIT,
-      () => opts.onRenewDue?.(),
-      () => this.destroy(new Error('tunnel: record limit reached (a fresh tunnel brings fresh keys)')),
-    );
-    this.out = new FrameOutput(
-      socket,
-      {
-        awaitLocalFin: opts.awaitLocalFin ?? false,
-        streamCount: () => this.streams.size,
-        isClosed: () => this.closed,
-        onWritable: () => this.flow.drained(),
-        onDrop: (err) => this.destroy(err),
-      },
-      this.records,
-    );
-    this.flow = new StreamFlow({
-      isBlocked: () => this.out.blocked,
-      unblock: () => {
-        if (!this.out.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return false;
-        this.out.blocked = false;
-        return true;
-      },
-      sendData: (st, payload) => this.writeFrame(T_DATA, st.id, payload),
-      sendFin: (st) => this.sendFin(st),
-      finish: (st) => this.finish(st),
-    });
-    this.reader = new FrameReader({
-      onDataFrame: (id, size) => this.onDataFrame(id, size),
-      onData: (id, piece) => this.onData(id, piece),
-      onFrame: (type, id, payload) => this.onFrame(type, id, payload),
-      onProtocolError: (err) => this.destroy(err),
-      isClosed: () => this.closed,
-    });
-    socket.on('data', (chunk: Buffer) => {
-      this.keepalive.heard();
-      this.reader.push(chunk);
-      this.records.read();
-    });
-    socket.on('drain', () => this.flow.drained());
-    socket.on('error', (err) => this.destroy(err));
-    socket.on('close', () => this.destroy());
-    socket.on('end', () => this.destroy());
+    this.records = new RecordBudget(opts.recordLimit ?? RECORD_LIMIT, this);
+    this.out = new FrameOutput(socket, this, this.records);
+    this.flow = new StreamFlow(this);
+    this.reader = new FrameReader(this);
+    (socket as OwnedSocket)[MUX] = this;
+    socket.on('data', onTunnelData);
+    socket.on('drain', onTunnelDrain);
+    socket.on('error', onTunnelError);
+    socket.on('close', onTunnelGone);
+    socket.on('end', onTunnelGone);
   }
 
   /** Queues a frame; everything queued in one loop iteration goes out in one write (`FrameOutput`). */
@@ -153,10 +142,11 @@ export class Mux {
   }
 
   /**
-   * Binds an open stream to its local socket and relays both ways with flow control. `early`:
-   * bytes read from the socket already, sent first; `ended`: its 'end' came already. Reads come as
-   * 'data' events, or, with `transient`, from the caller, who passes each chunk of a socket made
-   * with Node's `onread` to the returned function (the chunk is only valid during that call).
+   * Binds an open stream to its local socket and relays both ways with flow control
+   * (`relayLocal`). `early`: bytes read from the socket already, sent first; `ended`: its 'end' came
+   * already. Reads come as 'data' events, or, with `transient`, from the caller, who passes each
+   * chunk of a socket made with Node's `onread` to the returned function (the chunk is only valid
+   * during that call).
    */
   attach(
     st: MuxStream,
@@ -165,67 +155,12 @@ export class Mux {
     ended = false,
     transient = false,
   ): (chunk: Buffer) => void {
-    st.socket = socket;
-    (socket as Partial<net.Socket>).setNoDelay?.(true);
-    const onChunk = (chunk: Buffer) => {
-      if (st.closed) return;
-      st.allowance -= chunk.length;
-      if (st.allowance < 0) {
-        const covered = coveredBytes(st, chunk.length);
-        if (covered < chunk.length) {
-          // The budget is spent: what it still covered goes out, then the stream is reset.
-          st.allowance = covered;
-          if (covered > 0) onChunk(chunk.subarray(0, covered));
-          this.reset(st);
-          return;
-        }
-      }
-      st.sentBytes += chunk.length;
-      if (st.pending || this.out.blocked) {
-        // Held back (window or a full tunnel): no DATA is queued past the high-water mark.
-        st.pending = st.pending ? Buffer.concat([st.pending, chunk]) : transient ? Buffer.from(chunk) : chunk;
-        this.flow.holdBack(st);
-        return;
-      }
-      const n = Math.min(chunk.length, st.sendWindow);
-      if (n > 0) {
-        st.sendWindow -= n;
-        // A transient chunk is at most the read buffer's size, which the frame writer copies.
-        this.writeFrame(T_DATA, st.id, n === chunk.length ? chunk : chunk.subarray(0, n), true);
-      }
-      if (n < chunk.length) {
-        st.pending = transient ? Buffer.from(chunk.subarray(n)) : chunk.subarray(n);
-        socket.pause();
-      } else if (this.out.blocked) {
-        this.flow.holdBack(st);
-      }
-    };
-    // The early bytes first, then what the socket holds (a paused socket's buffer), then new reads.
-    if (early?.length) onChunk(early);
-    if (!transient) socket.on('data', onChunk);
-    if (!st.pending && !st.blocked) socket.resume();
-    const onEnd = () => {
-      if (st.closed) return;
-      if (st.pending) st.finPending = true;
-      else this.sendFin(st);
-    };
-    if (ended) onEnd();
-    else socket.on('end', onEnd);
-    socket.on('drain', () => {
-      if (st.unflushed > 0) {
-        const n = st.unflushed;
-        st.unflushed = 0;
-        this.grant(st, n);
-      }
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      if (st.closed) return;
-      // A clean local EOF whose last bytes wait for window: finish when they and the FIN are sent.
-      if (st.finPending) st.localClosed = true;
-      else this.finish(st);
-    });
-    return onChunk;
+    return relayLocal(this, st, socket, early, ended, transient);
+  }
+
+  /** Pauses a stream's source until its window or the tunnel's drain lets it send again. */
+  holdBack(st: MuxStream): void {
+    this.flow.holdBack(st);
   }
 
   /**
@@ -262,8 +197,69 @@ export class Mux {
     this.keepalive.start();
   }
 
+  // The calls of its parts (FrameReader, FrameOutput, StreamFlow, Keepalive, RecordBudget) and of the
+  // socket's listeners: public for them, not for the tunnel's users.
+
+  /** The tunnel socket read a chunk. */
+  received(chunk: Buffer): void {
+    this.keepalive.heard();
+    this.reader.push(chunk);
+    this.records.read();
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  streamCount(): number {
+    return this.streams.size;
+  }
+
+  /** The queue fell under its high-water mark: the held-back streams go on. */
+  onWritable(): void {
+    this.flow.drained();
+  }
+
+  onDrop(err: Error): void {
+    this.destroy(err);
+  }
+
+  onProtocolError(err: Error): void {
+    this.destroy(err);
+  }
+
+  isBlocked(): boolean {
+    return this.out.blocked;
+  }
+
+  unblock(): boolean {
+    if (!this.out.blocked || this.socket.writableLength > TUNNEL_HIGH_WATER) return false;
+    this.out.blocked = false;
+    return true;
+  }
+
+  sendData(st: MuxStream, payload: Buffer): void {
+    this.writeFrame(T_DATA, st.id, payload);
+  }
+
+  keepalivePing(): void {
+    this.writeFrame(T_PING, 0, EMPTY);
+  }
+
+  keepaliveLost(): void {
+    this.destroy(new Error('tunnel keepalive timeout'));
+  }
+
+  recordsHalfSpent(): void {
+    this.opts.onRenewDue?.();
+  }
+
+  recordsSpent(): void {
+    this.destroy(new Error('tunnel: record limit reached (a fresh tunnel brings fresh keys)'));
+  }
+
   /** Forgets a stream whose local socket is gone: a clean close if both FINs passed, else a reset. */
-  private finish(st: MuxStream): void {
+  finish(st: MuxStream): void {
     const clean = st.finSent && st.finRecv;
     this.forget(st, clean ? 'closed' : 'reset');
     if (!clean) this.writeFrame(T_RST, st.id, EMPTY);
@@ -311,12 +307,13 @@ export class Mux {
     this.opts.onClose?.(err);
   }
 
-  private sendFin(st: MuxStream): void {
+  sendFin(st: MuxStream): void {
     st.finSent = true;
     this.writeFrame(T_FIN, st.id, EMPTY);
   }
 
-  private grant(st: MuxStream, n: number): void {
+  /** Gives the peer `n` bytes of the stream's window back, in one WINDOW once a quarter has gathered. */
+  grant(st: MuxStream, n: number): void {
     st.credit += n;
     if (st.credit >= this.window >>> 2 && !st.closed) {
       const b = Buffer.allocUnsafe(4);
@@ -328,12 +325,12 @@ export class Mux {
   }
 
   /** A DATA frame larger than our window is a peer ignoring it, whatever credit is on the way. */
-  private onDataFrame(id: number, size: number): void {
+  onDataFrame(id: number, size: number): void {
     const st = this.streams.get(id);
     if (st && !st.closed && size > this.window) this.reset(st);
   }
 
-  private onData(id: number, piece: Buffer): void {
+  onData(id: number, piece: Buffer): void {
     if (this.preAuth) {
       this.destroy(new Error('tunnel: DATA before authentication'));
       return;
@@ -369,7 +366,7 @@ export class Mux {
     else st.unflushed += piece.length;
   }
 
-  private onFrame(type: number, id: number, payload: Buffer): void {
+  onFrame(type: number, id: number, payload: Buffer): void {
     // Before authentication the owner sees every frame: it accepts the handshake and nothing else.
     if (this.preAuth) {
       this.opts.onControl(type, id, payload);

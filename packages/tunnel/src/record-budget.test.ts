@@ -7,11 +7,10 @@ import { RecordBudget } from './record-budget.ts';
 
 test('writes count ceil(bytes / 16 KiB) records, reads one each; half is announced once, the limit closes', () => {
   const events: string[] = [];
-  const budget = new RecordBudget(
-    10,
-    () => events.push('half'),
-    () => events.push('spent'),
-  );
+  const budget = new RecordBudget(10, {
+    recordsHalfSpent: () => events.push('half'),
+    recordsSpent: () => events.push('spent'),
+  });
   budget.wrote(40 * 1024); // 3 records sent
   budget.read(); // 1 received
   assert.deepEqual(events, []);
