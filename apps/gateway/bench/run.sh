@@ -95,7 +95,7 @@ for rep in $(seq "$REPS"); do
   done
 done
 # The table's order: the SOCKS peers (env.txt's peers line, as run-matrix.sh wrote it), then these.
-ORDER=$(for p in "${HTTP[@]}"; do printf '%s ' "$p"; [ -n "$GET" ] && printf '%s ' "$p-get"; done)
+ORDER=$(for p in "${HTTP[@]}"; do printf '%s ' "$p"; if [ -n "$GET" ]; then printf '%s ' "$p-get"; fi; done)
 if grep -q '^peers: ' "$OUTDIR/env.txt" 2>/dev/null; then sed -i "s|^peers: .*|& $ORDER|" "$OUTDIR/env.txt"
 else echo "peers: $ORDER" >>"$OUTDIR/env.txt"; fi
 node "$SOCKS_BENCH/summarize.mjs" "$OUTDIR" | tee "$OUTDIR/summary.md"
