@@ -142,11 +142,8 @@ export class Mux implements FrameSink, FlowHost, FrameOutputOwner, KeepaliveHost
   }
 
   /**
-   * Binds an open stream to its local socket and relays both ways with flow control
-   * (`relayLocal`). `early`: bytes read from the socket already, sent first; `ended`: its 'end' came
-   * already. Reads come as 'data' events, or, with `transient`, from the caller, who passes each
-   * chunk of a socket made with Node's `onread` to the returned function (the chunk is only valid
-   * during that call).
+   * Binds an open stream to its local socket and relays both ways with flow control; the
+   * arguments as `relayLocal` (mux-local.ts) describes them.
    */
   attach(
     st: MuxStream,
